@@ -1,0 +1,150 @@
+# libitg: top-level GNU Makefile.
+#
+#   make            library (static + shared) and programs, in build/
+#   make test       set-up, build, unit + integration tests, then the same
+#                   tests again under AddressSanitizer and UBSan
+#   make demo       receiver and sender on loopback, then the QoS report
+#   make install    PREFIX=/usr/local DESTDIR=
+#   V=1             show the commands
+#
+# The build directory is $(BUILD); the sanitizer pass reuses these rules
+# with BUILD=build/asan SAN=1.
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+AR      ?= ar
+PKG_CONFIG ?= pkg-config
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+VERSION_H := include/itg/version.h
+VMAJOR := $(shell sed -n 's/^\#define ITG_VERSION_MAJOR \([0-9]*\)/\1/p' $(VERSION_H))
+VMINOR := $(shell sed -n 's/^\#define ITG_VERSION_MINOR \([0-9]*\)/\1/p' $(VERSION_H))
+VPATCH := $(shell sed -n 's/^\#define ITG_VERSION_PATCH \([0-9]*\)/\1/p' $(VERSION_H))
+VERSION := $(VMAJOR).$(VMINOR).$(VPATCH)
+
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libuv gsl 2>/dev/null)
+DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libuv gsl 2>/dev/null || echo -luv -lgsl -lgslcblas) -lpthread -lm
+
+OPT ?= -O2
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+SAN_FLAGS := $(if $(SAN),-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+# libuv's headers need gnu11: plain c11 hides pthread_rwlock_t.
+BASE_CFLAGS := -std=gnu11 $(OPT) -g $(WARN) -fPIC -fvisibility=hidden \
+	-Iinclude -Ilibitg $(DEPS_CFLAGS) $(SAN_FLAGS) -DITG_BUILDING_DLL
+ALL_CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
+
+PLATFORM := posix
+LIB_SRC := $(wildcard libitg/core/*.c libitg/engine/*.c libitg/platform/$(PLATFORM)/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+PROG_SRC := $(wildcard libitg/programs/itg-*.c)
+PROG_COMMON := $(filter-out libitg/programs/itg-%,$(wildcard libitg/programs/*.c))
+PROG_COMMON_OBJ := $(PROG_COMMON:%.c=$(BUILD)/obj/%.o)
+PROGS := $(PROG_SRC:libitg/programs/%.c=$(BUILD)/bin/%)
+TEST_SRC := $(wildcard tests/test_*.c)
+TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_HELPERS := $(wildcard tests/helpers/*.c)
+TEST_HELPER_OBJ := $(TEST_HELPERS:%.c=$(BUILD)/obj/%.o)
+
+STATIC := $(BUILD)/lib/libitg.a
+SONAME := libitg.so.$(VMAJOR)
+SHARED := $(BUILD)/lib/libitg.so.$(VERSION)
+
+.PHONY: all lib programs tests test test-unit test-integration test-asan \
+	demo setup install uninstall clean bench
+.DEFAULT_GOAL := all
+
+all: lib programs
+
+lib: $(STATIC) $(SHARED) $(BUILD)/lib/libitg.so $(BUILD)/lib/$(SONAME)
+
+programs: $(PROGS)
+
+tests: $(TESTS) $(PROGS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(STATIC): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(SHARED): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) $(ALL_LDFLAGS) -o $@ $^ $(DEPS_LIBS)
+
+$(BUILD)/lib/$(SONAME) $(BUILD)/lib/libitg.so: $(SHARED)
+	$(Q)ln -sf $(notdir $(SHARED)) $@
+
+$(BUILD)/bin/%: $(BUILD)/obj/libitg/programs/%.o $(PROG_COMMON_OBJ) $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(PROG_COMMON_OBJ) $(STATIC) $(DEPS_LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_HELPER_OBJ) $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_HELPER_OBJ) $(STATIC) $(DEPS_LIBS) -lcmocka
+
+# ---- set-up, tests, demo ---------------------------------------------------
+
+setup:
+	$(Q)sh ports/debian/setup.sh
+
+test: setup
+	$(Q)$(MAKE) --no-print-directory test-unit test-integration
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 OPT=-O1 test-unit test-integration
+
+test-unit: tests
+	$(Q)sh tests/run-unit.sh $(BUILD)
+
+test-integration: tests
+	$(Q)sh tests/integration/run.sh $(BUILD)
+
+demo: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh examples/demo/run.sh $(BUILD)
+
+# ---- install ---------------------------------------------------------------
+
+$(BUILD)/libitg.pc: Makefile $(VERSION_H)
+	@mkdir -p $(dir $@)
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' \
+	  'includedir=$${prefix}/include' '' 'Name: libitg' \
+	  'Description: embeddable network traffic generator' \
+	  'Version: $(VERSION)' 'Requires.private: libuv gsl' \
+	  'Libs: -L$${libdir} -litg' 'Libs.private: -lpthread -lm' \
+	  'Cflags: -I$${includedir}' > $@
+
+install: all $(BUILD)/libitg.pc
+	install -d $(DESTDIR)$(PREFIX)/include/itg $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/itg.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/itg/*.h $(DESTDIR)$(PREFIX)/include/itg/
+	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(notdir $(SHARED)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(notdir $(SHARED)) $(DESTDIR)$(PREFIX)/lib/libitg.so
+	install -m 644 $(BUILD)/libitg.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+
+uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/include/itg $(DESTDIR)$(PREFIX)/include/itg.h
+	rm -f $(DESTDIR)$(PREFIX)/lib/libitg.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/libitg.pc
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(PROGS)))
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJ:.o=.d) $(PROG_COMMON_OBJ:.o=.d) $(TEST_HELPER_OBJ:.o=.d) \
+	$(wildcard $(BUILD)/obj/tests/*.d $(BUILD)/obj/libitg/programs/*.d)

@@ -1,0 +1,30 @@
+/* libitg: an embeddable network traffic generator.
+ *
+ * This header is the whole public contract; everything else in the library
+ * is private. It includes only <stddef.h> and <stdint.h> from the system.
+ *
+ *   itg/common.h    error codes, export macro, version
+ *   itg/dist.h      random laws for inter-departure times and sizes
+ *   itg/pacer.h     clocks and the absolute-schedule pacer
+ *   itg/wire.h      the packet header format
+ *   itg/log.h       log records, log files, the ring-buffered logger
+ *   itg/stats.h     streaming QoS statistics and reports
+ *   itg/flow.h      flow settings and their options
+ *   itg/sender.h    the sender
+ *   itg/receiver.h  the receiver
+ */
+#ifndef ITG_H
+#define ITG_H
+
+#include "itg/version.h"
+#include "itg/common.h"
+#include "itg/dist.h"
+#include "itg/pacer.h"
+#include "itg/wire.h"
+#include "itg/log.h"
+#include "itg/stats.h"
+#include "itg/flow.h"
+#include "itg/sender.h"
+#include "itg/receiver.h"
+
+#endif

@@ -1,0 +1,90 @@
+/* libitg: what every part of the API shares (export macro, error codes).
+ *
+ * Conventions, kept everywhere so the bindings stay thin:
+ *   - functions return 0 (or a count) on success and a negative ITG_E* code
+ *     on failure; results come back through out-parameters;
+ *   - constructors are itg_x_new(..., itg_x **out), destructors itg_x_free(x)
+ *     accept NULL;
+ *   - configuration structs are filled with defaults by itg_x_cfg_init(&cfg)
+ *     before the caller changes the fields it cares about;
+ *   - times are int64_t nanoseconds; wall-clock times count from the Unix
+ *     epoch (UTC), so a run across midnight keeps its delays right.
+ */
+#ifndef ITG_COMMON_H
+#define ITG_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#if defined(ITG_BUILDING_DLL)
+#define ITG_API __declspec(dllexport)
+#elif defined(ITG_DLL)
+#define ITG_API __declspec(dllimport)
+#else
+#define ITG_API
+#endif
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#define ITG_API __attribute__((visibility("default")))
+#else
+#define ITG_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The error table: name, value, message. Values are part of the ABI and
+ * never change; new codes are appended. */
+#define ITG_ERRNO_MAP(XX)                                                      \
+  XX(EINVAL, -1, "invalid argument")                                           \
+  XX(ENOMEM, -2, "out of memory")                                              \
+  XX(ERANGE, -3, "value out of range")                                         \
+  XX(EIO, -4, "input/output error")                                            \
+  XX(ENOENT, -5, "no such file or directory")                                  \
+  XX(ETRUNC, -6, "data truncated")                                             \
+  XX(EBADMSG, -7, "malformed data")                                            \
+  XX(EVERSION, -8, "unsupported format or protocol version")                   \
+  XX(EADDR, -9, "bad or unresolvable address")                                 \
+  XX(ESOCKET, -10, "socket operation failed")                                  \
+  XX(ECONNREFUSED, -11, "connection refused")                                  \
+  XX(ETIMEDOUT, -12, "timed out")                                              \
+  XX(ECLOSED, -13, "connection closed by peer")                                \
+  XX(EPROTO, -14, "protocol error")                                            \
+  XX(EREFUSED, -15, "request refused by peer")                                 \
+  XX(EBUSY, -16, "resource busy")                                              \
+  XX(ENOTSUP, -17, "not supported")                                            \
+  XX(ESTATE, -18, "operation not valid in this state")                         \
+  XX(ECANCELED, -19, "operation canceled")                                     \
+  XX(ELIMIT, -20, "limit reached")                                             \
+  XX(ETHREAD, -21, "thread operation failed")                                  \
+  XX(EADDRINUSE, -22, "address already in use")                                \
+  XX(EPERM, -23, "operation not permitted")
+
+typedef enum itg_errno {
+  ITG_OK = 0,
+#define ITG__ERRNO_ENUM(name, value, msg) ITG_##name = value,
+  ITG_ERRNO_MAP(ITG__ERRNO_ENUM)
+#undef ITG__ERRNO_ENUM
+} itg_errno;
+
+/* Returns a human-readable message for an ITG_E* code (never NULL; an
+ * unknown code gives "unknown error"). */
+ITG_API const char *itg_strerror(int err);
+
+/* Returns the code's name without the ITG_ prefix, e.g. "EINVAL" (never
+ * NULL; an unknown code gives "UNKNOWN"). Bindings use it to name their
+ * exceptions. */
+ITG_API const char *itg_err_name(int err);
+
+/* Returns the library's version as "MAJOR.MINOR.PATCH". */
+ITG_API const char *itg_version_string(void);
+
+/* Returns the version as MAJOR*10000 + MINOR*100 + PATCH, to compare the
+ * library a program runs with against the header it was built with. */
+ITG_API unsigned itg_version_number(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

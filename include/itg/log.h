@@ -1,0 +1,187 @@
+/* Per-packet log records, log files and the ring-buffered logger.
+ *
+ * One record format everywhere: in memory, in files, and (later) on the way
+ * to a log server. On disk a record is 32 bytes, little endian:
+ *   off 0  u32 flow id
+ *   off 4  u16 packet size in bytes
+ *   off 6  u16 flags (ITG_REC_*)
+ *   off 8  u64 sequence number
+ *   off 16 i64 send time, ns since the Unix epoch (UTC)
+ *   off 24 i64 receive time, ns since the Unix epoch (UTC); 0 in a sender
+ *              record of a one-way flow
+ *
+ * A log file starts with a 64-byte header, little endian:
+ *   off 0  8 bytes magic "ITGLOG\r\n"
+ *   off 8  u16 format version (1)
+ *   off 10 u16 byte-order mark 0xFEFF (reads 0xFFFE on a big-endian file)
+ *   off 12 u16 header length (64), off 14 u16 record length (32)
+ *   off 16 u32 role (ITG_LOG_ROLE_*), off 20 u32 clock (ITG_LOG_CLOCK_*)
+ *   off 24 i64 creation time, ns since the epoch
+ *   off 32 32 bytes host name, NUL padded
+ * followed by records. A file cut short is still readable up to its last
+ * whole record.
+ */
+#ifndef ITG_LOG_H
+#define ITG_LOG_H
+
+#include "itg/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ITG_LOG_VERSION 1u
+#define ITG_LOG_HEADER_LEN 64u
+#define ITG_LOG_RECORD_LEN 32u
+
+/* Record flags. */
+#define ITG_REC_TX 0x0001u        /* written by a sender when it sent */
+#define ITG_REC_RX 0x0002u        /* written by a receiver on arrival */
+#define ITG_REC_RTT 0x0004u       /* rx_ns is when the echo came back */
+#define ITG_REC_KERNEL_TS 0x0008u /* rx_ns is the kernel's timestamp */
+#define ITG_REC_FLOW_END 0x0010u  /* end of a flow: seq = packets sent,
+                                     size = 0, tx_ns = when it ended */
+#define ITG_REC_GAP 0x0020u       /* seq = records lost on the way to a
+                                     log server, before this point */
+#define ITG_REC_TCP 0x0040u       /* the flow runs over TCP */
+#define ITG_REC_ALL_FLAGS 0x007Fu
+
+typedef struct itg_logrec {
+  uint32_t flow_id;
+  uint16_t size;
+  uint16_t flags;
+  uint64_t seq;
+  int64_t tx_ns;
+  int64_t rx_ns;
+} itg_logrec;
+
+typedef enum itg_log_role {
+  ITG_LOG_ROLE_SENDER = 1,
+  ITG_LOG_ROLE_RECEIVER = 2
+} itg_log_role;
+
+typedef enum itg_log_clock {
+  ITG_LOG_CLOCK_REALTIME = 1, /* user-space wall clock */
+  ITG_LOG_CLOCK_KERNEL = 2    /* kernel receive timestamps where present */
+} itg_log_clock;
+
+typedef struct itg_log_hdr {
+  uint16_t version;
+  uint32_t role;
+  uint32_t clock;
+  int64_t created_ns;
+  char host[32];
+} itg_log_hdr;
+
+/* Encodes one record into 32 bytes at buf (little endian). */
+ITG_API void itg_logrec_encode(const itg_logrec *rec, uint8_t *buf);
+
+/* Decodes 32 bytes at buf into *rec. Returns 0, or ITG_EBADMSG if the flags
+ * hold unknown bits or the record is not self-consistent (neither TX, RX,
+ * FLOW_END nor GAP; a size of 0 on a packet record). */
+ITG_API int itg_logrec_decode(const uint8_t *buf, itg_logrec *rec);
+
+/* Encodes a file header (64 bytes) at buf. */
+ITG_API void itg_log_hdr_encode(const itg_log_hdr *hdr, uint8_t *buf);
+
+/* Decodes a file header from buf[0..len). Returns 0, ITG_ETRUNC (len < 64),
+ * ITG_EBADMSG (not a libitg log, or a wrong byte-order mark) or
+ * ITG_EVERSION. */
+ITG_API int itg_log_hdr_decode(const uint8_t *buf, size_t len,
+                               itg_log_hdr *hdr);
+
+/* ---- log files --------------------------------------------------------- */
+
+typedef struct itg_logwriter itg_logwriter;
+
+/* Creates (truncates) a log file and writes its header. hdr->version is
+ * ignored (always ITG_LOG_VERSION). Returns 0, ITG_EINVAL, ITG_ENOENT,
+ * ITG_EPERM, ITG_EIO or ITG_ENOMEM. */
+ITG_API int itg_logwriter_open(const char *path, const itg_log_hdr *hdr,
+                               itg_logwriter **out);
+
+/* Appends n records. Returns 0 or ITG_EIO. */
+ITG_API int itg_logwriter_write(itg_logwriter *w, const itg_logrec *recs,
+                                size_t n);
+
+/* Pushes buffered records to the operating system. Returns 0 or ITG_EIO. */
+ITG_API int itg_logwriter_flush(itg_logwriter *w);
+
+/* Flushes and closes; NULL is accepted. Returns 0 or ITG_EIO. */
+ITG_API int itg_logwriter_close(itg_logwriter *w);
+
+typedef struct itg_logreader itg_logreader;
+
+/* Opens a log file and reads its header. Returns 0, ITG_ENOENT, ITG_EIO,
+ * ITG_ETRUNC, ITG_EBADMSG, ITG_EVERSION or ITG_ENOMEM. */
+ITG_API int itg_logreader_open(const char *path, itg_logreader **out);
+
+/* Copies the file's header into *out. */
+ITG_API void itg_logreader_header(const itg_logreader *r, itg_log_hdr *out);
+
+/* Reads the next record. Returns 1 with *rec filled, 0 at the clean end of
+ * the file, ITG_ETRUNC when the file ends inside a record, ITG_EBADMSG for
+ * a record that does not decode, or ITG_EIO. After an error the reader
+ * stays where the damage starts (see itg_logreader_offset). */
+ITG_API int itg_logreader_next(itg_logreader *r, itg_logrec *rec);
+
+/* Returns the byte offset of the next record to read (after an error: of
+ * the damaged record). */
+ITG_API uint64_t itg_logreader_offset(const itg_logreader *r);
+
+/* Closes the reader; NULL is accepted. */
+ITG_API void itg_logreader_close(itg_logreader *r);
+
+/* ---- the logger: ring buffer plus writer thread ------------------------ */
+
+/* Threading contract: a logger has one or more lanes; each lane is a
+ * single-producer single-consumer ring, pushed to by exactly one thread.
+ * A writer thread owned by the logger drains the lanes in batches of
+ * `batch` records (the paper's D) and writes them to the file, so a
+ * producer never waits on the disk. When a lane is full the producer waits
+ * for room (counted in itg_logger_stats.full_waits): no record is dropped. */
+typedef struct itg_logger itg_logger;
+
+typedef struct itg_logger_cfg {
+  const char *path;   /* log file to create (required) */
+  itg_log_role role;  /* ITG_LOG_ROLE_SENDER by default */
+  itg_log_clock clock;
+  uint32_t batch;     /* D: records written per batch, default 64 */
+  uint32_t capacity;  /* records per lane (rounded up to a power of two),
+                         default 65536 */
+  uint32_t lanes;     /* producers, default 1 */
+  uint32_t flush_ms;  /* longest time a record waits in the ring before
+                         the writer takes it, default 200 */
+} itg_logger_cfg;
+
+typedef struct itg_logger_stats {
+  uint64_t records;    /* written to the sink */
+  uint64_t batches;    /* writes made */
+  uint64_t full_waits; /* times a producer found its lane full */
+  int error;           /* first sink error, 0 if none */
+} itg_logger_stats;
+
+/* Fills cfg with the defaults. */
+ITG_API void itg_logger_cfg_init(itg_logger_cfg *cfg);
+
+/* Opens the sink and starts the writer thread. Returns 0, an error of
+ * itg_logwriter_open, ITG_EINVAL, ITG_ENOMEM or ITG_ETHREAD. */
+ITG_API int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out);
+
+/* Appends a record to a lane (0 <= lane < lanes). Only that lane's producer
+ * thread may call it. Returns 0, or ITG_EINVAL for a bad lane. */
+ITG_API int itg_logger_push(itg_logger *l, uint32_t lane,
+                            const itg_logrec *rec);
+
+/* Copies the counters (safe from any thread). */
+ITG_API void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out);
+
+/* Drains every lane, flushes, stops the writer and frees the logger; NULL
+ * is accepted. Producers must have stopped. Returns 0 or the first sink
+ * error. */
+ITG_API int itg_logger_close(itg_logger *l);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

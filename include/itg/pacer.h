@@ -1,0 +1,78 @@
+/* The pacer: turns a stream of inter-departure times into departure
+ * instants on an absolute schedule, t_k = t_0 + IDT_1 + ... + IDT_k, on the
+ * monotonic clock. A departure that comes late does not push the ones after
+ * it: lateness never accumulates.
+ *
+ * Wait modes:
+ *   HYBRID (default)  sleep until a calibrated margin before the instant,
+ *                     then spin on the monotonic clock: microsecond
+ *                     precision at a small CPU cost;
+ *   SLEEP             sleep only: lowest CPU, precision of the OS timer;
+ *   SPIN              spin only: best precision, a whole core.
+ * A pacer is used by one thread at a time.
+ */
+#ifndef ITG_PACER_H
+#define ITG_PACER_H
+
+#include "itg/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum itg_wait_mode {
+  ITG_WAIT_HYBRID = 0,
+  ITG_WAIT_SLEEP = 1,
+  ITG_WAIT_SPIN = 2
+} itg_wait_mode;
+
+typedef struct itg_pacer_stats {
+  uint64_t departures;   /* instants waited for */
+  uint64_t late;         /* departures reached after their instant + 1 us */
+  int64_t late_max_ns;   /* largest lateness seen */
+  int64_t late_sum_ns;   /* sum of lateness, for the mean */
+} itg_pacer_stats;
+
+/* A pacer lives in the caller's memory (no allocation); its fields are
+ * private. */
+typedef struct itg_pacer {
+  int64_t next_ns;   /* the next departure instant, monotonic clock */
+  int64_t margin_ns; /* how early a HYBRID sleep ends */
+  itg_wait_mode mode;
+  itg_pacer_stats stats;
+} itg_pacer;
+
+/* Returns the monotonic clock in nanoseconds (arbitrary origin). */
+ITG_API int64_t itg_clock_mono_ns(void);
+
+/* Returns the wall clock in nanoseconds since the Unix epoch (UTC). */
+ITG_API int64_t itg_clock_real_ns(void);
+
+/* Sets up a pacer whose schedule starts at start_ns (monotonic clock; the
+ * first departure is at start_ns + the first IDT passed to
+ * itg_pacer_wait). Returns 0 or ITG_EINVAL for an unknown mode. */
+ITG_API int itg_pacer_init(itg_pacer *p, itg_wait_mode mode, int64_t start_ns);
+
+/* Advances the schedule by idt_ns (>= 0) without waiting, and returns the
+ * new instant. Used to see which departures are already due. */
+ITG_API int64_t itg_pacer_advance(itg_pacer *p, int64_t idt_ns);
+
+/* Returns the next scheduled instant. */
+ITG_API int64_t itg_pacer_next(const itg_pacer *p);
+
+/* Waits until the instant `deadline_ns` (monotonic) in the pacer's mode and
+ * records how late it woke. Returns the lateness in ns (>= 0). Returns at
+ * once if the instant has passed. */
+ITG_API int64_t itg_pacer_wait_until(itg_pacer *p, int64_t deadline_ns);
+
+/* Advances the schedule by idt_ns and waits for the new instant: the usual
+ * call once per packet. Returns the lateness in ns (>= 0). */
+ITG_API int64_t itg_pacer_wait(itg_pacer *p, int64_t idt_ns);
+
+/* Copies the pacer's lateness counters. */
+ITG_API void itg_pacer_get_stats(const itg_pacer *p, itg_pacer_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,88 @@
+/* The receiver: listens for senders on a signaling port, opens the data
+ * sockets they ask for, and logs every packet with its arrival time (the
+ * kernel's receive timestamp where the OS gives one).
+ *
+ * One bad flow never stops the others: a flow that cannot be set up is
+ * refused to its sender; malformed datagrams are counted and dropped; a
+ * sender that disappears ends its own flows, keeping what arrived.
+ *
+ * Threading contract: the receiver runs its own thread (an event loop for
+ * signaling and data). itg_receiver_stop may be called from any thread;
+ * callbacks run on the receiver's thread and must not call back into the
+ * receiver.
+ */
+#ifndef ITG_RECEIVER_H
+#define ITG_RECEIVER_H
+
+#include "itg/flow.h"
+#include "itg/log.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct itg_receiver itg_receiver;
+
+/* Called with each batch of records the receiver logs (on its thread). */
+typedef void (*itg_records_cb)(const itg_logrec *recs, size_t n, void *user);
+
+typedef struct itg_receiver_cfg {
+  char bind_host[ITG_HOST_MAX]; /* "" for any address, IPv4 and IPv6 */
+  uint16_t sig_port;            /* default 9000; 0 picks a free port */
+  char log_path[ITG_PATH_MAX];  /* default log for all flows ("" none) */
+  char log_dir[ITG_PATH_MAX];   /* where per-flow logs asked for with -x
+                                   go ("" for the current directory);
+                                   their names may not hold '/' or '..' */
+  uint32_t log_batch;           /* D, default 64 */
+  uint32_t max_flows;           /* active at once, default 1024 */
+  int rcvbuf;                   /* socket receive buffer bytes, default
+                                   4 MiB */
+  itg_records_cb on_records;    /* optional */
+  void *user;
+} itg_receiver_cfg;
+
+typedef struct itg_receiver_stats {
+  uint64_t packets;     /* logged */
+  uint64_t bytes;
+  uint64_t malformed;   /* datagrams dropped as not ours */
+  uint64_t flows_served;
+  uint64_t flows_active;
+  uint64_t flows_refused;
+  uint64_t echoes;      /* round-trip replies sent */
+} itg_receiver_stats;
+
+/* Fills cfg with the defaults. */
+ITG_API void itg_receiver_cfg_init(itg_receiver_cfg *cfg);
+
+/* Creates a receiver. Returns 0, ITG_EINVAL or ITG_ENOMEM. */
+ITG_API int itg_receiver_new(const itg_receiver_cfg *cfg,
+                             itg_receiver **out);
+
+/* Binds the signaling port and starts the receiver's thread; returns once
+ * it is listening. Returns 0, ITG_EADDRINUSE, ITG_EADDR, ITG_ESOCKET, an
+ * error opening the default log, or ITG_ETHREAD. */
+ITG_API int itg_receiver_start(itg_receiver *r);
+
+/* Returns the signaling port in use (after start). */
+ITG_API uint16_t itg_receiver_port(const itg_receiver *r);
+
+/* Copies the counters (safe from any thread). */
+ITG_API void itg_receiver_get_stats(itg_receiver *r,
+                                    itg_receiver_stats *out);
+
+/* Waits until every flow that has started has ended and no sender is
+ * connected, at most timeout_ns (< 0: no limit). Returns 0 or
+ * ITG_ETIMEDOUT. */
+ITG_API int itg_receiver_wait_idle(itg_receiver *r, int64_t timeout_ns);
+
+/* Ends every flow, flushes every log and stops the thread. Safe from any
+ * thread; idempotent. Returns 0 or the first log error. */
+ITG_API int itg_receiver_stop(itg_receiver *r);
+
+/* Stops (if running) and frees; NULL is accepted. */
+ITG_API void itg_receiver_free(itg_receiver *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,95 @@
+/* The sender: runs one or more flows towards receivers.
+ *
+ * For each flow the sender opens a signaling connection to the receiver
+ * (TCP, flow->sig_port), asks it to open the data port, then paces the
+ * flow's packets on one sending thread shared by all flows (an absolute
+ * schedule per flow; the earliest departure goes first). In round-trip mode
+ * the receiver echoes every packet and the sender logs the round trip.
+ *
+ * Threading contract: configure and start from one thread; the sending and
+ * echo threads are the sender's own. itg_sender_stop may be called from any
+ * thread (and from a signal handler's deferred path); everything else from
+ * the thread that created the sender.
+ */
+#ifndef ITG_SENDER_H
+#define ITG_SENDER_H
+
+#include "itg/flow.h"
+#include "itg/pacer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct itg_sender itg_sender;
+
+typedef struct itg_sender_cfg {
+  itg_wait_mode wait;         /* default ITG_WAIT_HYBRID */
+  char log_path[ITG_PATH_MAX]; /* sender log ("" for none) */
+  uint32_t log_batch;         /* D, records per write (default 64) */
+  int64_t connect_timeout_ns; /* signaling set-up, default 5 s */
+  int cpu;                    /* pin the sending thread to a CPU; -1 none */
+} itg_sender_cfg;
+
+/* What happened to one flow. */
+typedef struct itg_flow_result {
+  uint32_t flow_id;
+  int status;             /* 0, or the ITG_E* code that ended the flow */
+  char error[160];        /* a sentence about status, "" if 0 */
+  uint64_t seed;          /* the seed the laws used */
+  uint64_t packets;       /* sent */
+  uint64_t bytes;         /* sent */
+  uint64_t send_errors;   /* datagrams the OS refused */
+  uint64_t echoes;        /* round-trip mode: echoes received */
+  int64_t first_tx_ns;    /* wall clock */
+  int64_t last_tx_ns;
+  uint64_t late;          /* departures more than 1 us late */
+  int64_t late_max_ns;
+  int64_t late_sum_ns;
+} itg_flow_result;
+
+/* Fills cfg with the defaults. */
+ITG_API void itg_sender_cfg_init(itg_sender_cfg *cfg);
+
+/* Creates a sender. Returns 0, ITG_EINVAL or ITG_ENOMEM. */
+ITG_API int itg_sender_new(const itg_sender_cfg *cfg, itg_sender **out);
+
+/* Adds a flow (copied) before the sender starts. Returns 0, ITG_EINVAL
+ * (itg_flow_validate fails, or a duplicate flow id), ITG_ESTATE (already
+ * started) or ITG_ENOMEM. */
+ITG_API int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow);
+
+/* Sets up every flow with its receiver and starts sending; returns once
+ * the packets are on their way. A flow the receiver refuses ends with its
+ * status set and the others go on; if no flow could be set up, returns the
+ * first flow's error. Returns 0, ITG_ESTATE, ITG_ETHREAD, or a flow error. */
+ITG_API int itg_sender_start(itg_sender *s);
+
+/* Waits for every flow to end, at most timeout_ns (< 0: no limit).
+ * Returns 0 when all have ended, ITG_ETIMEDOUT if not yet, ITG_ESTATE if
+ * never started. */
+ITG_API int itg_sender_wait(itg_sender *s, int64_t timeout_ns);
+
+/* Asks every flow to end now (the receiver is told, logs are flushed).
+ * Safe from any thread. Returns 0. */
+ITG_API int itg_sender_stop(itg_sender *s);
+
+/* Start and wait: the whole run. Returns 0 if every flow succeeded, else
+ * the first flow's error. */
+ITG_API int itg_sender_run(itg_sender *s);
+
+/* Returns the number of flows added. */
+ITG_API size_t itg_sender_flow_count(const itg_sender *s);
+
+/* Copies flow i's result (valid once the sender has ended; during the run
+ * the counters are a snapshot). Returns 0 or ITG_EINVAL. */
+ITG_API int itg_sender_flow_result(const itg_sender *s, size_t i,
+                                   itg_flow_result *out);
+
+/* Stops (if running), waits, and frees; NULL is accepted. */
+ITG_API void itg_sender_free(itg_sender *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,90 @@
+/* The packet wire format: what a data packet carries in its first bytes.
+ *
+ * Every field is written and read byte by byte in network byte order (big
+ * endian), never through a struct cast, with bounds checked against the
+ * buffer's length.
+ *
+ * NATIVE profile, 28 bytes (version 1):
+ *   off 0  u32 flow id (first, as in D-ITG, so a capture that keeps only
+ *              a packet's first payload bytes can still tell flows apart)
+ *   off 4  u16 magic 0x4954 ("IT")
+ *   off 6  u8  version (1)
+ *   off 7  u8  flags (ITG_PKT_*)
+ *   off 8  u64 sequence number (the first packet of a flow is 1)
+ *   off 16 i64 send time, nanoseconds since the Unix epoch (UTC)
+ *   off 24 u32 length of the whole packet in bytes, header included
+ *              (lets a TCP receiver cut the byte stream into packets and a
+ *              UDP receiver reject a datagram whose length disagrees)
+ *
+ * DITG profile, the payload of D-ITG 2.8.1 with "-p 0", 16 bytes (20 over
+ * TCP, which appends the u32 packet size):
+ *   off 0  u32 flow id
+ *   off 4  u32 sequence number
+ *   off 8  u32 send time, whole seconds of the UTC day
+ *   off 12 u32 send time, microseconds within that second
+ *   off 16 u32 packet size (TCP only)
+ * D-ITG's timestamps carry no date: decoding gives the time of day in
+ * tx_ns, which itg_wire_ditg_unwrap places on the right day.
+ */
+#ifndef ITG_WIRE_H
+#define ITG_WIRE_H
+
+#include "itg/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ITG_WIRE_MAGIC 0x4954u
+#define ITG_WIRE_VERSION 1u
+#define ITG_WIRE_NATIVE_LEN 28u
+#define ITG_WIRE_DITG_LEN 16u
+#define ITG_WIRE_DITG_TCP_LEN 20u
+/* The largest packet libitg sends or accepts (the UDP payload limit). */
+#define ITG_WIRE_MAX_PACKET 65507u
+
+/* Packet flags (NATIVE profile). */
+#define ITG_PKT_ECHO_REQUEST 0x01u /* round-trip meter: please echo me */
+#define ITG_PKT_ECHO_REPLY 0x02u   /* this is an echo of a request */
+
+typedef enum itg_wire_profile {
+  ITG_WIRE_NATIVE = 0,
+  ITG_WIRE_DITG = 1
+} itg_wire_profile;
+
+/* The fields of a packet header. */
+typedef struct itg_pkt_hdr {
+  uint8_t version; /* set by decode; encode always writes ITG_WIRE_VERSION */
+  uint8_t flags;
+  uint32_t flow_id;
+  uint64_t seq;
+  int64_t tx_ns;
+  uint32_t length; /* whole packet; DITG: only over TCP */
+} itg_pkt_hdr;
+
+/* Returns the header length of a profile (tcp != 0: over TCP), or 0 for an
+ * unknown profile. */
+ITG_API size_t itg_wire_hdr_len(itg_wire_profile profile, int tcp);
+
+/* Writes h's fields into buf[0..len). The DITG profile keeps the low 32
+ * bits of seq and the time of day of tx_ns. Returns the number of bytes
+ * written, ITG_ETRUNC if len is smaller than the header, or ITG_EINVAL. */
+ITG_API int itg_wire_encode(itg_wire_profile profile, int tcp,
+                            const itg_pkt_hdr *h, uint8_t *buf, size_t len);
+
+/* Reads a header from buf[0..len) into *out. For NATIVE it checks the magic
+ * (ITG_EBADMSG), the version (ITG_EVERSION) and, when the whole packet is in
+ * buf (UDP), that the length field equals len (ITG_EBADMSG). Returns the
+ * header length, ITG_ETRUNC if len is too short, or one of those errors. */
+ITG_API int itg_wire_decode(itg_wire_profile profile, int tcp,
+                            const uint8_t *buf, size_t len, itg_pkt_hdr *out);
+
+/* Turns a D-ITG time of day (ns since UTC midnight) into ns since the
+ * epoch, choosing the day that puts it nearest to ref_ns (normally the
+ * receive time), so delays stay right across midnight. */
+ITG_API int64_t itg_wire_ditg_unwrap(int64_t tod_ns, int64_t ref_ns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,74 @@
+/* Strict number parsing for option words (see parse.h). */
+#include "core/parse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "itg/common.h"
+
+#define ITG__YEAR_NS (365LL * 24 * 3600 * 1000000000LL)
+
+int itg__parse_double(const char *s, double *out) {
+  char *end;
+  double v;
+  if (s == NULL || *s == '\0')
+    return ITG_EINVAL;
+  errno = 0;
+  v = strtod(s, &end);
+  if (*end != '\0')
+    return ITG_EINVAL;
+  if (errno == ERANGE || !isfinite(v))
+    return ITG_ERANGE;
+  *out = v;
+  return 0;
+}
+
+int itg__parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
+  char *end;
+  unsigned long long v;
+  if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+    return ITG_EINVAL;
+  errno = 0;
+  v = strtoull(s, &end, 0);
+  if (*end != '\0')
+    return ITG_EINVAL;
+  if (errno == ERANGE || v < min || v > max)
+    return ITG_ERANGE;
+  *out = (uint64_t)v;
+  return 0;
+}
+
+int itg__parse_i64(const char *s, int64_t min, int64_t max, int64_t *out) {
+  char *end;
+  long long v;
+  if (s == NULL || *s == '\0')
+    return ITG_EINVAL;
+  errno = 0;
+  v = strtoll(s, &end, 10);
+  if (*end != '\0')
+    return ITG_EINVAL;
+  if (errno == ERANGE || v < min || v > max)
+    return ITG_ERANGE;
+  *out = (int64_t)v;
+  return 0;
+}
+
+int itg__parse_port(const char *s, uint16_t *out) {
+  uint64_t v;
+  int rc = itg__parse_u64(s, 0, 65535, &v);
+  if (rc == 0)
+    *out = (uint16_t)v;
+  return rc;
+}
+
+int itg__parse_ms(const char *s, int64_t *out_ns) {
+  double ms;
+  int rc = itg__parse_double(s, &ms);
+  if (rc != 0)
+    return rc;
+  if (ms < 0 || ms * 1e6 > (double)ITG__YEAR_NS)
+    return ITG_ERANGE;
+  *out_ns = (int64_t)llround(ms * 1e6);
+  return 0;
+}
