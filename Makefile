@@ -34,7 +34,9 @@ DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libuv gsl 2>/dev/null || echo -luv -
 
 OPT ?= -O2
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-SAN_FLAGS := $(if $(SAN),-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+ifneq ($(SAN),)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
 # libuv's headers need gnu11: plain c11 hides pthread_rwlock_t.
 BASE_CFLAGS := -std=gnu11 $(OPT) -g $(WARN) -fPIC -fvisibility=hidden \
 	-Iinclude -Ilibitg $(DEPS_CFLAGS) $(SAN_FLAGS) -DITG_BUILDING_DLL
@@ -57,8 +59,8 @@ STATIC := $(BUILD)/lib/libitg.a
 SONAME := libitg.so.$(VMAJOR)
 SHARED := $(BUILD)/lib/libitg.so.$(VERSION)
 
-.PHONY: all lib programs tests test test-unit test-integration test-asan \
-	demo setup install uninstall clean bench
+.PHONY: all lib programs tests test test-unit test-integration \
+	demo setup install uninstall clean accept
 .DEFAULT_GOAL := all
 
 all: lib programs
@@ -110,11 +112,13 @@ test-unit: tests
 	$(Q)sh tests/run-unit.sh $(BUILD)
 
 test-integration: tests
-	$(Q)sh tests/integration/run.sh $(BUILD)
+	$(Q)ITG_SAN=$(SAN) sh tests/integration/run.sh $(BUILD)
 
 demo: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh examples/demo/run.sh $(BUILD)
+
+include ports/targets.mk
 
 # ---- install ---------------------------------------------------------------
 
@@ -148,3 +152,8 @@ clean:
 
 -include $(LIB_OBJ:.o=.d) $(PROG_COMMON_OBJ:.o=.d) $(TEST_HELPER_OBJ:.o=.d) \
 	$(wildcard $(BUILD)/obj/tests/*.d $(BUILD)/obj/libitg/programs/*.d)
+
+# The acceptance figures measured on the wire (root: wiretap needs a packet
+# socket). A measurement, not a test: see tests/accept/wire.sh.
+accept: setup all
+	$(Q)sh tests/accept/wire.sh $(BUILD)

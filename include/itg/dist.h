@@ -2,15 +2,26 @@
  *
  * An itg_dist draws from one law with its own GSL generator (MT19937),
  * seeded explicitly: the same law, parameters and seed give the same
- * sequence of draws on every platform. A dist is not thread-safe; each flow
- * owns its own.
+ * sequence of draws on every platform (up to the last bits of the math
+ * library's exp, log and pow; tests/vectors/dist_draws.txt is the
+ * reference). A dist is not thread-safe; each flow owns its own.
+ *
+ * Seeding. MT19937 takes a 32-bit seed, and GSL replaces a seed of 0 by its
+ * default 4357, so the 64-bit seed is reduced explicitly (never through
+ * `unsigned long`, which is 32 bits on Windows):
+ *     s32 = (seed mod 2^32) XOR ((seed div 2^32) * 0x9E3779B9 mod 2^32)
+ *     mt_seed = (s32 mod 0xFFFFFFFF) + 1            (1 .. 2^32 - 1, never 0)
+ * Seeds 0 to 2^32 - 2 therefore all give distinct streams (seed 0 is not
+ * GSL's default stream). MT19937 has only 2^32 - 1 seedable streams, so
+ * some larger seeds share a stream with a smaller one.
  *
  * Parameters, in the order they are passed (p[0], p[1], ...). Units are the
- * caller's: the flow layer draws IDTs in seconds and sizes in bytes.
+ * caller's (the flow layer's itg_dist_spec says which). Every parameter
+ * must be finite.
  *   CONSTANT     value                 value >= 0
  *   UNIFORM      min, max              min <= max
  *   EXPONENTIAL  mean                  mean > 0
- *   POISSON      mean                  mean > 0; draws whole numbers
+ *   POISSON      mean                  0 < mean <= 4e9; draws whole numbers
  *   NORMAL       mean, std             std >= 0
  *   PARETO       shape, scale          shape > 0, scale > 0; x >= scale
  *   CAUCHY       location, scale       scale > 0
@@ -22,6 +33,7 @@
  *   EMPIRICAL    no parameters: a sequence of values given at creation,
  *                replayed in order and from the start again when exhausted
  *                (a trace). The seed is not used.
+ * CONSTANT and EMPIRICAL need no generator and own none.
  */
 #ifndef ITG_DIST_H
 #define ITG_DIST_H
@@ -62,27 +74,34 @@ ITG_API int itg_dist_new(itg_dist_kind kind, const double *params,
 ITG_API int itg_dist_new_empirical(const double *values, size_t n,
                                    itg_dist **out);
 
-/* Reads a trace file for an EMPIRICAL dist: one number per line; blank
- * lines and lines starting with '#' are skipped. On success *values is a
- * malloc'd array the caller frees with itg_free. Returns 0, ITG_ENOENT,
- * ITG_EIO, ITG_EBADMSG (a line that is not a finite number; *bad_line, if
- * not NULL, gets its 1-based number) or ITG_EINVAL (an empty trace). */
+/* Reads a trace file for an EMPIRICAL dist: one number per line, with
+ * optional blanks around it; LF and CRLF line ends are both accepted, and
+ * lines of any length. Blank lines and lines whose first non-blank
+ * character is '#' are skipped. On success *values is an array the caller
+ * frees with itg_free and *n its length. Returns 0, ITG_EINVAL (a NULL
+ * argument, or an empty trace), ITG_ENOENT, ITG_EIO, ITG_ENOMEM or
+ * ITG_EBADMSG (a line that is not a finite number; *bad_line, if not NULL,
+ * gets its 1-based number, and is set to 0 on any other outcome). */
 ITG_API int itg_dist_read_file(const char *path, double **values, size_t *n,
                                size_t *bad_line);
 
-/* Returns the next draw of the law. Non-finite draws cannot come out of
- * the parametric laws with valid parameters; negative ones can (NORMAL,
+/* Returns the next draw of the law, always a finite number: a draw that
+ * overflows (only with extreme parameters, e.g. PARETO with a tiny shape)
+ * saturates to +DBL_MAX or -DBL_MAX. Negative draws can come out (NORMAL,
  * CAUCHY, UNIFORM with min < 0): use itg_dist_next_in to bound them. */
 ITG_API double itg_dist_next(itg_dist *d);
 
-/* Returns the next draw inside [lo, hi]: a draw outside the interval or not
- * finite is drawn again (the law is truncated to [lo, hi]); after 64
- * rejections in a row the draw is clamped to the nearer bound, so a law
- * whose mass lies outside the interval still yields a value. */
+/* Returns the next draw inside [lo, hi] (either bound may be infinite): a
+ * draw outside the interval is drawn again (the law is truncated to
+ * [lo, hi]); after 64 rejections in a row the last draw is clamped to the
+ * nearer bound, so a law whose mass lies outside the interval still yields
+ * a value. Returns NaN, without drawing, if lo > hi or a bound is NaN. */
 ITG_API double itg_dist_next_in(itg_dist *d, double lo, double hi);
 
 /* Returns the law's mean, or NaN where it has none (CAUCHY, PARETO with
- * shape <= 1). For EMPIRICAL, the mean of the trace. */
+ * shape <= 1); it may be +inf when parameters are extreme. For EMPIRICAL,
+ * the mean of the trace. This is the mean of itg_dist_next, not of
+ * itg_dist_next_in, which truncates the law. */
 ITG_API double itg_dist_mean(const itg_dist *d);
 
 /* Returns the law's kind. */

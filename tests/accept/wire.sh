@@ -1,0 +1,58 @@
+#!/bin/sh
+# make accept: the core's acceptance figures, measured on the wire by
+# wiretap (the kernel's own timestamps, nothing from libitg) and turned
+# into statistics by wirestats.py. It prints each figure beside its target.
+# Timing depends on the machine and its load, so this is a measurement to
+# read, not part of `make test`; its exit status says whether every figure
+# met its target this time.
+BUILD=${1:-build}
+. "$(dirname "$0")/../integration/lib.sh"
+
+start_recv 19200 "$WORK/recv.log"
+OK=0
+BAD=0
+# figure NAME TARGET VALUE VERDICT(0/1)
+figure() {
+  if [ "$4" = 0 ]; then v=met; OK=$((OK + 1)); else v=MISSED; BAD=$((BAD + 1)); fi
+  printf '%-44s %-18s %-16s %s\n' "$1" "$2" "$3" "$v"
+}
+stat_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+
+# run TAG SECONDS SENDER-OPTIONS...: one flow to data port 19201 under the tap.
+run() {
+  tag=$1
+  secs=$2
+  shift 2
+  start_tap 19201 "$secs" "$WORK/$tag.bin"
+  "$BIN/itg-send" -a 127.0.0.1 -Sdp 19200 -rp 19201 "$@" >"$WORK/$tag.out" 2>&1 || die "itg-send $tag"
+  wait "$TAP_PID"
+}
+
+printf '%-44s %-18s %-16s %s\n' "figure" "target" "measured" "verdict"
+run const10k 5 -C 10000 -c 64 -t 3000
+python3 "$SHARED/tools/wirestats.py" "$WORK/const10k.bin" --rate 10000 --json >"$WORK/const10k.json"
+rate=$(stat_of "$WORK/const10k.json" rate_pps)
+err=$(stat_of "$WORK/const10k.json" rate_err_pct)
+figure "constant 10 000 pkt/s, 64 B, 3 s: rate" "within +-0.5 %" \
+  "$(printf '%.1f (%+.3f %%)' "$rate" "$err")" \
+  "$(python3 -c "print(0 if abs($err) <= 0.5 else 1)")"
+p50=$(stat_of "$WORK/const10k.json" idt_abs_err_p50_us)
+p99=$(stat_of "$WORK/const10k.json" idt_abs_err_p99_us)
+lag=$(stat_of "$WORK/const10k.json" sched_lag_p99_us)
+printf '%-44s %-18s %-16s %s\n' "  inter-departure error p50 / p99" "(issue 3: 1/10 us)" "$(printf '%.2f / %.2f us' "$p50" "$p99")" "info"
+printf '%-44s %-18s %-16s %s\n' "  schedule drift p99" "(issue 3: 50 us)" "$(printf '%.2f us' "$lag")" "info"
+
+run exp1k 5 -E 1000 -c 64 -t 3000 -s 11
+python3 "$SHARED/tools/wirestats.py" "$WORK/exp1k.bin" --idt-dist exp:0.001 --json >"$WORK/exp1k.json"
+p=$(stat_of "$WORK/exp1k.json" idt_ks_p)
+figure "exponential IDT 1 000 pkt/s: KS p-value" "> 0.01" "$(printf '%.3f' "$p")" \
+  "$(python3 -c "print(0 if $p > 0.01 else 1)")"
+
+stop_recv
+"$BIN/itg-dec" --json "$WORK/recv.log" >"$WORK/recv.json"
+logged=$(json_field "$WORK/recv.json" 'r["total"]["packets"]')
+wire=$(( $(tap_count "$WORK/const10k.bin") + $(tap_count "$WORK/exp1k.bin") ))
+figure "receiver log vs packets on the wire" "equal" "$logged / $wire" \
+  "$([ "$logged" -eq "$wire" ] && echo 0 || echo 1)"
+echo "accept: $OK passed, $BAD failed"
+[ "$BAD" -eq 0 ]

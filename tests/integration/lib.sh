@@ -1,0 +1,103 @@
+# Shared by the integration tests: sourced, with BUILD set to the build
+# directory. Every wait here is bounded; nothing waits by sleeping a fixed
+# time in place of checking a condition.
+
+BIN="$BUILD/bin"
+SHARED=${ITG_SHARED:-../shared}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/itg-test.XXXXXX")
+PIDS=""
+FAILS=0
+CHECKS=0
+
+cleanup() {
+  for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+
+# check DESCRIPTION COMMAND...: runs a test command, counts the result.
+check() {
+  desc=$1
+  shift
+  CHECKS=$((CHECKS + 1))
+  if "$@"; then
+    echo "  ok: $desc"
+  else
+    echo "  FAILED: $desc"
+    FAILS=$((FAILS + 1))
+  fi
+}
+
+# finish: prints the count and exits with the verdict.
+finish() {
+  echo "$(basename "$0" .sh): $((CHECKS - FAILS)) passed, $FAILS failed"
+  [ "$FAILS" -eq 0 ]
+  exit $?
+}
+
+# die MESSAGE: a set-up step failed; the test cannot go on.
+die() {
+  echo "setup failed: $*" >&2
+  exit 1
+}
+
+# wait_until SECONDS COMMAND...: polls COMMAND every 20 ms until it
+# succeeds, at most SECONDS; returns its last status.
+wait_until() {
+  limit=$(($1 * 50))
+  shift
+  i=0
+  while ! "$@"; do
+    i=$((i + 1))
+    [ "$i" -ge "$limit" ] && return 1
+    sleep 0.02
+  done
+  return 0
+}
+
+tcp_listening() { ss -Hltn "sport = :$1" | grep -q LISTEN; }
+
+# start_recv PORT LOG [more itg-recv options]: starts itg-recv in the
+# background with its signaling on PORT and waits until it listens.
+start_recv() {
+  port=$1
+  log=$2
+  shift 2
+  "$BIN/itg-recv" -Sp "$port" -l "$log" "$@" >"$WORK/recv-$port.out" 2>&1 &
+  RECV_PID=$!
+  PIDS="$PIDS $RECV_PID"
+  wait_until 10 tcp_listening "$port" || die "itg-recv did not listen on $port"
+}
+
+# stop_recv: SIGTERM, then the exit status of itg-recv (must flush, exit 0).
+stop_recv() {
+  kill -TERM "$RECV_PID"
+  wait "$RECV_PID"
+}
+
+# json_field FILE EXPR: evaluates a Python expression over the parsed JSON
+# report `r` of itg-dec, e.g. json_field rep.json 'r["total"]["packets"]'.
+json_field() {
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# wiretap: builds the independent capture tool once.
+WIRETAP="$BUILD/tools/wiretap"
+build_wiretap() {
+  [ -x "$WIRETAP" ] && return 0
+  mkdir -p "$BUILD/tools"
+  cc -O2 -o "$WIRETAP" "$SHARED/tools/wiretap.c" || die "cannot build wiretap from $SHARED/tools"
+}
+
+# start_tap PORT SECONDS FILE: captures UDP packets to PORT on lo, waits
+# until the capture is ready.
+start_tap() {
+  build_wiretap
+  "$WIRETAP" lo "$1" "$2" "$3" 2>"$3.err" &
+  TAP_PID=$!
+  PIDS="$PIDS $TAP_PID"
+  wait_until 10 grep -q ready "$3.err" || die "wiretap did not start"
+}
+
+# tap_count FILE: packets in a wiretap capture (16 bytes a record).
+tap_count() { echo $(($(stat -c %s "$1") / 16)); }

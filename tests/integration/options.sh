@@ -1,0 +1,45 @@
+#!/bin/sh
+# A wrong option is reported with the offending word and the usage, exits
+# with status 2, and sends nothing; a script file with a bad line names the
+# file and the line and sends nothing either.
+BUILD=$1
+. "$(dirname "$0")/lib.sh"
+
+start_recv 19130 "$WORK/recv.log"
+
+expect_refusal() {
+  word=$1
+  shift
+  "$BIN/itg-send" "$@" >"$WORK/out" 2>"$WORK/err"
+  st=$?
+  check "itg-send $* exits 2" [ "$st" -eq 2 ]
+  check "itg-send $* names '$word'" grep -qF -- "$word" "$WORK/err"
+}
+expect_refusal "-Q" -a 127.0.0.1 -Sdp 19130 -Q 3
+expect_refusal "abc" -a 127.0.0.1 -Sdp 19130 -C abc
+expect_refusal "XYZ" -a 127.0.0.1 -Sdp 19130 -T XYZ
+expect_refusal "-C" -a 127.0.0.1 -Sdp 19130 -C
+check "the usage is shown" grep -qi "usage" "$WORK/err"
+
+printf '%s\n' "-a 127.0.0.1 -Sdp 19130 -rp 19131 -C 100 -z 10" \
+  "-a 127.0.0.1 -Sdp 19130 -rp 19131 -C 100 -z 10 -E nope" >"$WORK/flows.txt"
+"$BIN/itg-send" -F "$WORK/flows.txt" >"$WORK/out" 2>"$WORK/err"
+check "a bad script line exits 2" [ $? -eq 2 ]
+check "the bad line is named FILE:2" grep -qF "flows.txt:2" "$WORK/err"
+
+"$BIN/itg-recv" --bogus >"$WORK/out" 2>"$WORK/err"
+check "itg-recv rejects a wrong option with status 2" [ $? -eq 2 ]
+check "itg-recv names the word" grep -qF -- "--bogus" "$WORK/err"
+"$BIN/itg-dec" -Z "$WORK/recv.log" >"$WORK/out" 2>"$WORK/err"
+check "itg-dec rejects a wrong option with status 2" [ $? -eq 2 ]
+
+"$BIN/itg-send" -a 127.0.0.1 -Sdp 19131 -C 100 -z 10 >"$WORK/out" 2>"$WORK/err"
+check "no receiver at the signaling port: itg-send fails" [ $? -ne 0 ]
+check "and says why" grep -qi "refused" "$WORK/err"
+
+stop_recv
+check "itg-recv exits 0 on SIGTERM" [ $? -eq 0 ]
+"$BIN/itg-dec" --json "$WORK/recv.log" >"$WORK/recv.json"
+check "nothing reached the receiver" \
+  [ "$(json_field "$WORK/recv.json" 'r["total"]["packets"]')" -eq 0 ]
+finish

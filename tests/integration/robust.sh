@@ -1,0 +1,68 @@
+#!/bin/sh
+# Bad input changes nothing else: 5 000 random datagrams thrown at the data
+# port during a flow leave that flow's log complete and the receiver serves
+# the next sender; a sender killed mid-flow leaves the receiver with every
+# packet that crossed the wire, still serving others.
+BUILD=$1
+. "$(dirname "$0")/lib.sh"
+
+start_recv 19120 "$WORK/recv.log"
+
+# 1. Garbage during a flow.
+"$BIN/itg-send" -a 127.0.0.1 -Sdp 19120 -rp 19121 -C 2000 -c 100 -z 6000 \
+  >"$WORK/send1.out" 2>&1 &
+SEND_PID=$!
+PIDS="$PIDS $SEND_PID"
+wait_until 10 grep -q . "$WORK/recv-19120.out" || die "no flow started"
+python3 - <<'PY'
+import random, socket
+rnd = random.Random(7)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(5000):
+    n = rnd.randrange(0, 200)
+    s.sendto(bytes(rnd.randrange(256) for _ in range(n)), ("127.0.0.1", 19121))
+PY
+wait "$SEND_PID"
+check "the flow under attack completes" [ $? -eq 0 ]
+"$BIN/itg-send" -a 127.0.0.1 -Sdp 19120 -rp 19121 -C 1000 -c 100 -z 500 \
+  >"$WORK/send2.out" 2>&1
+check "the next sender is served" [ $? -eq 0 ]
+
+# 2. A sender killed mid-flow, its packets counted on the wire.
+start_tap 19122 8 "$WORK/cap.bin"
+"$BIN/itg-send" -a 127.0.0.1 -Sdp 19120 -rp 19122 -C 1000 -c 80 -t 20000 \
+  >"$WORK/send3.out" 2>&1 &
+SEND_PID=$!
+PIDS="$PIDS $SEND_PID"
+half_sent() { [ "$(tap_count "$WORK/cap.bin")" -ge 1 ] && [ "$(stat -c %s "$WORK/cap.bin")" -ge 16000 ]; }
+wait_until 10 half_sent || die "the third flow never got going"
+kill -9 "$SEND_PID"
+wait "$SEND_PID" 2>/dev/null
+check "itg-recv survives the killed sender" kill -0 "$RECV_PID"
+"$BIN/itg-send" -a 127.0.0.1 -Sdp 19120 -rp 19121 -C 1000 -c 100 -z 300 \
+  >"$WORK/send4.out" 2>&1
+check "a sender after the killed one is served" [ $? -eq 0 ]
+wait "$TAP_PID"
+stop_recv
+check "itg-recv exits 0 on SIGTERM" [ $? -eq 0 ]
+
+"$BIN/itg-dec" --json "$WORK/recv.log" >"$WORK/recv.json" || die "itg-dec"
+python3 - "$WORK/recv.json" "$(tap_count "$WORK/cap.bin")" >"$WORK/flows.txt" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+by_bytes = {f["bytes"] // max(f["packets"], 1): f for f in r["flows"]}
+wire = int(sys.argv[2])
+print(len(r["flows"]))
+print(by_bytes[100]["packets"] if 100 in by_bytes else -1)
+print(by_bytes[80]["packets"] if 80 in by_bytes else -1, wire)
+PY
+cat "$WORK/flows.txt"
+check "four flows in the log" [ "$(sed -n 1p "$WORK/flows.txt")" -eq 4 ]
+check "the killed sender's packets are all logged" \
+  sh -c '[ "$(sed -n 3p "$1" | cut -d" " -f1)" -eq "$(sed -n 3p "$1" | cut -d" " -f2)" ]' _ "$WORK/flows.txt"
+check "no packet lost in the attacked flow" python3 -c 'import json,sys
+r=json.load(open(sys.argv[1]))
+f=[f for f in r["flows"] if f["packets"]==6000]
+sys.exit(not (len(f)==1 and f[0]["lost"]==0))' "$WORK/recv.json"
+check "the receiver counted the garbage" grep -q "malformed" "$WORK/recv-19120.out"
+finish
