@@ -3,51 +3,92 @@
  * itg_flow_cfg holds one flow's settings; itg_flow_parse_args reads them
  * from D-ITG-style options (the same words itg-send takes on its command
  * line and in a script file), so programs and bindings describe flows the
- * same way.
+ * same way. Options apply left to right and a later option replaces an
+ * earlier one of the same kind (any IDT option replaces the IDT law, any
+ * size option the size law, a preset both, and the transport).
  *
  * Option reference (D-ITG's names and units; long forms in brackets):
  *   -a host [--dst]          destination host (default 127.0.0.1)
- *   -rp port [--dst-port]    destination data port (default 8999)
+ *   -rp port [--dst-port]    destination data port, 1-65535 (default 8999)
  *   -sa host [--src]         source address to bind
- *   -sp port [--src-port]    source port to bind (default: any)
- *   -Sdp port [--sig-port]   receiver's signaling port (default 9000)
- *   -T UDP|TCP [--proto]     transport (default UDP)
+ *   -sp port [--src-port]    source port to bind, 0-65535 (default 0: any)
+ *   -Sdp port [--sig-port]   receiver's signaling port, 1-65535 (9000)
+ *   -T UDP|TCP [--proto]     transport, any case (default UDP)
  *   -D [--nodelay]           TCP: disable Nagle's algorithm
- *   Inter-departure time (one of; default -C 1000):
- *   -C rate                  constant, rate in pkt/s
- *   -U min_rate max_rate     uniform IDT between 1/max_rate and 1/min_rate
- *   -E mean_rate             exponential IDT of mean 1/mean_rate
- *   -O mean_rate             Poisson IDT, whole microseconds of mean
- *                            1e6/mean_rate
- *   -N mean std              normal IDT, milliseconds
- *   -V shape scale           Pareto IDT, scale in milliseconds
- *   -Y loc scale             Cauchy IDT, milliseconds
- *   -G shape scale           gamma IDT, scale in milliseconds
- *   -W shape scale           Weibull IDT, scale in milliseconds
- *   --idt-lognormal mu sigma lognormal IDT, of the log of milliseconds
- *   -Ft file                 IDTs in milliseconds, one per line, replayed
+ *   Inter-departure time (one of; default -C 1000), and the itg_dist_spec
+ *   each option makes (kind, p[], scale):
+ *   -C rate                  CONSTANT    {1/rate}              scale 1
+ *   -U min_rate max_rate     UNIFORM     {1/max_rate, 1/min_rate} scale 1
+ *   -E mean_rate             EXPONENTIAL {1/mean_rate}         scale 1
+ *   -O mean_rate             POISSON     {1e6/mean_rate}       scale 1e-6
+ *                            (draws are whole microseconds)
+ *   -N mean std              NORMAL      {mean, std}           scale 1e-3
+ *   -V shape scale           PARETO      {shape, scale}        scale 1e-3
+ *   -Y loc scale             CAUCHY      {loc, scale}          scale 1e-3
+ *   -G shape scale           GAMMA       {shape, scale}        scale 1e-3
+ *   -W shape scale           WEIBULL     {shape, scale}        scale 1e-3
+ *   --idt-lognormal mu sigma LOGNORMAL   {mu, sigma} (of ln ms) scale 1e-3
+ *   -Ft file                 EMPIRICAL   file, one IDT in ms a line, 1e-3
+ *   Rates are in pkt/s and must be > 0 (for -U, min_rate <= max_rate);
+ *   the other IDT options take milliseconds.
  *   Packet size in bytes (one of; default -c 512), the same letters in
- *   lower case: -c -u -e -o -n -v -y -g -w, --size-lognormal mu sigma,
- *   -Fs file. (-l, -L, -X and -q are the sender's log options, taken by
- *   itg-send itself, not by this parser.)
- *   -t ms [--duration]       how long to send (default 10000)
- *   -z n [--packets]         stop after n packets
- *   -k KB [--kbytes]         stop after KB kilobytes (1024 bytes)
+ *   lower case, each making the same kind with the values as given and
+ *   scale 1: -c size, -u min max, -e mean, -o mean (Poisson),
+ *   -n mean std, -v shape scale, -y loc scale, -g shape scale,
+ *   -w shape scale, --size-lognormal mu sigma, -Fs file (one size a line).
+ *   (-l, -L, -X and -q are the sender's log options, taken by itg-send
+ *   itself, not by this parser.)
+ *   -t ms [--duration]       how long to send (default 10000; 0: no limit)
+ *   -z n [--packets]         stop after n packets (0: no limit)
+ *   -k KB [--kbytes]         stop after KB kilobytes of 1024 bytes (0: none)
  *   -d ms [--delay]          wait before the first packet
- *   -s seed [--seed]         seed of the flow's laws: a whole number, or a
- *                            number in (0,1) as D-ITG takes it
+ *   -s seed [--seed]         seed of the flow's laws: a whole number (decimal
+ *                            or 0x hexadecimal) is the seed itself; a number
+ *                            x strictly between 0 and 1, as D-ITG takes it,
+ *                            gives the seed floor(x * 2^64)
  *   -b DS [--tos]            DS byte (0-255)
  *   -f TTL [--ttl]           IP TTL / hop limit (1-255)
  *   -m owdm|rttm [--meter]   one-way delay, or round trip (echoed)
  *   -x name [--recv-log]     ask the receiver to log this flow to `name`
  *   --wire native|ditg       packet header profile (default native)
- *   Presets, instead of the IDT and size options:
- *   VoIP [-x codec] [-h RTP|CRTP] [-VAD]  codecs G.711.1, G.711.2 (default),
- *                            G.729.2, G.729.3, G.723.1
- *   Telnet, DNS
- * Sizes are drawn inside [header length, 65507] and IDTs inside [0, 3600 s]
- * (itg_dist_next_in: out-of-range draws are drawn again, so a normal law
- * is truncated, not clamped).
+ *   Whole numbers may be written in decimal or 0x hexadecimal; option
+ *   values that are words (UDP, rttm, ditg, codec names) and preset names
+ *   match in any case.
+ *   Presets (a bare word, D-ITG's syntax), each setting the transport, the
+ *   IDT law and the size law; options after them still apply:
+ *   VoIP [-x codec] [-h RTP|CRTP] [-VAD]   UDP, constant IDT and size.
+ *                            The words right after VoIP that are -x, -h or
+ *                            -VAD are its own (here -x names the codec, not
+ *                            the receiver log); the first other word ends
+ *                            them. Codecs (payload bytes at pkt/s):
+ *                            G.711.1 80 B at 100, G.711.2 160 B at 50
+ *                            (the default), G.729.2 20 B at 50, G.729.3
+ *                            30 B at 33, G.723.1 30 B at 26. The RTP header
+ *                            (default) adds 12 B, CRTP 2 B; -VAD multiplies
+ *                            the sum by 0.65, rounded to the nearest byte.
+ *                            E.g. G.729.2 with RTP: 32 B; with -VAD 21 B
+ *                            (kept with --wire ditg, raised to 28 B by the
+ *                            native header: see below).
+ *   Telnet                   TCP; IDT Pareto of shape 0.95 and scale 1.1 ms
+ *                            (D-ITG's 1.1*Pareto(0.95) ms); size: the
+ *                            header alone, the smallest packet there is
+ *                            (telnet keystrokes are a byte or two, fewer
+ *                            than any header).
+ *   DNS                      UDP; constant IDT at 0.56 pkt/s; size
+ *                            uniform between 100 and 320 B.
+ *   A preset's constant size below the header length of the flow's profile
+ *   and transport (as they stand at the end of the itg_flow_parse_args
+ *   call) is raised to that length, since every packet carries a header;
+ *   a size option after the preset is taken as given.
+ *
+ * How the engine turns a spec into values: itg_dist_spec_make creates the
+ * dist (parameters and trace values in the spec's own unit), and
+ * itg_dist_spec_draw returns draws multiplied by spec.scale, so in seconds
+ * for the IDT and bytes for the size. IDTs are drawn inside
+ * [0, ITG_FLOW_IDT_MAX] s and sizes inside [header length,
+ * ITG_WIRE_MAX_PACKET] B and rounded to the nearest byte (itg_dist_next_in:
+ * out-of-range draws are drawn again, so a normal law is truncated, not
+ * clamped).
  */
 #ifndef ITG_FLOW_H
 #define ITG_FLOW_H
@@ -64,17 +105,27 @@ extern "C" {
 #define ITG_DEFAULT_SIG_PORT 9000
 #define ITG_DEFAULT_DATA_PORT 8999
 #define ITG_DEFAULT_LOG_PORT 9001
+/* IDT draws are bounded to [0, ITG_FLOW_IDT_MAX] seconds. */
+#define ITG_FLOW_IDT_MAX 3600.0
+/* An IDT law whose mean is below 1 / ITG_FLOW_RATE_MAX seconds (more than
+ * ten million packets per second), or above ITG_FLOW_IDT_MAX, is rejected
+ * (laws without a mean, Cauchy and Pareto of shape <= 1, are not held to
+ * it). */
+#define ITG_FLOW_RATE_MAX 1e7
 
 typedef enum itg_proto { ITG_PROTO_UDP = 0, ITG_PROTO_TCP = 1 } itg_proto;
 
 typedef enum itg_meter { ITG_METER_OWD = 0, ITG_METER_RTT = 1 } itg_meter;
 
 /* A law with its parameters, or a trace file (kind EMPIRICAL with `file`
- * set). The unit is fixed by where it is used: seconds for IDTs, bytes for
- * sizes. */
+ * set). The law draws in the spec's own unit (parameters and trace values
+ * are in that unit); multiplying a draw by `scale` gives seconds for an IDT
+ * and bytes for a size (e.g. -N 10 2: NORMAL {10, 2} in ms, scale 1e-3).
+ * p[] past the kind's parameter count are ignored. */
 typedef struct itg_dist_spec {
   itg_dist_kind kind;
   double p[ITG_DIST_MAX_PARAMS];
+  double scale; /* > 0; 1 when the law already draws seconds or bytes */
   char file[ITG_PATH_MAX];
 } itg_dist_spec;
 
@@ -103,36 +154,68 @@ typedef struct itg_flow_cfg {
   char recv_log[ITG_PATH_MAX]; /* "" for the receiver's default log */
 } itg_flow_cfg;
 
-/* Fills cfg with the defaults listed above. */
+/* Fills cfg with the defaults listed above (flow id 0, no source address
+ * or port, UDP, one-way meter, native wire, -C 1000, -c 512, 10 s, no
+ * packet or byte limit, no start delay, no seed, TOS and TTL -1). */
 ITG_API void itg_flow_cfg_init(itg_flow_cfg *cfg);
 
-/* Applies options argv[0..argc) on top of *cfg. On failure, cfg is left
+/* Applies options argv[0..argc) on top of *cfg (see the reference above).
+ * Each law option's parameters are checked as itg_flow_validate would
+ * (trace files are read), except for the size's fit to the header, which
+ * depends on options that may come later. On failure, cfg is left
  * unchanged and err (if not NULL) receives a message naming the offending
- * word, e.g. "-C: 'abc' is not a number". Returns 0, ITG_EINVAL (unknown
- * option, bad or missing value, conflicting options) or ITG_ENOENT (a trace
- * file that does not exist). */
+ * word, e.g. "-C: 'abc' is not a number", "unknown option '-Q'",
+ * "-C: missing value". Returns 0, ITG_EINVAL (unknown option, bad or
+ * missing value, bad law parameters or trace contents), ITG_ENOENT (a trace
+ * file that does not exist), ITG_EIO or ITG_ENOMEM. */
 ITG_API int itg_flow_parse_args(itg_flow_cfg *cfg, int argc,
                                 const char *const *argv, char *err,
                                 size_t errlen);
 
-/* Like itg_flow_parse_args on a line split at white space (a line of a
- * script file; '#' starts a comment). */
+/* Like itg_flow_parse_args on a line of a script file. The line is split
+ * at white space; a '#' outside double quotes starts a comment that runs to
+ * the end of the line; double quotes group characters, white space and '#'
+ * included, into a word (for file names with spaces: -Ft "my trace.txt";
+ * there are no escapes, and "" is an empty word). Returns the number of
+ * words applied, 0 for a blank or comment-only line (cfg unchanged: a
+ * script reader skips it), or the errors of itg_flow_parse_args, ITG_EINVAL
+ * for an unterminated quote. */
 ITG_API int itg_flow_parse_line(itg_flow_cfg *cfg, const char *line, char *err,
                                 size_t errlen);
 
-/* Checks a configuration as the sender will use it (a flow must be bounded
- * by time, packets or bytes; ports, TTL and DS in range; law parameters
- * valid). Returns 0 or ITG_EINVAL with a message in err. */
+/* Checks a configuration as the sender will use it: the flow is bounded
+ * (duration, packets or bytes); dst and sig ports 1-65535; TOS -1 or 0-255;
+ * TTL -1 or 1-255; hosts and paths terminated within their arrays; known
+ * proto, meter and wire profile; each law's scale > 0 and parameters valid
+ * (trace files are read); an IDT law's range meets [0, ITG_FLOW_IDT_MAX] s
+ * and its mean lies in [1 / ITG_FLOW_RATE_MAX, ITG_FLOW_IDT_MAX] s; a size
+ * law's range
+ * meets [header length, ITG_WIRE_MAX_PACKET] B, and a constant size lies
+ * inside it. Returns 0, ITG_EINVAL (the message in err; a bad trace line is
+ * named by its number), ITG_ENOENT (a trace file that does not exist),
+ * ITG_EIO or ITG_ENOMEM. */
 ITG_API int itg_flow_validate(const itg_flow_cfg *cfg, char *err,
                               size_t errlen);
 
-/* Creates the dist a spec describes (reads the trace file for EMPIRICAL).
- * Returns 0 or an error of itg_dist_new / itg_dist_read_file. */
+/* Creates the dist a spec describes, drawing in the spec's own unit (reads
+ * the trace file for EMPIRICAL; the seed is unused there). Returns 0 or an
+ * error of itg_dist_new / itg_dist_read_file (ITG_EINVAL for a NULL
+ * argument or a file name not terminated within its array). */
 ITG_API int itg_dist_spec_make(const itg_dist_spec *spec, uint64_t seed,
                                itg_dist **out);
 
-/* Writes a one-line description of the flow ("UDP 127.0.0.1:8999 IDT
- * constant(0.001 s) size constant(64 B) 10 s") into buf. */
+/* Returns the next draw of d (made from spec by itg_dist_spec_make) times
+ * spec->scale, inside [lo, hi] given in seconds or bytes: the law is
+ * truncated to [lo / scale, hi / scale] as itg_dist_next_in does, and the
+ * product is kept inside [lo, hi] against rounding. spec->scale must be
+ * > 0 (itg_flow_validate checks it) and lo <= hi. */
+ITG_API double itg_dist_spec_draw(const itg_dist_spec *spec, itg_dist *d,
+                                  double lo, double hi);
+
+/* Writes a one-line description of the flow into buf (always terminated
+ * when len > 0, cut short if buf is too small), e.g. "UDP 127.0.0.1:8999
+ * IDT constant(0.001 s) size constant(64 B) for 10 s". Laws show their
+ * parameters in their own unit ("normal(10, 2 ms)"). */
 ITG_API void itg_flow_describe(const itg_flow_cfg *cfg, char *buf,
                                size_t len);
 

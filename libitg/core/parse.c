@@ -1,6 +1,7 @@
 /* Strict number parsing for option words (see parse.h). */
 #include "core/parse.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 int itg__parse_double(const char *s, double *out) {
   char *end;
   double v;
-  if (s == NULL || *s == '\0')
+  if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
     return ITG_EINVAL;
   errno = 0;
   v = strtod(s, &end);
@@ -27,10 +28,17 @@ int itg__parse_double(const char *s, double *out) {
 int itg__parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
   char *end;
   unsigned long long v;
-  if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+  if (s == NULL || *s < '0' || *s > '9')
     return ITG_EINVAL;
   errno = 0;
-  v = strtoull(s, &end, 0);
+  /* Base 10 unless 0x: a leading zero must not turn a DS byte into octal. */
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    if (!isxdigit((unsigned char)s[2]))
+      return ITG_EINVAL;
+    v = strtoull(s + 2, &end, 16);
+  } else {
+    v = strtoull(s, &end, 10);
+  }
   if (*end != '\0')
     return ITG_EINVAL;
   if (errno == ERANGE || v < min || v > max)
@@ -42,7 +50,7 @@ int itg__parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
 int itg__parse_i64(const char *s, int64_t min, int64_t max, int64_t *out) {
   char *end;
   long long v;
-  if (s == NULL || *s == '\0')
+  if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
     return ITG_EINVAL;
   errno = 0;
   v = strtoll(s, &end, 10);
