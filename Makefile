@@ -44,14 +44,21 @@ ALL_CFLAGS := $(BASE_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 
 PLATFORM := posix
+# Cross builds (ports/targets.mk) set these: the executable suffix, where
+# the shared library goes, and tests the target cannot build.
+EXE :=
+SHARED_FILES = $(SHARED) $(BUILD)/lib/libitg.so $(BUILD)/lib/$(SONAME)
+TESTS_SKIP :=
 LIB_SRC := $(wildcard libitg/core/*.c libitg/engine/*.c libitg/platform/$(PLATFORM)/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 PROG_SRC := $(wildcard libitg/programs/itg-*.c)
 PROG_COMMON := $(filter-out libitg/programs/itg-%,$(wildcard libitg/programs/*.c))
 PROG_COMMON_OBJ := $(PROG_COMMON:%.c=$(BUILD)/obj/%.o)
-PROGS := $(PROG_SRC:libitg/programs/%.c=$(BUILD)/bin/%)
-TEST_SRC := $(wildcard tests/test_*.c)
-TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+PROGS := $(PROG_SRC:libitg/programs/%.c=$(BUILD)/bin/%$(EXE))
+# A test for one platform only is named test_*_posix.c or test_*_win.c.
+TEST_OTHER := $(foreach p,$(filter-out $(PLATFORM),posix win),tests/test_%_$(p).c)
+TEST_SRC := $(filter-out $(TEST_OTHER) $(TESTS_SKIP),$(wildcard tests/test_*.c))
+TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%$(EXE))
 TEST_HELPERS := $(wildcard tests/helpers/*.c)
 TEST_HELPER_OBJ := $(TEST_HELPERS:%.c=$(BUILD)/obj/%.o)
 
@@ -65,7 +72,7 @@ SHARED := $(BUILD)/lib/libitg.so.$(VERSION)
 
 all: lib programs
 
-lib: $(STATIC) $(SHARED) $(BUILD)/lib/libitg.so $(BUILD)/lib/$(SONAME)
+lib: $(STATIC) $(SHARED_FILES)
 
 programs: $(PROGS)
 
@@ -89,12 +96,12 @@ $(SHARED): $(LIB_OBJ)
 $(BUILD)/lib/$(SONAME) $(BUILD)/lib/libitg.so: $(SHARED)
 	$(Q)ln -sf $(notdir $(SHARED)) $@
 
-$(BUILD)/bin/%: $(BUILD)/obj/libitg/programs/%.o $(PROG_COMMON_OBJ) $(STATIC)
+$(BUILD)/bin/%$(EXE): $(BUILD)/obj/libitg/programs/%.o $(PROG_COMMON_OBJ) $(STATIC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(PROG_COMMON_OBJ) $(STATIC) $(DEPS_LIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_HELPER_OBJ) $(STATIC)
+$(BUILD)/tests/%$(EXE): $(BUILD)/obj/tests/%.o $(TEST_HELPER_OBJ) $(STATIC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_HELPER_OBJ) $(STATIC) $(DEPS_LIBS) -lcmocka

@@ -20,6 +20,8 @@
  *   off 32 32 bytes host name, NUL padded
  * followed by records. A file cut short is still readable up to its last
  * whole record.
+ *
+ * Test vectors shared by every language binding: tests/vectors/logrec.txt.
  */
 #ifndef ITG_LOG_H
 #define ITG_LOG_H
@@ -70,7 +72,7 @@ typedef struct itg_log_hdr {
   uint32_t role;
   uint32_t clock;
   int64_t created_ns;
-  char host[32];
+  char host[32]; /* NUL-terminated: at most 31 bytes of name */
 } itg_log_hdr;
 
 /* Encodes one record into 32 bytes at buf (little endian). */
@@ -81,12 +83,16 @@ ITG_API void itg_logrec_encode(const itg_logrec *rec, uint8_t *buf);
  * FLOW_END nor GAP; a size of 0 on a packet record). */
 ITG_API int itg_logrec_decode(const uint8_t *buf, itg_logrec *rec);
 
-/* Encodes a file header (64 bytes) at buf. */
+/* Encodes a file header (64 bytes) at buf: the version written is always
+ * ITG_LOG_VERSION, the host name at most 31 bytes of it, NUL padded. */
 ITG_API void itg_log_hdr_encode(const itg_log_hdr *hdr, uint8_t *buf);
 
 /* Decodes a file header from buf[0..len). Returns 0, ITG_ETRUNC (len < 64),
- * ITG_EBADMSG (not a libitg log, or a wrong byte-order mark) or
- * ITG_EVERSION. */
+ * ITG_EBADMSG (not a libitg log; a wrong byte-order mark; a header or
+ * record length, role or clock this version does not know; a host name
+ * field without a NUL) or ITG_EVERSION. The checks run in that order, with
+ * the version checked after the byte-order mark and before the rest. The
+ * host name is copied up to its first NUL and zero filled after it. */
 ITG_API int itg_log_hdr_decode(const uint8_t *buf, size_t len,
                                itg_log_hdr *hdr);
 
@@ -95,16 +101,21 @@ ITG_API int itg_log_hdr_decode(const uint8_t *buf, size_t len,
 typedef struct itg_logwriter itg_logwriter;
 
 /* Creates (truncates) a log file and writes its header. hdr->version is
- * ignored (always ITG_LOG_VERSION). Returns 0, ITG_EINVAL, ITG_ENOENT,
- * ITG_EPERM, ITG_EIO or ITG_ENOMEM. */
+ * ignored (always ITG_LOG_VERSION). The file is written through a buffer of
+ * its own: records reach the operating system when it fills, on
+ * itg_logwriter_flush and on close. Returns 0, ITG_EINVAL (NULL argument,
+ * unknown role or clock), ITG_ENOENT, ITG_EPERM, ITG_EIO or ITG_ENOMEM. */
 ITG_API int itg_logwriter_open(const char *path, const itg_log_hdr *hdr,
                                itg_logwriter **out);
 
-/* Appends n records. Returns 0 or ITG_EIO. */
+/* Appends n records. Returns 0, ITG_EINVAL (NULL argument) or ITG_EIO
+ * (then and after every later call: a writer that failed once stays
+ * failed). */
 ITG_API int itg_logwriter_write(itg_logwriter *w, const itg_logrec *recs,
                                 size_t n);
 
-/* Pushes buffered records to the operating system. Returns 0 or ITG_EIO. */
+/* Pushes buffered records to the operating system. Returns 0, ITG_EINVAL
+ * (NULL writer) or ITG_EIO. */
 ITG_API int itg_logwriter_flush(itg_logwriter *w);
 
 /* Flushes and closes; NULL is accepted. Returns 0 or ITG_EIO. */
@@ -112,8 +123,9 @@ ITG_API int itg_logwriter_close(itg_logwriter *w);
 
 typedef struct itg_logreader itg_logreader;
 
-/* Opens a log file and reads its header. Returns 0, ITG_ENOENT, ITG_EIO,
- * ITG_ETRUNC, ITG_EBADMSG, ITG_EVERSION or ITG_ENOMEM. */
+/* Opens a log file and reads its header. Returns 0, ITG_EINVAL (NULL
+ * argument), ITG_ENOENT, ITG_EPERM, ITG_EIO, ITG_ETRUNC, ITG_EBADMSG,
+ * ITG_EVERSION or ITG_ENOMEM. */
 ITG_API int itg_logreader_open(const char *path, itg_logreader **out);
 
 /* Copies the file's header into *out. */
@@ -121,8 +133,10 @@ ITG_API void itg_logreader_header(const itg_logreader *r, itg_log_hdr *out);
 
 /* Reads the next record. Returns 1 with *rec filled, 0 at the clean end of
  * the file, ITG_ETRUNC when the file ends inside a record, ITG_EBADMSG for
- * a record that does not decode, or ITG_EIO. After an error the reader
- * stays where the damage starts (see itg_logreader_offset). */
+ * a record that does not decode, ITG_EIO, or ITG_EINVAL (NULL argument).
+ * After an error the reader stays where the damage starts (see
+ * itg_logreader_offset): calling again gives the same answer, unless the
+ * file has grown since (a log still being written can be followed so). */
 ITG_API int itg_logreader_next(itg_logreader *r, itg_logrec *rec);
 
 /* Returns the byte offset of the next record to read (after an error: of
@@ -147,11 +161,13 @@ typedef struct itg_logger_cfg {
   itg_log_role role;  /* ITG_LOG_ROLE_SENDER by default */
   itg_log_clock clock;
   uint32_t batch;     /* D: records written per batch, default 64 */
-  uint32_t capacity;  /* records per lane (rounded up to a power of two),
-                         default 65536 */
+  uint32_t capacity;  /* records per lane, 1 to 2^30 (rounded up to a
+                         power of two), default 65536 */
   uint32_t lanes;     /* producers, default 1 */
   uint32_t flush_ms;  /* longest time a record waits in the ring before
-                         the writer takes it, default 200 */
+                         the writer takes it (>= 1), default 200; what
+                         was taken on such a timeout is also flushed to
+                         the operating system */
 } itg_logger_cfg;
 
 typedef struct itg_logger_stats {
@@ -164,16 +180,19 @@ typedef struct itg_logger_stats {
 /* Fills cfg with the defaults. */
 ITG_API void itg_logger_cfg_init(itg_logger_cfg *cfg);
 
-/* Opens the sink and starts the writer thread. Returns 0, an error of
- * itg_logwriter_open, ITG_EINVAL, ITG_ENOMEM or ITG_ETHREAD. */
+/* Opens the sink and starts the writer thread. The file header takes the
+ * role and clock from cfg, the host name and the current wall-clock time.
+ * Returns 0, an error of itg_logwriter_open, ITG_EINVAL (NULL argument,
+ * no path, a field out of range), ITG_ENOMEM or ITG_ETHREAD. */
 ITG_API int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out);
 
 /* Appends a record to a lane (0 <= lane < lanes). Only that lane's producer
- * thread may call it. Returns 0, or ITG_EINVAL for a bad lane. */
+ * thread may call it. Waits while the lane is full. Returns 0, or
+ * ITG_EINVAL for a bad lane or a NULL argument. */
 ITG_API int itg_logger_push(itg_logger *l, uint32_t lane,
                             const itg_logrec *rec);
 
-/* Copies the counters (safe from any thread). */
+/* Copies the counters (safe from any thread; NULL arguments do nothing). */
 ITG_API void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out);
 
 /* Drains every lane, flushes, stops the writer and frees the logger; NULL

@@ -23,8 +23,12 @@
  *   off 8  u32 send time, whole seconds of the UTC day
  *   off 12 u32 send time, microseconds within that second
  *   off 16 u32 packet size (TCP only)
- * D-ITG's timestamps carry no date: decoding gives the time of day in
+ * D-ITG's timestamps carry no date: encoding keeps the time of day of
+ * tx_ns (taken modulo a day, so times before 1970 work too, and cut down to
+ * the microsecond towards the past); decoding gives that time of day in
  * tx_ns, which itg_wire_ditg_unwrap places on the right day.
+ *
+ * Test vectors shared by every language binding: tests/vectors/wire_*.txt.
  */
 #ifndef ITG_WIRE_H
 #define ITG_WIRE_H
@@ -54,12 +58,14 @@ typedef enum itg_wire_profile {
 
 /* The fields of a packet header. */
 typedef struct itg_pkt_hdr {
-  uint8_t version; /* set by decode; encode always writes ITG_WIRE_VERSION */
-  uint8_t flags;
+  uint8_t version; /* set by decode (DITG: 0); encode always writes
+                      ITG_WIRE_VERSION */
+  uint8_t flags;   /* passed through as they are; DITG: 0 */
   uint32_t flow_id;
   uint64_t seq;
-  int64_t tx_ns;
-  uint32_t length; /* whole packet; DITG: only over TCP */
+  int64_t tx_ns;   /* DITG decode: ns since UTC midnight */
+  uint32_t length; /* whole packet; DITG: only over TCP (0 from a UDP
+                      decode, ignored by a UDP encode) */
 } itg_pkt_hdr;
 
 /* Returns the header length of a profile (tcp != 0: over TCP), or 0 for an
@@ -68,20 +74,38 @@ ITG_API size_t itg_wire_hdr_len(itg_wire_profile profile, int tcp);
 
 /* Writes h's fields into buf[0..len). The DITG profile keeps the low 32
  * bits of seq and the time of day of tx_ns. Returns the number of bytes
- * written, ITG_ETRUNC if len is smaller than the header, or ITG_EINVAL. */
+ * written; ITG_ETRUNC if len is smaller than the header; ITG_EINVAL for a
+ * NULL pointer, an unknown profile, or a length field (NATIVE; DITG over
+ * TCP) outside [header length, ITG_WIRE_MAX_PACKET] (checked before len).
+ * Nothing past the header is written. */
 ITG_API int itg_wire_encode(itg_wire_profile profile, int tcp,
                             const itg_pkt_hdr *h, uint8_t *buf, size_t len);
 
-/* Reads a header from buf[0..len) into *out. For NATIVE it checks the magic
- * (ITG_EBADMSG), the version (ITG_EVERSION) and, when the whole packet is in
- * buf (UDP), that the length field equals len (ITG_EBADMSG). Returns the
- * header length, ITG_ETRUNC if len is too short, or one of those errors. */
+/* Reads a header from buf[0..len) into *out. Over UDP (tcp == 0) buf holds
+ * the whole datagram; over TCP it holds at least the header. Returns the
+ * header length, or:
+ *   ITG_ETRUNC   len is smaller than the header, or (NATIVE over UDP)
+ *                than the length field says: the datagram was cut short;
+ *   ITG_EBADMSG  NATIVE: wrong magic; a length field outside
+ *                [header length, ITG_WIRE_MAX_PACKET]; (UDP) a datagram
+ *                longer than its length field. DITG: seconds >= 86400 or
+ *                microseconds >= 1000000; (TCP) a size field outside
+ *                [20, ITG_WIRE_MAX_PACKET];
+ *   ITG_EVERSION NATIVE: a version other than ITG_WIRE_VERSION;
+ *   ITG_EINVAL   a NULL pointer or an unknown profile.
+ * The checks run in this order: buffer against the header length, magic,
+ * version, range of the length field, datagram against the length field;
+ * so an input has one answer in every binding. *out is written only on
+ * success. */
 ITG_API int itg_wire_decode(itg_wire_profile profile, int tcp,
                             const uint8_t *buf, size_t len, itg_pkt_hdr *out);
 
-/* Turns a D-ITG time of day (ns since UTC midnight) into ns since the
- * epoch, choosing the day that puts it nearest to ref_ns (normally the
- * receive time), so delays stay right across midnight. */
+/* Turns a D-ITG time of day (ns since UTC midnight, taken modulo a day)
+ * into ns since the epoch, choosing the day that puts it nearest to ref_ns
+ * (normally the receive time), so delays stay right across midnight in
+ * either direction. Returns that instant, which lies in
+ * [ref_ns - 12 h, ref_ns + 12 h) (a tie goes to the earlier day); if it
+ * would fall outside the int64 range, the other neighbouring day. */
 ITG_API int64_t itg_wire_ditg_unwrap(int64_t tod_ns, int64_t ref_ns);
 
 #ifdef __cplusplus

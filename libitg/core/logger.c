@@ -1,0 +1,274 @@
+/* The logger: one SPSC ring per producer lane, drained in batches by one
+ * writer thread into a log file (see itg/log.h).
+ *
+ * The hot path is a ring push. A producer touches the mutex only when its
+ * lane has just reached the wake-up level (once per batch) or is full; the
+ * writer sleeps on `work` until then, or until flush_ms has passed. A
+ * producer that finds its lane full sleeps on `room`, which the writer
+ * broadcasts after each pass that freed slots while someone waits. */
+#include "itg/log.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "core/ring.h"
+
+struct itg_logger {
+  itg_logwriter *w;
+  itg__ring **ring;
+  uint32_t lanes;
+  uint32_t batch;
+  uint32_t wake_at; /* lane fill that wakes the writer */
+  uint64_t flush_ns;
+  itg_logrec *scratch; /* one batch; the writer thread's own */
+  uv_thread_t thread;
+  uv_mutex_t mu;
+  uv_cond_t work; /* the writer waits here */
+  uv_cond_t room; /* producers of full lanes wait here */
+  int kick;       /* under mu: a lane wants draining */
+  int stopping;   /* under mu */
+  uint32_t waiting; /* under mu: producers waiting for room */
+  _Atomic uint64_t records;
+  _Atomic uint64_t batches;
+  _Atomic uint64_t full_waits;
+  _Atomic int error;
+};
+
+void itg_logger_cfg_init(itg_logger_cfg *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->role = ITG_LOG_ROLE_SENDER;
+  cfg->clock = ITG_LOG_CLOCK_REALTIME;
+  cfg->batch = 64;
+  cfg->capacity = 65536;
+  cfg->lanes = 1;
+  cfg->flush_ms = 200;
+}
+
+/* Keeps the first sink error; later ones are consequences of it. */
+static void note_error(itg_logger *l, int rc) {
+  int none = 0;
+  atomic_compare_exchange_strong(&l->error, &none, rc);
+}
+
+static void sink_write(itg_logger *l, size_t n) {
+  int rc = itg_logwriter_write(l->w, l->scratch, n);
+  if (rc != 0) {
+    note_error(l, rc);
+    return;
+  }
+  atomic_fetch_add_explicit(&l->records, n, memory_order_relaxed);
+  atomic_fetch_add_explicit(&l->batches, 1, memory_order_relaxed);
+}
+
+/* Takes a batch from each lane in turn, round after round, while some lane
+ * still gave a full batch (all != 0: while any lane gave anything). A lane
+ * left with less than a batch is taken later, when its producer wakes the
+ * writer again or flush_ms passes. */
+static void drain(itg_logger *l, int all) {
+  int again = 1;
+  uint32_t i;
+  while (again) {
+    int took = 0;
+    again = 0;
+    for (i = 0; i < l->lanes; i++) {
+      size_t n = itg__ring_pop(l->ring[i], l->scratch, l->batch);
+      if (n == 0)
+        continue;
+      sink_write(l, n);
+      took = 1;
+      if (all || n == l->batch)
+        again = 1;
+    }
+    if (took) {
+      uv_mutex_lock(&l->mu);
+      if (l->waiting > 0)
+        uv_cond_broadcast(&l->room);
+      uv_mutex_unlock(&l->mu);
+    }
+  }
+}
+
+static void writer_main(void *arg) {
+  itg_logger *l = arg;
+  int stop = 0;
+  while (!stop) {
+    int timed_out = 0;
+    uint64_t deadline = uv_hrtime() + l->flush_ns;
+    uv_mutex_lock(&l->mu);
+    while (!l->kick && !l->stopping) {
+      uint64_t now = uv_hrtime();
+      if (now >= deadline) {
+        timed_out = 1;
+        break;
+      }
+      uv_cond_timedwait(&l->work, &l->mu, deadline - now);
+    }
+    l->kick = 0;
+    stop = l->stopping;
+    uv_mutex_unlock(&l->mu);
+    drain(l, timed_out || stop);
+    if (timed_out || stop) {
+      int rc = itg_logwriter_flush(l->w);
+      if (rc != 0)
+        note_error(l, rc);
+    }
+  }
+}
+
+/* Fills the file header: role and clock from cfg, this host, now. */
+static void make_header(const itg_logger_cfg *cfg, itg_log_hdr *hdr) {
+  char name[UV_MAXHOSTNAMESIZE];
+  size_t size = sizeof name;
+  uv_timeval64_t tv;
+  memset(hdr, 0, sizeof *hdr);
+  hdr->version = ITG_LOG_VERSION;
+  hdr->role = (uint32_t)cfg->role;
+  hdr->clock = (uint32_t)cfg->clock;
+  if (uv_gettimeofday(&tv) == 0)
+    hdr->created_ns = tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+  if (uv_os_gethostname(name, &size) == 0) {
+    size_t n = strlen(name);
+    memcpy(hdr->host, name, n < sizeof hdr->host ? n : sizeof hdr->host - 1);
+  }
+}
+
+static int cfg_ok(const itg_logger_cfg *cfg) {
+  return cfg->path != NULL && cfg->batch >= 1 && cfg->capacity >= 1 &&
+         cfg->capacity <= ITG__RING_MAX_CAPACITY && cfg->lanes >= 1 &&
+         cfg->flush_ms >= 1;
+}
+
+int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out) {
+  itg_logger *l;
+  itg_log_hdr hdr;
+  uint32_t i, cap;
+  int rc;
+  if (cfg == NULL || out == NULL || !cfg_ok(cfg))
+    return ITG_EINVAL;
+  l = calloc(1, sizeof *l);
+  if (l == NULL)
+    return ITG_ENOMEM;
+  l->lanes = cfg->lanes;
+  l->batch = cfg->batch;
+  l->flush_ns = (uint64_t)cfg->flush_ms * 1000000u;
+  atomic_init(&l->records, 0);
+  atomic_init(&l->batches, 0);
+  atomic_init(&l->full_waits, 0);
+  atomic_init(&l->error, 0);
+  rc = ITG_ENOMEM;
+  l->ring = calloc(cfg->lanes, sizeof *l->ring);
+  if (l->ring == NULL)
+    goto out_free_logger;
+  for (i = 0; i < cfg->lanes; i++) {
+    rc = itg__ring_new(cfg->capacity, &l->ring[i]);
+    if (rc != 0)
+      goto out_free_rings;
+  }
+  cap = itg__ring_capacity(l->ring[0]);
+  l->wake_at = cfg->batch < cap ? cfg->batch : cap;
+  rc = ITG_ENOMEM;
+  l->scratch = malloc((size_t)cfg->batch * sizeof *l->scratch);
+  if (l->scratch == NULL)
+    goto out_free_rings;
+  rc = ITG_ETHREAD;
+  if (uv_mutex_init(&l->mu) != 0)
+    goto out_free_scratch;
+  if (uv_cond_init(&l->work) != 0)
+    goto out_destroy_mutex;
+  if (uv_cond_init(&l->room) != 0)
+    goto out_destroy_work;
+  make_header(cfg, &hdr);
+  rc = itg_logwriter_open(cfg->path, &hdr, &l->w);
+  if (rc != 0)
+    goto out_destroy_room;
+  rc = ITG_ETHREAD;
+  if (uv_thread_create(&l->thread, writer_main, l) != 0)
+    goto out_close_writer;
+  *out = l;
+  return 0;
+
+out_close_writer:
+  itg_logwriter_close(l->w);
+out_destroy_room:
+  uv_cond_destroy(&l->room);
+out_destroy_work:
+  uv_cond_destroy(&l->work);
+out_destroy_mutex:
+  uv_mutex_destroy(&l->mu);
+out_free_scratch:
+  free(l->scratch);
+out_free_rings:
+  for (i = 0; i < cfg->lanes; i++)
+    itg__ring_free(l->ring[i]);
+  free(l->ring);
+out_free_logger:
+  free(l);
+  return rc;
+}
+
+/* Wakes the writer; the caller holds the mutex. */
+static void kick_writer(itg_logger *l) {
+  l->kick = 1;
+  uv_cond_signal(&l->work);
+}
+
+int itg_logger_push(itg_logger *l, uint32_t lane, const itg_logrec *rec) {
+  itg__ring *ring;
+  uint32_t fill;
+  if (l == NULL || rec == NULL || lane >= l->lanes)
+    return ITG_EINVAL;
+  ring = l->ring[lane];
+  fill = itg__ring_push(ring, rec);
+  if (fill == 0) {
+    atomic_fetch_add_explicit(&l->full_waits, 1, memory_order_relaxed);
+    uv_mutex_lock(&l->mu);
+    l->waiting++;
+    while (itg__ring_push(ring, rec) == 0) {
+      kick_writer(l);
+      uv_cond_wait(&l->room, &l->mu);
+    }
+    l->waiting--;
+    uv_mutex_unlock(&l->mu);
+  } else if (fill == l->wake_at) {
+    uv_mutex_lock(&l->mu);
+    kick_writer(l);
+    uv_mutex_unlock(&l->mu);
+  }
+  return 0;
+}
+
+void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out) {
+  if (l == NULL || out == NULL)
+    return;
+  out->records = atomic_load_explicit(&l->records, memory_order_relaxed);
+  out->batches = atomic_load_explicit(&l->batches, memory_order_relaxed);
+  out->full_waits = atomic_load_explicit(&l->full_waits, memory_order_relaxed);
+  out->error = atomic_load(&l->error);
+}
+
+int itg_logger_close(itg_logger *l) {
+  int rc, rc_close;
+  uint32_t i;
+  if (l == NULL)
+    return 0;
+  uv_mutex_lock(&l->mu);
+  l->stopping = 1;
+  uv_cond_signal(&l->work);
+  uv_mutex_unlock(&l->mu);
+  uv_thread_join(&l->thread);
+  rc = atomic_load(&l->error);
+  rc_close = itg_logwriter_close(l->w);
+  if (rc == 0)
+    rc = rc_close;
+  uv_cond_destroy(&l->room);
+  uv_cond_destroy(&l->work);
+  uv_mutex_destroy(&l->mu);
+  free(l->scratch);
+  for (i = 0; i < l->lanes; i++)
+    itg__ring_free(l->ring[i]);
+  free(l->ring);
+  free(l);
+  return rc;
+}
