@@ -42,7 +42,9 @@ extern "C" {
 #define ITG_REC_RTT 0x0004u       /* rx_ns is when the echo came back */
 #define ITG_REC_KERNEL_TS 0x0008u /* rx_ns is the kernel's timestamp */
 #define ITG_REC_FLOW_END 0x0010u  /* end of a flow: seq = packets sent,
-                                     size = 0, tx_ns = when it ended */
+                                     size = 0, tx_ns = when it ended; with
+                                     RX when a receiver wrote it, TX or RTT
+                                     when a sender did */
 #define ITG_REC_GAP 0x0020u       /* seq = records lost on the way to a
                                      log server, before this point */
 #define ITG_REC_TCP 0x0040u       /* the flow runs over TCP */

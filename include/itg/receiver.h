@@ -10,6 +10,26 @@
  * signaling and data). itg_receiver_stop may be called from any thread;
  * callbacks run on the receiver's thread and must not call back into the
  * receiver.
+ *
+ * End of a flow: when the sender says it has finished (with the count it
+ * sent), the receiver keeps taking that flow's packets until it has them
+ * all, or the TCP data connection ends, or 300 ms pass without one of them
+ * arriving; then it logs a FLOW_END record and answers with what it
+ * received. A sender that vanishes without saying ends its flows with what
+ * arrived and no FLOW_END record.
+ *
+ * Flow ids: packets are told apart by sender address and flow id, and log
+ * records by flow id. A flow whose id the sender chose (numbering its
+ * flows 1, 2, ...) keeps it unless an open flow from that address or in
+ * that log uses it, or the log file already holds it (senders that follow
+ * one another into one log all start at 1): then it gets the next id after
+ * the largest in the log, and the sender uses that one. A flow whose id the
+ * user set keeps it, or is refused (ITG_EBUSY) if an open flow uses it.
+ *
+ * Logs: flows without a log name go to log_path (kept open from start to
+ * stop); flows naming a log (-x) share one file per name under log_dir,
+ * created when its first flow starts and closed when its last flow ends
+ * (a later flow with the same name starts the file again).
  */
 #ifndef ITG_RECEIVER_H
 #define ITG_RECEIVER_H
@@ -26,6 +46,32 @@ typedef struct itg_receiver itg_receiver;
 /* Called with each batch of records the receiver logs (on its thread). */
 typedef void (*itg_records_cb)(const itg_logrec *recs, size_t n, void *user);
 
+typedef enum itg_flow_event_kind {
+  ITG_FLOW_OPENED = 1,  /* a flow was set up */
+  ITG_FLOW_REFUSED = 2, /* a flow could not be set up (status, message) */
+  ITG_FLOW_ENDED = 3    /* a flow ended (packets, bytes, sent) */
+} itg_flow_event_kind;
+
+/* A flow's life on the receiver, for reports. */
+typedef struct itg_flow_event {
+  itg_flow_event_kind kind;
+  uint32_t flow_id;
+  itg_proto proto;
+  itg_meter meter;
+  uint16_t port;          /* data port */
+  char peer[ITG_HOST_MAX]; /* the sender, "host:port" of its signaling */
+  uint64_t packets;       /* ENDED: packets received */
+  uint64_t bytes;         /* ENDED: bytes received */
+  uint64_t sent;          /* ENDED: packets the sender said it sent */
+  int sent_known;         /* ENDED: 0 if the sender vanished before saying */
+  int status;             /* REFUSED: the ITG_E* code */
+  char message[160];      /* REFUSED: why */
+} itg_flow_event;
+
+/* Called when a flow is set up, refused or ended (on the receiver's
+ * thread). */
+typedef void (*itg_flow_event_cb)(const itg_flow_event *ev, void *user);
+
 typedef struct itg_receiver_cfg {
   char bind_host[ITG_HOST_MAX]; /* "" for any address, IPv4 and IPv6 */
   uint16_t sig_port;            /* default 9000; 0 picks a free port */
@@ -38,7 +84,8 @@ typedef struct itg_receiver_cfg {
   int rcvbuf;                   /* socket receive buffer bytes, default
                                    4 MiB */
   itg_records_cb on_records;    /* optional */
-  void *user;
+  itg_flow_event_cb on_flow;    /* optional */
+  void *user;                   /* passed to both callbacks */
 } itg_receiver_cfg;
 
 typedef struct itg_receiver_stats {

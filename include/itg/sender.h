@@ -6,8 +6,23 @@
  * schedule per flow; the earliest departure goes first). In round-trip mode
  * the receiver echoes every packet and the sender logs the round trip.
  *
- * Threading contract: configure and start from one thread; the sending and
- * echo threads are the sender's own. itg_sender_stop may be called from any
+ * Draws: a flow's IDT law and size law have seeds of their own, derived
+ * from the flow's seed s as splitmix64's output function applied to
+ * s + k * 0x9E3779B97F4A7C15 (k = 1 for the IDT law, 2 for the size law),
+ * so a seed gives the same departures and sizes everywhere. The first
+ * packet leaves at the flow's start (after its start delay), each next one
+ * an IDT after the previous instant.
+ *
+ * End of a flow (duration, packets or bytes reached, or itg_sender_stop;
+ * no packet leaves at or after start + duration, and a byte bound is met
+ * by the packet that reaches it, which may pass it): in round-trip mode the flow first waits for the echoes still on their
+ * way, until all are back or 500 ms pass without one; then it closes its
+ * data socket, tells the receiver how many packets it sent and waits (at
+ * most connect_timeout_ns) for the count the receiver logged. A flow whose
+ * receiver goes away ends with ITG_ECLOSED.
+ *
+ * Threading contract: configure and start from one thread; the sending
+ * thread and the control thread (echoes, signaling) are the sender's own. itg_sender_stop may be called from any
  * thread (and from a signal handler's deferred path); everything else from
  * the thread that created the sender.
  */
@@ -41,6 +56,8 @@ typedef struct itg_flow_result {
   uint64_t bytes;         /* sent */
   uint64_t send_errors;   /* datagrams the OS refused */
   uint64_t echoes;        /* round-trip mode: echoes received */
+  uint64_t received;      /* packets the receiver said it logged, at the
+                             end of the flow (0 if it did not say) */
   int64_t first_tx_ns;    /* wall clock */
   int64_t last_tx_ns;
   uint64_t late;          /* departures more than 1 us late */
@@ -55,8 +72,9 @@ ITG_API void itg_sender_cfg_init(itg_sender_cfg *cfg);
 ITG_API int itg_sender_new(const itg_sender_cfg *cfg, itg_sender **out);
 
 /* Adds a flow (copied) before the sender starts. Returns 0, ITG_EINVAL
- * (itg_flow_validate fails, or a duplicate flow id), ITG_ESTATE (already
- * started) or ITG_ENOMEM. */
+ * (itg_flow_validate fails, or a duplicate flow id), another error of
+ * itg_flow_validate (ITG_ENOENT for a missing trace file, ITG_EIO),
+ * ITG_ESTATE (already started) or ITG_ENOMEM. */
 ITG_API int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow);
 
 /* Sets up every flow with its receiver and starts sending; returns once

@@ -16,19 +16,34 @@
 #include <ws2tcpip.h>
 typedef SOCKET itg__sock;
 #define ITG__BAD_SOCK INVALID_SOCKET
+typedef INIT_ONCE itg__once;
+#define ITG__ONCE_INIT INIT_ONCE_STATIC_INIT
 #else
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sys/socket.h>
 typedef int itg__sock;
 #define ITG__BAD_SOCK (-1)
+typedef pthread_once_t itg__once;
+#define ITG__ONCE_INIT PTHREAD_ONCE_INIT
 #endif
 
 /* ---- process-wide set-up ------------------------------------------------ */
 
-/* Prepares the platform once per process (Winsock start-up, timer slack of
- * 1 ns on Linux, SIGPIPE ignored). Safe to call many times, from any
+/* Prepares the platform: once per process (Winsock start-up) and once per
+ * calling thread (a timer slack of 1 ns on Linux, so that this thread's
+ * sleeps and poll timeouts end on time; the slack is a per-thread setting,
+ * so every thread that waits on timers should call this; itg__sleep_until
+ * applies it by itself). The library's sockets never raise SIGPIPE
+ * (MSG_NOSIGNAL or SO_NOSIGPIPE), so the process's signal dispositions are
+ * left alone where the OS has either. Safe to call many times, from any
  * thread. Returns 0 or a negative code. */
 int itg__platform_init(void);
+
+/* Runs fn exactly once for the flag `once` (initialised with
+ * ITG__ONCE_INIT), however many threads call this at the same time; the
+ * callers that lose the race return after fn has finished. */
+void itg__run_once(itg__once *once, void (*fn)(void));
 
 /* ---- clocks and waiting -------------------------------------------------- */
 
@@ -40,8 +55,8 @@ int64_t itg__real_ns(void);
 
 /* Sleeps until the monotonic instant deadline_ns (absolute), as precisely
  * as the OS timer allows (clock_nanosleep TIMER_ABSTIME on POSIX, a
- * high-resolution waitable timer on Windows). Returns at once if it has
- * passed. */
+ * high-resolution waitable timer on Windows); signals do not cut it short.
+ * Returns at once if it has passed. */
 void itg__sleep_until(int64_t deadline_ns);
 
 /* One pause inside a spin loop (the CPU's pause instruction). */
@@ -50,11 +65,14 @@ void itg__cpu_relax(void);
 /* Gives the rest of the time slice to other threads. */
 void itg__yield(void);
 
-/* Raises the calling thread's scheduling priority where allowed; best
- * effort. Returns 0, or ITG_EPERM / ITG_ENOTSUP. */
+/* Raises the calling thread's scheduling priority where allowed, within
+ * the time-sharing class (nice -10 on POSIX): not a real-time class, which
+ * would let a spinning pacer starve the other threads of the process.
+ * Returns 0, or ITG_EPERM / ITG_ENOTSUP. */
 int itg__thread_boost(void);
 
-/* Pins the calling thread to one CPU. Returns 0, ITG_EINVAL or
+/* Pins the calling thread to one CPU (numbered from 0). Returns 0,
+ * ITG_EINVAL (no such CPU, or not one this process may use) or
  * ITG_ENOTSUP. */
 int itg__thread_pin(int cpu);
 
@@ -65,40 +83,60 @@ typedef struct itg__addr {
   socklen_t len;
 } itg__addr;
 
-/* Resolves host (name, IPv4 or IPv6 literal; NULL or "" means the wildcard
- * address, IPv6 dual-stack where available) and port into *out.
- * Returns 0 or ITG_EADDR. */
+/* Resolves host (name, IPv4 or IPv6 literal) and port into *out; the first
+ * address the resolver prefers is taken. passive says the address is for
+ * bind: then NULL or "" means the wildcard address, IPv6 dual-stack (::
+ * with IPV6_V6ONLY off, see itg__sock_open) where the kernel has IPv6 and
+ * 0.0.0.0 otherwise. Without passive, NULL or "" is an error (there is no
+ * destination). Returns 0 or ITG_EADDR. */
 int itg__addr_resolve(const char *host, uint16_t port, int passive,
                       itg__addr *out);
 
-/* Returns the port of an address. */
+/* Returns the port of an address (0 if it is neither IPv4 nor IPv6). */
 uint16_t itg__addr_port(const itg__addr *a);
 
-/* Writes "host:port" ("[v6]:port" for IPv6) into buf. */
+/* Sets the port of an IPv4 or IPv6 address (others are left alone). */
+void itg__addr_set_port(itg__addr *a, uint16_t port);
+
+/* Writes "host:port" ("[v6]:port" for IPv6), numeric, into buf, truncated
+ * to len - 1 bytes and always terminated when len > 0; "?" for an address
+ * that cannot be shown. */
 void itg__addr_format(const itg__addr *a, char *buf, size_t len);
 
 /* ---- datagram and stream sockets ----------------------------------------- */
 
 /* Creates a socket for the address family of `a` (SOCK_DGRAM if dgram,
- * else SOCK_STREAM). Returns 0 with *out set, or ITG_ESOCKET. */
+ * else SOCK_STREAM), close-on-exec, never raising SIGPIPE; an IPv6 socket
+ * has IPV6_V6ONLY off, so bound to :: it also serves IPv4. Returns 0 with
+ * *out set, ITG_EINVAL (neither IPv4 nor IPv6), ITG_ENOTSUP (family not
+ * supported by the kernel), or another code mapped by
+ * itg__sock_last_error. */
 int itg__sock_open(const itg__addr *a, int dgram, itg__sock *out);
 
 /* Closes a socket; ITG__BAD_SOCK is accepted. */
 void itg__sock_close(itg__sock s);
 
 /* Binds to `a` (SO_REUSEADDR set first for streams). Returns 0,
- * ITG_EADDRINUSE or ITG_ESOCKET. */
+ * ITG_EADDRINUSE, ITG_EADDR (not a local address), ITG_EPERM (privileged
+ * port) or ITG_ESOCKET. */
 int itg__sock_bind(itg__sock s, const itg__addr *a);
 
-/* Connects (blocking, at most timeout_ns). Returns 0, ITG_ECONNREFUSED,
- * ITG_ETIMEDOUT or ITG_ESOCKET. */
+/* Connects, waiting at most timeout_ns (< 0: no limit); the socket's
+ * blocking mode is left as it was. Returns 0, ITG_ECONNREFUSED,
+ * ITG_ETIMEDOUT or another code mapped by itg__sock_last_error. */
 int itg__sock_connect(itg__sock s, const itg__addr *a, int64_t timeout_ns);
 
-/* Reads the locally bound address. */
+/* Reads the locally bound address. Returns 0 or ITG_ESOCKET. */
 int itg__sock_local(itg__sock s, itg__addr *out);
 
-/* Socket options, best effort where the OS lacks one (then ITG_ENOTSUP).
- * tos: the DS byte (IP_TOS / IPV6_TCLASS); ttl: unicast hops. */
+/* Socket options; each returns 0, ITG_EINVAL (value out of range),
+ * ITG_ENOTSUP (the OS or the socket type lacks the option) or ITG_ESOCKET.
+ * bufs: a size <= 0 leaves that buffer alone; the privileged variant
+ * (SO_*BUFFORCE) is tried first so root may pass the system maximum.
+ * tos: the DS byte, 0..255 (IP_TOS / IPV6_TCLASS); ttl: unicast hops,
+ * 1..255 (IP_TTL / IPV6_UNICAST_HOPS). On an IPv6 socket both the IPv6 and
+ * the IPv4 option are set, so IPv4 traffic of a dual-stack socket gets them
+ * too. */
 int itg__sock_set_nonblock(itg__sock s, int on);
 int itg__sock_set_bufs(itg__sock s, int sndbuf, int rcvbuf);
 int itg__sock_set_tos(itg__sock s, int tos);
@@ -111,7 +149,8 @@ int itg__sock_set_rx_timestamps(itg__sock s);
 /* One datagram for the batched calls below. */
 typedef struct itg__dgram {
   uint8_t *buf;
-  size_t len;      /* send: bytes to send; recv: filled with bytes received */
+  size_t len;      /* send: bytes to send; recv: filled with bytes received
+                      (at most cap: the rest of a longer datagram is lost) */
   size_t cap;      /* recv: room in buf */
   itg__addr *peer; /* send: destination (NULL on a connected socket);
                       recv: filled with the source (may be NULL) */
@@ -119,30 +158,45 @@ typedef struct itg__dgram {
 } itg__dgram;
 
 /* Sends up to n datagrams in as few system calls as the OS allows
- * (sendmmsg on Linux). Returns how many were sent (>= 1), 0 if the socket
- * would block, or ITG_ESOCKET. */
+ * (sendmmsg where the C library has it, else one sendmsg each), blocking
+ * or not as the socket is set. Returns how many were sent (>= 1, fewer
+ * than n if the socket filled up or failed after the first), 0 if the
+ * socket would block (or the interface queue is full), or a negative code
+ * mapped by itg__sock_last_error. */
 int itg__send_batch(itg__sock s, itg__dgram *d, int n);
 
-/* Receives up to n datagrams without blocking (recvmmsg on Linux),
- * with kernel timestamps when enabled. Returns how many arrived (0 if
- * none), or ITG_ESOCKET. */
+/* Receives up to n datagrams without blocking (recvmmsg where the C
+ * library has it, else one recvmsg each), with kernel timestamps when
+ * enabled. Returns how many arrived (0 if none), or a negative code mapped
+ * by itg__sock_last_error. */
 int itg__recv_batch(itg__sock s, itg__dgram *d, int n);
 
-/* Stream I/O. send/recv return bytes moved, 0 if the socket would block
- * (recv: ITG_ECLOSED on an orderly close), or ITG_ESOCKET. */
+/* Stream I/O, blocking or not as the socket is set; at most INT_MAX bytes
+ * a call. send/recv return bytes moved, 0 if the socket would block (or
+ * len is 0), ITG_ECLOSED once the peer has closed (recv: orderly close;
+ * send: reset or broken pipe), or another code mapped by
+ * itg__sock_last_error. */
 int itg__stream_send(itg__sock s, const uint8_t *buf, size_t len);
 int itg__stream_recv(itg__sock s, uint8_t *buf, size_t len);
 
-/* Waits until s is readable or timeout_ns passes. Returns 1 if readable,
- * 0 on timeout, or ITG_ESOCKET. */
+/* Waits until s is readable (or has an error or hang-up to report) or
+ * timeout_ns passes (< 0: no limit). Returns 1 if readable, 0 on timeout,
+ * or ITG_ESOCKET. */
 int itg__sock_wait_readable(itg__sock s, int64_t timeout_ns);
 
-/* Returns the last socket error of the calling thread as an ITG_E* code. */
+/* Returns the last socket error of the calling thread as an ITG_E* code:
+ * 0 when the call would have blocked (or the interface queue was full),
+ * ITG_ECONNREFUSED, ITG_EADDRINUSE, ITG_EADDR (address not available),
+ * ITG_ETIMEDOUT, ITG_ECLOSED (reset, broken pipe), ITG_EPERM, ITG_ERANGE
+ * (datagram too long), ITG_ENOMEM, ITG_ELIMIT (out of descriptors),
+ * ITG_EINVAL, ITG_ENOTSUP, ITG_ESTATE (not connected), else
+ * ITG_ESOCKET. */
 int itg__sock_last_error(void);
 
-/* ---- files ---------------------------------------------------------------- */
+/* ---- host ---------------------------------------------------------------- */
 
-/* Returns the host name (truncated to len - 1 bytes). */
+/* Writes the host name into buf (truncated to len - 1 bytes, always
+ * terminated when len > 0; "localhost" if the OS will not say). */
 void itg__hostname(char *buf, size_t len);
 
 #endif

@@ -1,46 +1,25 @@
 #!/bin/sh
-# Installs what building and testing libitg needs on Debian 12, and returns
-# at once when everything is already there. Idempotent; run as root (or
-# with sudo available). A package list that fails to update (one
-# architecture's index can be flaky) is not fatal: only an install that is
-# really needed and fails is.
+# Installs what building and testing libitg needs on Debian 12 (the C
+# toolchain and libraries, the Java binding's SWIG, JDK and Maven, the
+# Python modules of the binding and of the wire statistics), and returns at
+# once when everything is there. Idempotent; run as root or with sudo.
 set -u
+here=$(dirname "$0")
 
-need_debs=""
-for pkg in build-essential pkg-config libuv1-dev libgsl-dev libcmocka-dev \
-           iproute2 python3; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" \
-    || need_debs="$need_debs $pkg"
-done
+debs="build-essential pkg-config libuv1-dev libgsl-dev libcmocka-dev iproute2
+      python3 swig default-jdk-headless maven"
+python3 -m pip --version >/dev/null 2>&1 || debs="$debs python3-pip"
+# shellcheck disable=SC2086
+sh "$here/../need-debs.sh" $debs || exit 1
 
 need_py=""
-for mod in numpy scipy; do
+for mod in numpy scipy cffi pytest; do
   python3 -c "import $mod" 2>/dev/null || need_py="$need_py $mod"
 done
-
-[ -z "$need_debs" ] && [ -z "$need_py" ] && exit 0
-
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-
-if [ -n "$need_debs" ]; then
-  echo "setup: installing Debian packages:$need_debs"
-  # An index that fails to refresh is reported but not fatal: the install
-  # below decides, using whatever lists are there.
-  $SUDO apt-get update -q >/tmp/itg-apt-update.log 2>&1 \
-    || echo "setup: apt-get update reported errors (see /tmp/itg-apt-update.log); going on"
-  # shellcheck disable=SC2086
-  if ! DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $need_debs; then
-    echo "setup: failed to install:$need_debs" >&2
-    exit 1
-  fi
-fi
-
-if [ -n "$need_py" ]; then
-  echo "setup: installing Python packages:$need_py"
-  # shellcheck disable=SC2086
-  python3 -m pip install -q $need_py 2>/dev/null \
-    || python3 -m pip install -q --break-system-packages $need_py \
-    || { echo "setup: failed to install Python packages:$need_py" >&2; exit 1; }
-fi
+[ -z "$need_py" ] && exit 0
+echo "setup: installing Python packages:$need_py"
+# shellcheck disable=SC2086
+python3 -m pip install -q $need_py 2>/dev/null \
+  || python3 -m pip install -q --break-system-packages $need_py \
+  || { echo "setup: failed to install Python packages:$need_py" >&2; exit 1; }
 exit 0

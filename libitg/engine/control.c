@@ -1,0 +1,348 @@
+/* Signaling messages: frame encoding and decoding, stream framing, and
+ * blocking send/receive for the sender (see control.h). */
+#include "engine/control.h"
+
+#include <string.h>
+
+#include "core/byteorder.h"
+
+/* A bounded cursor over a body; `bad` latches the first overrun. */
+typedef struct cursor {
+  uint8_t *w;       /* encode */
+  const uint8_t *r; /* decode */
+  size_t len;
+  size_t off;
+  int bad;
+} cursor;
+
+static uint8_t *put_room(cursor *c, size_t n) {
+  uint8_t *p;
+  if (c->bad || c->len - c->off < n) {
+    c->bad = 1;
+    return NULL;
+  }
+  p = c->w + c->off;
+  c->off += n;
+  return p;
+}
+
+static void put_u8(cursor *c, uint8_t v) {
+  uint8_t *p = put_room(c, 1);
+  if (p)
+    p[0] = v;
+}
+
+static void put_u16(cursor *c, uint16_t v) {
+  uint8_t *p = put_room(c, 2);
+  if (p)
+    itg__put_be16(p, v);
+}
+
+static void put_u32(cursor *c, uint32_t v) {
+  uint8_t *p = put_room(c, 4);
+  if (p)
+    itg__put_be32(p, v);
+}
+
+static void put_u64(cursor *c, uint64_t v) {
+  uint8_t *p = put_room(c, 8);
+  if (p)
+    itg__put_be64(p, v);
+}
+
+static void put_text(cursor *c, const char *s) {
+  size_t n = strnlen(s, ITG__CTL_TEXT_MAX);
+  uint8_t *p;
+  put_u16(c, (uint16_t)n);
+  p = put_room(c, n);
+  if (p)
+    memcpy(p, s, n);
+}
+
+static const uint8_t *get_room(cursor *c, size_t n) {
+  const uint8_t *p;
+  if (c->bad || c->len - c->off < n) {
+    c->bad = 1;
+    return NULL;
+  }
+  p = c->r + c->off;
+  c->off += n;
+  return p;
+}
+
+static uint8_t get_u8(cursor *c) {
+  const uint8_t *p = get_room(c, 1);
+  return p ? p[0] : 0;
+}
+
+static uint16_t get_u16(cursor *c) {
+  const uint8_t *p = get_room(c, 2);
+  return p ? itg__get_be16(p) : 0;
+}
+
+static uint32_t get_u32(cursor *c) {
+  const uint8_t *p = get_room(c, 4);
+  return p ? itg__get_be32(p) : 0;
+}
+
+static uint64_t get_u64(cursor *c) {
+  const uint8_t *p = get_room(c, 8);
+  return p ? itg__get_be64(p) : 0;
+}
+
+/* Reads a text field into out (ITG__CTL_TEXT_MAX bytes); a NUL inside or a
+ * text that does not fit marks the body bad. */
+static void get_text(cursor *c, char *out) {
+  uint16_t n = get_u16(c);
+  const uint8_t *p;
+  out[0] = '\0';
+  if (n >= ITG__CTL_TEXT_MAX) {
+    c->bad = 1;
+    return;
+  }
+  p = get_room(c, n);
+  if (p == NULL)
+    return;
+  if (memchr(p, '\0', n) != NULL) {
+    c->bad = 1;
+    return;
+  }
+  memcpy(out, p, n);
+  out[n] = '\0';
+}
+
+void itg__ctl_init(itg__ctl_msg *m, itg__ctl_type type) {
+  memset(m, 0, sizeof *m);
+  m->type = type;
+  m->tos = -1;
+  m->ttl = -1;
+}
+
+const char *itg__ctl_type_name(int type) {
+  switch (type) {
+  case ITG__CTL_HELLO:
+    return "HELLO";
+  case ITG__CTL_HELLO_ACK:
+    return "HELLO_ACK";
+  case ITG__CTL_FLOW_OPEN:
+    return "FLOW_OPEN";
+  case ITG__CTL_FLOW_OPEN_ACK:
+    return "FLOW_OPEN_ACK";
+  case ITG__CTL_FLOW_CLOSE:
+    return "FLOW_CLOSE";
+  case ITG__CTL_FLOW_CLOSE_ACK:
+    return "FLOW_CLOSE_ACK";
+  case ITG__CTL_ERROR:
+    return "ERROR";
+  }
+  return "?";
+}
+
+static void encode_body(const itg__ctl_msg *m, cursor *c) {
+  switch (m->type) {
+  case ITG__CTL_HELLO:
+    put_u16(c, m->version);
+    put_text(c, m->text);
+    break;
+  case ITG__CTL_HELLO_ACK:
+    put_u32(c, (uint32_t)m->status);
+    put_u16(c, m->version);
+    put_text(c, m->text);
+    break;
+  case ITG__CTL_FLOW_OPEN:
+    put_u32(c, m->flow_id);
+    put_u8(c, m->id_auto);
+    put_u8(c, m->proto);
+    put_u8(c, m->meter);
+    put_u8(c, m->wire);
+    put_u16(c, m->port);
+    put_u16(c, m->src_port);
+    put_u16(c, (uint16_t)m->tos);
+    put_u16(c, (uint16_t)m->ttl);
+    put_text(c, m->text);
+    break;
+  case ITG__CTL_FLOW_OPEN_ACK:
+    put_u32(c, (uint32_t)m->status);
+    put_u32(c, m->flow_id);
+    put_u16(c, m->port);
+    put_text(c, m->text);
+    break;
+  case ITG__CTL_FLOW_CLOSE:
+  case ITG__CTL_FLOW_CLOSE_ACK:
+    put_u64(c, m->packets);
+    put_u64(c, m->bytes);
+    break;
+  case ITG__CTL_ERROR:
+    put_u32(c, (uint32_t)m->status);
+    put_text(c, m->text);
+    break;
+  }
+}
+
+int itg__ctl_encode(const itg__ctl_msg *m, uint8_t *buf, size_t len) {
+  cursor c;
+  if (m->type < ITG__CTL_HELLO || m->type > ITG__CTL_ERROR ||
+      strnlen(m->text, ITG__CTL_TEXT_MAX) >= ITG__CTL_TEXT_MAX)
+    return ITG_EINVAL;
+  if (len < ITG__CTL_HDR_LEN)
+    return ITG_ETRUNC;
+  memset(&c, 0, sizeof c);
+  c.w = buf + ITG__CTL_HDR_LEN;
+  c.len = len - ITG__CTL_HDR_LEN;
+  if (c.len > ITG__CTL_MAX_BODY)
+    c.len = ITG__CTL_MAX_BODY;
+  encode_body(m, &c);
+  if (c.bad)
+    return ITG_ETRUNC;
+  buf[0] = (uint8_t)m->type;
+  buf[1] = ITG__CTL_VERSION;
+  itg__put_be16(buf + 2, 0);
+  itg__put_be32(buf + 4, (uint32_t)c.off);
+  return (int)(ITG__CTL_HDR_LEN + c.off);
+}
+
+static void decode_body(cursor *c, itg__ctl_msg *m) {
+  switch (m->type) {
+  case ITG__CTL_HELLO:
+    m->version = get_u16(c);
+    get_text(c, m->text);
+    break;
+  case ITG__CTL_HELLO_ACK:
+    m->status = (int32_t)get_u32(c);
+    m->version = get_u16(c);
+    get_text(c, m->text);
+    break;
+  case ITG__CTL_FLOW_OPEN:
+    m->flow_id = get_u32(c);
+    m->id_auto = get_u8(c);
+    m->proto = get_u8(c);
+    m->meter = get_u8(c);
+    m->wire = get_u8(c);
+    m->port = get_u16(c);
+    m->src_port = get_u16(c);
+    m->tos = (int16_t)get_u16(c);
+    m->ttl = (int16_t)get_u16(c);
+    get_text(c, m->text);
+    if (m->id_auto > 1 || m->proto > ITG_PROTO_TCP ||
+        m->meter > ITG_METER_RTT || m->wire > ITG_WIRE_DITG ||
+        m->tos < -1 || m->tos > 255 || m->ttl < -1 || m->ttl > 255 ||
+        m->ttl == 0)
+      c->bad = 1;
+    break;
+  case ITG__CTL_FLOW_OPEN_ACK:
+    m->status = (int32_t)get_u32(c);
+    m->flow_id = get_u32(c);
+    m->port = get_u16(c);
+    get_text(c, m->text);
+    break;
+  case ITG__CTL_FLOW_CLOSE:
+  case ITG__CTL_FLOW_CLOSE_ACK:
+    m->packets = get_u64(c);
+    m->bytes = get_u64(c);
+    break;
+  case ITG__CTL_ERROR:
+    m->status = (int32_t)get_u32(c);
+    get_text(c, m->text);
+    break;
+  }
+  if (m->status > 0) /* a status is 0 or a negative ITG_E* code */
+    c->bad = 1;
+}
+
+int itg__ctl_decode(const uint8_t *buf, size_t len, itg__ctl_msg *out) {
+  uint32_t body;
+  cursor c;
+  if (len < ITG__CTL_HDR_LEN)
+    return ITG_ETRUNC;
+  if (buf[1] != ITG__CTL_VERSION)
+    return ITG_EVERSION;
+  body = itg__get_be32(buf + 4);
+  if (buf[0] < ITG__CTL_HELLO || buf[0] > ITG__CTL_ERROR ||
+      itg__get_be16(buf + 2) != 0 || body > ITG__CTL_MAX_BODY)
+    return ITG_EBADMSG;
+  if (len - ITG__CTL_HDR_LEN < body)
+    return ITG_ETRUNC;
+  itg__ctl_init(out, (itg__ctl_type)buf[0]);
+  memset(&c, 0, sizeof c);
+  c.r = buf + ITG__CTL_HDR_LEN;
+  c.len = body;
+  decode_body(&c, out);
+  if (c.bad || c.off != body)
+    return ITG_EBADMSG;
+  return (int)(ITG__CTL_HDR_LEN + body);
+}
+
+uint8_t *itg__ctl_reader_space(itg__ctl_reader *r, size_t *room) {
+  *room = sizeof r->buf - r->len;
+  return r->buf + r->len;
+}
+
+void itg__ctl_reader_commit(itg__ctl_reader *r, size_t n) { r->len += n; }
+
+int itg__ctl_reader_next(itg__ctl_reader *r, itg__ctl_msg *out) {
+  int n = itg__ctl_decode(r->buf, r->len, out);
+  if (n == ITG_ETRUNC)
+    return 0;
+  if (n < 0)
+    return n;
+  r->len -= (size_t)n;
+  memmove(r->buf, r->buf + n, r->len);
+  return 1;
+}
+
+int itg__ctl_send(itg__sock s, const itg__ctl_msg *m, int64_t timeout_ns) {
+  uint8_t frame[ITG__CTL_MAX_FRAME];
+  int64_t deadline = itg__mono_ns() + timeout_ns;
+  size_t off = 0;
+  int len = itg__ctl_encode(m, frame, sizeof frame);
+  if (len < 0)
+    return len;
+  while (off < (size_t)len) {
+    int n = itg__stream_send(s, frame + off, (size_t)len - off);
+    if (n < 0)
+      return n;
+    off += (size_t)n;
+    if (n == 0) {
+      /* A full send buffer on a signaling socket is rare: retry shortly. */
+      int64_t now = itg__mono_ns();
+      if (now >= deadline)
+        return ITG_ETIMEDOUT;
+      itg__sleep_until(now + 1000000);
+    }
+  }
+  return 0;
+}
+
+int itg__ctl_fill(itg__sock s, itg__ctl_reader *r) {
+  size_t room;
+  uint8_t *p = itg__ctl_reader_space(r, &room);
+  if (room == 0)
+    return 0;
+  return itg__stream_recv(s, p, room);
+}
+
+int itg__ctl_recv(itg__sock s, itg__ctl_reader *r, itg__ctl_msg *out,
+                  int64_t timeout_ns) {
+  int64_t deadline = itg__mono_ns() + timeout_ns;
+  for (;;) {
+    int rc = itg__ctl_reader_next(r, out);
+    int64_t left;
+    if (rc == 1)
+      return 0;
+    if (rc < 0)
+      return rc;
+    left = deadline - itg__mono_ns();
+    if (left <= 0)
+      return ITG_ETIMEDOUT;
+    rc = itg__sock_wait_readable(s, left);
+    if (rc < 0)
+      return rc;
+    if (rc == 0)
+      return ITG_ETIMEDOUT;
+    rc = itg__ctl_fill(s, r);
+    if (rc < 0)
+      return rc;
+    if (rc > 0)
+      itg__ctl_reader_commit(r, (size_t)rc);
+  }
+}

@@ -1,0 +1,261 @@
+/* The receiver's public face: configuration, its loop thread, counters,
+ * idle waits and stopping. Signaling is in receiver_sig.c, flows in
+ * receiver_flow.c, packets in receiver_data.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/receiver_internal.h"
+
+void itg_receiver_cfg_init(itg_receiver_cfg *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->sig_port = ITG_DEFAULT_SIG_PORT;
+  cfg->log_batch = 64;
+  cfg->max_flows = 1024;
+  cfg->rcvbuf = 4 * 1024 * 1024;
+}
+
+int itg_receiver_new(const itg_receiver_cfg *cfg, itg_receiver **out) {
+  itg_receiver *r;
+  if (cfg == NULL || out == NULL || cfg->log_batch == 0 ||
+      cfg->max_flows == 0 || cfg->rcvbuf < 0 ||
+      strnlen(cfg->bind_host, ITG_HOST_MAX) == ITG_HOST_MAX ||
+      strnlen(cfg->log_path, ITG_PATH_MAX) == ITG_PATH_MAX ||
+      strnlen(cfg->log_dir, ITG_PATH_MAX) == ITG_PATH_MAX)
+    return ITG_EINVAL;
+  r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return ITG_ENOMEM;
+  r->bufs = malloc((size_t)ITG__RX_BATCH * ITG__RX_BUF);
+  if (r->bufs == NULL)
+    goto out_free_r;
+  if (uv_mutex_init(&r->lock) != 0)
+    goto out_free_bufs;
+  if (uv_cond_init(&r->idle_cond) != 0)
+    goto out_destroy_lock;
+  r->cfg = *cfg;
+  *out = r;
+  return 0;
+
+out_destroy_lock:
+  uv_mutex_destroy(&r->lock);
+out_free_bufs:
+  free(r->bufs);
+out_free_r:
+  free(r);
+  return ITG_ENOMEM;
+}
+
+int itg__rx_uv_err(int uverr) {
+  switch (uverr) {
+  case UV_EADDRINUSE:
+    return ITG_EADDRINUSE;
+  case UV_EADDRNOTAVAIL:
+  case UV_EAFNOSUPPORT:
+    return ITG_EADDR;
+  case UV_EACCES:
+  case UV_EPERM:
+    return ITG_EPERM;
+  case UV_ENOMEM:
+    return ITG_ENOMEM;
+  case UV_ETIMEDOUT:
+    return ITG_ETIMEDOUT;
+  case UV_EOF:
+  case UV_ECONNRESET:
+    return ITG_ECLOSED;
+  default:
+    return ITG_ESOCKET;
+  }
+}
+
+void itg__rx_count(itg_receiver *r, int dconns, int dflows) {
+  uv_mutex_lock(&r->lock);
+  r->conns = (uint32_t)((int)r->conns + dconns);
+  r->flows = (uint32_t)((int)r->flows + dflows);
+  if (r->conns == 0 && r->flows == 0)
+    uv_cond_broadcast(&r->idle_cond);
+  uv_mutex_unlock(&r->lock);
+}
+
+void itg__rx_log_error(itg_receiver *r, int err) {
+  uv_mutex_lock(&r->lock);
+  if (r->log_error == 0 && err < 0)
+    r->log_error = err;
+  uv_mutex_unlock(&r->lock);
+}
+
+void itg__rx_event(itg_receiver *r, const itg_flow_event *ev) {
+  if (r->cfg.on_flow != NULL)
+    r->cfg.on_flow(ev, r->cfg.user);
+}
+
+/* Opens cfg.log_path, kept from start to stop. */
+static int open_default_log(itg_receiver *r) {
+  itg_logger_cfg lc;
+  itg__rx_log *lg;
+  int rc;
+  if (r->cfg.log_path[0] == '\0')
+    return 0;
+  lg = calloc(1, sizeof *lg);
+  if (lg == NULL)
+    return ITG_ENOMEM;
+  itg__idmap_init(&lg->ids);
+  itg_logger_cfg_init(&lc);
+  lc.path = r->cfg.log_path;
+  lc.role = ITG_LOG_ROLE_RECEIVER;
+  lc.clock = ITG_LOG_CLOCK_KERNEL;
+  lc.batch = r->cfg.log_batch;
+  rc = itg_logger_new(&lc, &lg->logger);
+  if (rc < 0) {
+    free(lg);
+    return rc;
+  }
+  memcpy(lg->path, r->cfg.log_path, sizeof lg->path);
+  lg->refs = 1; /* the receiver's own hold, dropped at stop */
+  lg->next = r->logs;
+  r->logs = lg;
+  r->default_log = lg;
+  return 0;
+}
+
+/* Wake-up from another thread: the only message is "stop". */
+static void on_wake(uv_async_t *h) {
+  itg_receiver *r = h->data;
+  if (r->stop_asked)
+    return;
+  r->stop_asked = 1;
+  uv_close((uv_handle_t *)&r->server, NULL);
+  itg__rx_close_all(r);
+  uv_close((uv_handle_t *)&r->wake, NULL);
+}
+
+static void loop_main(void *arg) {
+  itg_receiver *r = arg;
+  uv_run(&r->loop, UV_RUN_DEFAULT);
+}
+
+/* Closes whatever a failed start opened, on the caller's thread. */
+static void undo_start(itg_receiver *r) {
+  if (r->server.loop != NULL)
+    uv_close((uv_handle_t *)&r->server, NULL);
+  uv_run(&r->loop, UV_RUN_DEFAULT);
+  uv_loop_close(&r->loop);
+  if (r->default_log != NULL) {
+    itg_logger_close(r->default_log->logger);
+    free(r->default_log);
+    r->default_log = NULL;
+    r->logs = NULL;
+  }
+}
+
+int itg_receiver_start(itg_receiver *r) {
+  int rc;
+  if (r == NULL)
+    return ITG_EINVAL;
+  if (r->started || r->stopped)
+    return ITG_ESTATE;
+  rc = itg__platform_init();
+  if (rc < 0)
+    return rc;
+  if (uv_loop_init(&r->loop) != 0)
+    return ITG_ENOMEM;
+  rc = open_default_log(r);
+  if (rc < 0) {
+    uv_loop_close(&r->loop);
+    return rc;
+  }
+  if (uv_tcp_init(&r->loop, &r->server) != 0) {
+    r->server.loop = NULL;
+    rc = ITG_ESOCKET;
+    goto out_undo;
+  }
+  rc = itg__rx_sig_listen(r);
+  if (rc < 0)
+    goto out_undo;
+  rc = ITG_ETHREAD;
+  if (uv_async_init(&r->loop, &r->wake, on_wake) != 0)
+    goto out_undo;
+  r->wake.data = r;
+  if (uv_thread_create(&r->thread, loop_main, r) != 0) {
+    uv_close((uv_handle_t *)&r->wake, NULL);
+    goto out_undo;
+  }
+  r->started = 1;
+  return 0;
+
+out_undo:
+  undo_start(r);
+  return rc;
+}
+
+uint16_t itg_receiver_port(const itg_receiver *r) {
+  return r != NULL ? r->port : 0;
+}
+
+void itg_receiver_get_stats(itg_receiver *r, itg_receiver_stats *out) {
+  memset(out, 0, sizeof *out);
+  if (r == NULL)
+    return;
+  out->packets = atomic_load(&r->n_packets);
+  out->bytes = atomic_load(&r->n_bytes);
+  out->malformed = atomic_load(&r->n_malformed);
+  out->flows_served = atomic_load(&r->n_served);
+  out->flows_active = atomic_load(&r->n_active);
+  out->flows_refused = atomic_load(&r->n_refused);
+  out->echoes = atomic_load(&r->n_echoes);
+}
+
+int itg_receiver_wait_idle(itg_receiver *r, int64_t timeout_ns) {
+  int rc = 0;
+  uint64_t deadline = uv_hrtime() + (uint64_t)(timeout_ns < 0 ? 0 : timeout_ns);
+  if (r == NULL)
+    return ITG_EINVAL;
+  uv_mutex_lock(&r->lock);
+  while ((r->conns > 0 || r->flows > 0) && !r->stopped) {
+    uint64_t now;
+    if (timeout_ns < 0) {
+      uv_cond_wait(&r->idle_cond, &r->lock);
+      continue;
+    }
+    now = uv_hrtime();
+    if (now >= deadline ||
+        uv_cond_timedwait(&r->idle_cond, &r->lock, deadline - now) != 0) {
+      rc = (r->conns > 0 || r->flows > 0) && !r->stopped ? ITG_ETIMEDOUT : 0;
+      break;
+    }
+  }
+  uv_mutex_unlock(&r->lock);
+  return rc;
+}
+
+int itg_receiver_stop(itg_receiver *r) {
+  int join = 0;
+  int rc;
+  if (r == NULL)
+    return ITG_EINVAL;
+  uv_mutex_lock(&r->lock);
+  if (!r->stopped) {
+    r->stopped = 1;
+    join = r->started;
+  }
+  uv_cond_broadcast(&r->idle_cond);
+  uv_mutex_unlock(&r->lock);
+  if (join) {
+    uv_async_send(&r->wake);
+    uv_thread_join(&r->thread);
+    uv_loop_close(&r->loop);
+  }
+  uv_mutex_lock(&r->lock);
+  rc = r->log_error;
+  uv_mutex_unlock(&r->lock);
+  return rc;
+}
+
+void itg_receiver_free(itg_receiver *r) {
+  if (r == NULL)
+    return;
+  itg_receiver_stop(r);
+  uv_cond_destroy(&r->idle_cond);
+  uv_mutex_destroy(&r->lock);
+  free(r->bufs);
+  free(r);
+}

@@ -1,0 +1,442 @@
+/* The receiver's data path: data ports, reading packets (batched UDP with
+ * kernel timestamps, re-framed TCP), demultiplexing them to their flows,
+ * logging, and echoing them in round-trip mode. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/byteorder.h"
+#include "engine/receiver_internal.h"
+
+/* ---- records -------------------------------------------------------- */
+
+void itg__rx_record(itg_receiver *r, itg__rx_flow *f, const itg_logrec *rec) {
+  if (f->log != NULL)
+    itg_logger_push(f->log->logger, 0, rec);
+  if (r->cfg.on_records != NULL) {
+    r->cb_recs[r->cb_n++] = *rec;
+    if (r->cb_n == ITG__RX_CB_RECS)
+      itg__rx_flush_records(r);
+  }
+}
+
+void itg__rx_flush_records(itg_receiver *r) {
+  if (r->cb_n > 0 && r->cfg.on_records != NULL)
+    r->cfg.on_records(r->cb_recs, r->cb_n, r->cfg.user);
+  r->cb_n = 0;
+}
+
+/* Turns a request into its echo: the same bytes, flagged as a reply. */
+static void make_echo(const itg__rx_flow *f, itg_pkt_hdr *h, uint8_t *pkt,
+                      size_t hl) {
+  if (f->wire != ITG_WIRE_NATIVE)
+    return;
+  h->flags = (uint8_t)((h->flags & ~ITG_PKT_ECHO_REQUEST) |
+                       ITG_PKT_ECHO_REPLY);
+  itg_wire_encode(f->wire, f->proto == ITG_PROTO_TCP, h, pkt, hl);
+}
+
+/* Logs one packet of flow f and counts it. */
+static void take_packet(itg__rx_flow *f, const itg_pkt_hdr *h, size_t len,
+                        int64_t rx_ns, uint16_t flags) {
+  itg_logrec rec;
+  rec.flow_id = f->id;
+  rec.size = (uint16_t)len;
+  rec.flags = flags;
+  rec.seq = h->seq;
+  rec.tx_ns = f->wire == ITG_WIRE_DITG ? itg_wire_ditg_unwrap(h->tx_ns, rx_ns)
+                                       : h->tx_ns;
+  rec.rx_ns = rx_ns;
+  itg__rx_record(f->r, f, &rec);
+  f->packets++;
+  f->bytes += len;
+}
+
+/* ---- UDP ------------------------------------------------------------ */
+
+/* Demultiplexes and logs one datagram; returns 1 if it is to be echoed,
+ * 0 if taken, -1 if dropped as malformed. */
+static int take_dgram(itg__rx_sock *s, itg__dgram *d, int64_t *now) {
+  itg_receiver *r = s->r;
+  itg__rx_flow *f;
+  itg_pkt_hdr h;
+  uint8_t ip[16];
+  int64_t rx;
+  int hl;
+  if (d->len < 4)
+    return -1;
+  itg__rx_ip_key((const struct sockaddr *)&d->peer->ss, ip);
+  f = itg__rx_flow_find(r, s, ip, itg__get_be32(d->buf));
+  if (f == NULL)
+    return -1;
+  hl = itg_wire_decode(f->wire, 0, d->buf, d->len, &h);
+  if (hl < 0 || (f->wire == ITG_WIRE_NATIVE && (h.flags & ITG_PKT_ECHO_REPLY)))
+    return -1;
+  if (d->rx_ns == 0 && *now == 0)
+    *now = itg__real_ns();
+  rx = d->rx_ns != 0 ? d->rx_ns : *now;
+  take_packet(f, &h, d->len, rx,
+              (uint16_t)(ITG_REC_RX | (d->rx_ns != 0 ? ITG_REC_KERNEL_TS : 0)));
+  itg__rx_progress(f);
+  if (f->meter != ITG_METER_RTT)
+    return 0;
+  make_echo(f, &h, d->buf, (size_t)hl);
+  return 1;
+}
+
+/* Sends the batch's echoes back to their sources in as few calls as it
+ * can. */
+static void send_echoes(itg__rx_sock *s, int n) {
+  int done = 0;
+  while (done < n) {
+    int k = itg__send_batch(s->fd, s->r->echo + done, n - done);
+    if (k <= 0)
+      break; /* a full send buffer drops the rest, as the network would */
+    done += k;
+  }
+  atomic_fetch_add(&s->r->n_echoes, (uint64_t)done);
+}
+
+void itg__rx_udp_drain(itg__rx_sock *s) {
+  itg_receiver *r = s->r;
+  int round;
+  for (round = 0; round < ITG__RX_DRAIN_ROUNDS; round++) {
+    uint64_t packets = 0, bytes = 0, bad = 0;
+    int64_t now = 0;
+    int i, n, nech = 0;
+    for (i = 0; i < ITG__RX_BATCH; i++) {
+      r->dg[i].buf = r->bufs + (size_t)i * ITG__RX_BUF;
+      r->dg[i].len = 0;
+      r->dg[i].cap = ITG__RX_BUF;
+      r->dg[i].peer = &r->peers[i];
+      r->dg[i].rx_ns = 0;
+    }
+    n = itg__recv_batch(s->fd, r->dg, ITG__RX_BATCH);
+    if (n <= 0)
+      break;
+    for (i = 0; i < n; i++) {
+      int rc = take_dgram(s, &r->dg[i], &now);
+      if (rc < 0) {
+        bad++;
+        continue;
+      }
+      packets++;
+      bytes += r->dg[i].len;
+      if (rc == 1)
+        r->echo[nech++] = r->dg[i];
+    }
+    if (nech > 0)
+      send_echoes(s, nech);
+    atomic_fetch_add(&r->n_packets, packets);
+    atomic_fetch_add(&r->n_bytes, bytes);
+    atomic_fetch_add(&r->n_malformed, bad);
+    if (n < ITG__RX_BATCH)
+      break;
+  }
+  itg__rx_flush_records(r);
+}
+
+/* A UDP data port is readable: drain it, then end the flows it
+ * completed (only now, when no socket is being read). */
+static void on_udp_readable(uv_poll_t *p, int status, int events) {
+  itg__rx_sock *s = p->data;
+  (void)events;
+  if (status < 0)
+    return;
+  itg__rx_udp_drain(s);
+  itg__rx_run_pending(s->r);
+}
+
+/* ---- TCP ------------------------------------------------------------ */
+
+static void on_tcp_freed(uv_handle_t *h) { free(h->data); }
+
+void itg__rx_tcp_close(itg__rx_tcp *t) {
+  itg_receiver *r = t->r;
+  itg__rx_flow *f = t->flow;
+  if (t->closing)
+    return;
+  t->closing = 1;
+  if (f != NULL) {
+    f->data = NULL;
+    f->data_ended = 1;
+    t->flow = NULL;
+    itg__rx_progress(f);
+  }
+  if (t->prev != NULL)
+    t->prev->next = t->next;
+  else
+    r->tcp_list = t->next;
+  if (t->next != NULL)
+    t->next->prev = t->prev;
+  uv_close((uv_handle_t *)&t->tcp, on_tcp_freed);
+}
+
+typedef struct echo_write {
+  uv_write_t req;
+  uint8_t bytes[];
+} echo_write;
+
+static void on_echo_written(uv_write_t *req, int status) {
+  (void)status;
+  free(req->data);
+}
+
+/* Sends an echo on a TCP data connection, queueing what the socket does
+ * not take at once so the stream stays in order. A sender that stops
+ * reading loses whole echoes once ITG__RX_ECHO_QUEUE bytes wait. */
+static void tcp_echo(itg__rx_tcp *t, const uint8_t *pkt, size_t len) {
+  uv_buf_t b = uv_buf_init((char *)pkt, (unsigned)len);
+  echo_write *w;
+  int n = uv_try_write((uv_stream_t *)&t->tcp, &b, 1);
+  if (n < 0 && n != UV_EAGAIN)
+    return;
+  if (n < 0) {
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&t->tcp) >=
+        ITG__RX_ECHO_QUEUE)
+      return;
+    n = 0;
+  }
+  atomic_fetch_add(&t->r->n_echoes, 1);
+  if ((size_t)n == len)
+    return;
+  w = malloc(sizeof *w + (len - (size_t)n));
+  if (w == NULL)
+    return;
+  memcpy(w->bytes, pkt + n, len - (size_t)n);
+  w->req.data = w;
+  b = uv_buf_init((char *)w->bytes, (unsigned)(len - (size_t)n));
+  if (uv_write(&w->req, (uv_stream_t *)&t->tcp, &b, 1, on_echo_written) != 0)
+    free(w);
+}
+
+/* Binds a new data connection to its flow from the id of its first
+ * packet. Returns 0, 1 if more bytes are needed, or -1. */
+static int tcp_bind_flow(itg__rx_tcp *t) {
+  itg__rx_flow *f;
+  if (t->df.len - t->df.start < 4)
+    return 1;
+  f = itg__rx_flow_find(t->r, t->lsock, t->ip,
+                        itg__get_be32(t->df.buf + t->df.start));
+  if (f == NULL || f->proto != ITG_PROTO_TCP || f->data != NULL ||
+      f->data_ended)
+    return -1;
+  t->flow = f;
+  f->data = t;
+  t->df.wire = f->wire;
+  return 0;
+}
+
+/* Logs (and echoes) every whole packet buffered on a bound data
+ * connection; a packet of another flow breaks the stream and ends it. */
+static void tcp_take(itg__rx_tcp *t) {
+  itg_receiver *r = t->r;
+  itg__rx_flow *f = t->flow;
+  uint64_t packets = 0, bytes = 0;
+  int64_t now = itg__real_ns();
+  itg_pkt_hdr h;
+  uint8_t *pkt;
+  int n;
+  while ((n = itg__deframe_next(&t->df, &h, &pkt)) > 0) {
+    if (h.flow_id != f->id ||
+        (f->wire == ITG_WIRE_NATIVE && (h.flags & ITG_PKT_ECHO_REPLY))) {
+      n = ITG_EBADMSG;
+      break;
+    }
+    take_packet(f, &h, (size_t)n, now, ITG_REC_RX | ITG_REC_TCP);
+    packets++;
+    bytes += (size_t)n;
+    if (f->meter == ITG_METER_RTT) {
+      make_echo(f, &h, pkt, itg_wire_hdr_len(f->wire, 1));
+      tcp_echo(t, pkt, (size_t)n);
+    }
+  }
+  atomic_fetch_add(&r->n_packets, packets);
+  atomic_fetch_add(&r->n_bytes, bytes);
+  itg__rx_progress(f);
+  itg__rx_flush_records(r);
+  if (n < 0) {
+    atomic_fetch_add(&r->n_malformed, 1);
+    itg__rx_tcp_close(t);
+  }
+}
+
+static void on_tcp_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+  itg__rx_tcp *t = h->data;
+  size_t room;
+  uint8_t *p = itg__deframe_space(&t->df, &room);
+  (void)suggested;
+  *buf = uv_buf_init((char *)p, (unsigned)room);
+}
+
+/* Bytes (or the end) of a TCP data connection. */
+static void on_tcp_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+  itg__rx_tcp *t = s->data;
+  itg_receiver *r = t->r;
+  (void)buf;
+  if (nread < 0) {
+    itg__rx_tcp_close(t);
+  } else if (nread > 0) {
+    int rc = 0;
+    itg__deframe_commit(&t->df, (size_t)nread);
+    if (t->flow == NULL)
+      rc = tcp_bind_flow(t);
+    if (rc < 0) {
+      atomic_fetch_add(&r->n_malformed, 1);
+      itg__rx_tcp_close(t);
+    } else if (rc == 0) {
+      tcp_take(t);
+    }
+  }
+  itg__rx_run_pending(r);
+}
+
+/* A sender connects its TCP data socket; which flow it carries is known
+ * from its first packet. */
+static void on_data_conn(uv_stream_t *server, int status) {
+  itg__rx_sock *s = server->data;
+  itg_receiver *r = s->r;
+  struct sockaddr_storage ss;
+  int len = (int)sizeof ss;
+  itg__rx_tcp *t;
+  if (status < 0)
+    return;
+  t = malloc(sizeof *t);
+  if (t == NULL)
+    return;
+  memset(t, 0, offsetof(itg__rx_tcp, df));
+  itg__deframe_init(&t->df, ITG_WIRE_NATIVE);
+  t->r = r;
+  t->lsock = s;
+  uv_tcp_init(&r->loop, &t->tcp);
+  t->tcp.data = t;
+  t->next = r->tcp_list;
+  if (t->next != NULL)
+    t->next->prev = t;
+  r->tcp_list = t;
+  if (uv_accept(server, (uv_stream_t *)&t->tcp) != 0 ||
+      uv_tcp_getpeername(&t->tcp, (struct sockaddr *)&ss, &len) != 0 ||
+      uv_read_start((uv_stream_t *)&t->tcp, on_tcp_alloc, on_tcp_read) != 0) {
+    itg__rx_tcp_close(t);
+    return;
+  }
+  itg__rx_ip_key((const struct sockaddr *)&ss, t->ip);
+}
+
+/* ---- data ports ----------------------------------------------------- */
+
+static void on_sock_freed(uv_handle_t *h) {
+  itg__rx_sock *s = h->data;
+  itg__sock_close(s->fd);
+  free(s);
+}
+
+/* Opens a UDP data port: non-blocking, a large receive buffer, kernel
+ * timestamps, watched by the loop. Returns 0 or an ITG_E* code. */
+static int open_udp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
+  itg__addr local;
+  int rc = itg__sock_open(a, 1, &s->fd);
+  if (rc < 0)
+    return rc;
+  itg__sock_set_nonblock(s->fd, 1);
+  if (r->cfg.rcvbuf > 0)
+    itg__sock_set_bufs(s->fd, 0, r->cfg.rcvbuf);
+  itg__sock_set_rx_timestamps(s->fd); /* without them, user-space times */
+  rc = itg__sock_bind(s->fd, a);
+  if (rc == 0)
+    rc = itg__sock_local(s->fd, &local);
+  if (rc == 0 && uv_poll_init_socket(&r->loop, &s->poll, s->fd) != 0)
+    rc = ITG_ESOCKET;
+  if (rc < 0) {
+    itg__sock_close(s->fd);
+    return rc;
+  }
+  s->port = itg__addr_port(&local);
+  s->poll.data = s;
+  uv_poll_start(&s->poll, UV_READABLE, on_udp_readable);
+  return 0;
+}
+
+/* Returns 0, or an error after which s is freed by libuv's close. */
+static int open_tcp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
+  itg__addr local;
+  int len = (int)sizeof local.ss;
+  int rc;
+  if (uv_tcp_init(&r->loop, &s->listener) != 0) {
+    free(s);
+    return ITG_ESOCKET;
+  }
+  s->listener.data = s;
+  rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&a->ss, 0);
+  if (rc == 0)
+    rc = uv_listen((uv_stream_t *)&s->listener, 64, on_data_conn);
+  if (rc == 0)
+    rc = uv_tcp_getsockname(&s->listener, (struct sockaddr *)&local.ss, &len);
+  if (rc != 0) {
+    uv_close((uv_handle_t *)&s->listener, on_sock_freed);
+    return itg__rx_uv_err(rc);
+  }
+  local.len = (socklen_t)len;
+  s->port = itg__addr_port(&local);
+  return 0;
+}
+
+int itg__rx_sock_acquire(itg_receiver *r, itg_proto proto, uint16_t port,
+                         itg__rx_sock **out) {
+  const char *host = r->cfg.bind_host[0] != '\0' ? r->cfg.bind_host : NULL;
+  itg__rx_sock *s;
+  itg__addr a;
+  int rc;
+  if (port != 0)
+    for (s = r->socks; s != NULL; s = s->next)
+      if (s->proto == proto && s->port == port)
+        goto out_hold;
+  rc = itg__addr_resolve(host, port, 1, &a);
+  if (rc < 0)
+    return rc;
+  s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return ITG_ENOMEM;
+  s->r = r;
+  s->proto = proto;
+  s->fd = ITG__BAD_SOCK;
+  if (proto == ITG_PROTO_UDP) {
+    rc = open_udp(r, s, &a);
+    if (rc < 0)
+      free(s);
+  } else {
+    rc = open_tcp(r, s, &a);
+  }
+  if (rc < 0)
+    return rc;
+  s->next = r->socks;
+  r->socks = s;
+out_hold:
+  s->refs++;
+  *out = s;
+  return 0;
+}
+
+void itg__rx_sock_release(itg__rx_sock *s) {
+  itg_receiver *r = s->r;
+  itg__rx_sock **pp;
+  itg__rx_tcp *t, *tn;
+  if (--s->refs > 0)
+    return;
+  for (pp = &r->socks; *pp != NULL; pp = &(*pp)->next)
+    if (*pp == s) {
+      *pp = s->next;
+      break;
+    }
+  if (s->proto == ITG_PROTO_UDP) {
+    uv_poll_stop(&s->poll);
+    uv_close((uv_handle_t *)&s->poll, on_sock_freed);
+    return;
+  }
+  /* Connections still waiting for their first packet have no flow left. */
+  for (t = r->tcp_list; t != NULL; t = tn) {
+    tn = t->next;
+    if (t->lsock == s && t->flow == NULL)
+      itg__rx_tcp_close(t);
+  }
+  uv_close((uv_handle_t *)&s->listener, on_sock_freed);
+}

@@ -1,0 +1,390 @@
+/* The receiver's flows: setting them up (log, id, data port), finding them
+ * for each packet, and ending them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/receiver_internal.h"
+
+void itg__rx_ip_key(const struct sockaddr *sa, uint8_t key[16]) {
+  memset(key, 0, 16);
+  if (sa->sa_family == AF_INET) {
+    key[10] = 0xff;
+    key[11] = 0xff;
+    memcpy(key + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+  } else if (sa->sa_family == AF_INET6) {
+    memcpy(key, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+  }
+}
+
+static size_t bucket_of(const uint8_t ip[16], uint32_t id) {
+  uint32_t h = id * 2654435761u;
+  int i;
+  for (i = 0; i < 16; i++)
+    h = (h ^ ip[i]) * 16777619u;
+  return h & (ITG__RX_BUCKETS - 1);
+}
+
+itg__rx_flow *itg__rx_flow_find(itg_receiver *r, const itg__rx_sock *s,
+                                const uint8_t ip[16], uint32_t id) {
+  itg__rx_flow *f = s->last;
+  if (f != NULL && f->id == id && memcmp(f->ip, ip, 16) == 0)
+    return f;
+  for (f = r->buckets[bucket_of(ip, id)]; f != NULL; f = f->hnext)
+    if (f->id == id && f->sock == s && memcmp(f->ip, ip, 16) == 0)
+      break;
+  if (f != NULL && s->proto == ITG_PROTO_UDP)
+    ((itg__rx_sock *)s)->last = f;
+  return f;
+}
+
+/* ---- logs ----------------------------------------------------------- */
+
+/* A -x name is a plain file name: it may not climb out of log_dir. */
+static int log_name_ok(const char *name) {
+  return name[0] != '\0' && strchr(name, '/') == NULL &&
+         strchr(name, '\\') == NULL && strstr(name, "..") == NULL;
+}
+
+/* Drops a flow's hold on its log; the last one closes (flushes) it. */
+static void log_release(itg_receiver *r, itg__rx_log *lg) {
+  itg__rx_log **pp;
+  if (lg == NULL || --lg->refs > 0)
+    return;
+  for (pp = &r->logs; *pp != NULL; pp = &(*pp)->next)
+    if (*pp == lg) {
+      *pp = lg->next;
+      break;
+    }
+  itg__rx_log_error(r, itg_logger_close(lg->logger));
+  if (r->default_log == lg)
+    r->default_log = NULL;
+  itg__idmap_free(&lg->ids);
+  free(lg);
+}
+
+/* Finds or opens the log a flow asks for (NULL: not logged to a file). */
+static int log_acquire(itg_receiver *r, const char *name, itg__rx_log **out,
+                       char *msg, size_t msglen) {
+  char path[ITG_PATH_MAX];
+  const char *dir = r->cfg.log_dir;
+  size_t dl = strlen(dir);
+  itg_logger_cfg lc;
+  itg__rx_log *lg;
+  int n, rc;
+  if (name[0] == '\0') {
+    lg = r->default_log;
+    goto out_hold;
+  }
+  if (!log_name_ok(name)) {
+    snprintf(msg, msglen, "bad receiver log name '%s' (a plain file name, "
+             "without '/' or '..')", name);
+    return ITG_EINVAL;
+  }
+  if (dl == 0)
+    n = snprintf(path, sizeof path, "%s", name);
+  else
+    n = snprintf(path, sizeof path, "%s%s%s", dir,
+                 dir[dl - 1] == '/' ? "" : "/", name);
+  if (n < 0 || (size_t)n >= sizeof path) {
+    snprintf(msg, msglen, "receiver log name '%s' is too long", name);
+    return ITG_EINVAL;
+  }
+  for (lg = r->logs; lg != NULL; lg = lg->next)
+    if (strcmp(lg->path, path) == 0)
+      goto out_hold;
+  lg = calloc(1, sizeof *lg);
+  if (lg == NULL) {
+    snprintf(msg, msglen, "out of memory");
+    return ITG_ENOMEM;
+  }
+  itg__idmap_init(&lg->ids);
+  itg_logger_cfg_init(&lc);
+  lc.path = path;
+  lc.role = ITG_LOG_ROLE_RECEIVER;
+  lc.clock = ITG_LOG_CLOCK_KERNEL;
+  lc.batch = r->cfg.log_batch;
+  lc.capacity = ITG__RX_FLOW_LOG_CAP;
+  rc = itg_logger_new(&lc, &lg->logger);
+  if (rc < 0) {
+    snprintf(msg, msglen, "cannot open receiver log '%s': %s", path,
+             itg_strerror(rc));
+    free(lg);
+    return rc;
+  }
+  memcpy(lg->path, path, sizeof lg->path);
+  lg->next = r->logs;
+  r->logs = lg;
+out_hold:
+  if (lg != NULL)
+    lg->refs++;
+  *out = lg;
+  return 0;
+}
+
+/* ---- ids ------------------------------------------------------------ */
+
+/* An id is taken if an open flow uses it in the same log file, or from
+ * the same sender address (packets are told apart by address and id). */
+static int id_taken(itg_receiver *r, const itg__rx_log *lg,
+                    const uint8_t ip[16], uint32_t id) {
+  itg__rx_flow *f;
+  for (f = r->flow_list; f != NULL; f = f->next)
+    if (f->id == id &&
+        ((lg != NULL && f->log == lg) || memcmp(f->ip, ip, 16) == 0))
+      return 1;
+  return 0;
+}
+
+/* Whether the log file already holds records of this id. */
+static int id_in_log(const itg__rx_log *lg, uint32_t id) {
+  return lg != NULL && itg__idmap_get(&lg->ids, id) != NULL;
+}
+
+/* Chooses the id of a flow. A sender-numbered id is kept unless it is
+ * taken or already in the log file (senders that follow one another all
+ * start at 1; their flows must stay apart in a shared log): then the next
+ * id after the largest in the file is given. A user-set id is kept unless
+ * it is taken. Returns the id, or 0 if a user-set id is taken. */
+static uint32_t choose_id(itg_receiver *r, const itg__rx_log *lg,
+                          const uint8_t ip[16], uint32_t id, int id_auto) {
+  if (id != 0 && !id_taken(r, lg, ip, id) && (!id_auto || !id_in_log(lg, id)))
+    return id;
+  if (id != 0 && !id_auto)
+    return 0;
+  id = lg != NULL ? lg->max_id + 1 : 1;
+  while (id == 0 || id_taken(r, lg, ip, id) || id_in_log(lg, id))
+    id++;
+  return id;
+}
+
+/* Notes that a flow writes `id` into its log file. */
+static int note_id(itg__rx_log *lg, uint32_t id) {
+  if (lg == NULL || id_in_log(lg, id))
+    return 0;
+  if (id > lg->max_id)
+    lg->max_id = id;
+  return itg__idmap_put(&lg->ids, id, lg);
+}
+
+/* ---- set-up --------------------------------------------------------- */
+
+static void fill_event(const itg__rx_flow *f, itg_flow_event_kind kind,
+                       itg_flow_event *ev) {
+  memset(ev, 0, sizeof *ev);
+  ev->kind = kind;
+  ev->flow_id = f->id;
+  ev->proto = f->proto;
+  ev->meter = f->meter;
+  ev->port = f->port;
+  if (f->conn != NULL)
+    snprintf(ev->peer, sizeof ev->peer, "%s", f->conn->peer);
+  ev->packets = f->packets;
+  ev->bytes = f->bytes;
+  ev->sent = f->sent;
+  ev->sent_known = f->closing;
+}
+
+int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
+                      const itg__ctl_msg *m, itg__rx_flow **out, char *msg,
+                      size_t msglen) {
+  itg__rx_log *lg = NULL;
+  itg__rx_sock *s = NULL;
+  itg__rx_flow *f;
+  itg_flow_event ev;
+  uint32_t id;
+  size_t b;
+  int rc;
+  if (atomic_load(&r->n_active) >= r->cfg.max_flows) {
+    snprintf(msg, msglen, "the receiver serves %u flows already (its limit)",
+             (unsigned)r->cfg.max_flows);
+    return ITG_ELIMIT;
+  }
+  rc = log_acquire(r, m->text, &lg, msg, msglen);
+  if (rc < 0)
+    return rc;
+  id = choose_id(r, lg, c->ip, m->flow_id, m->id_auto);
+  if (id == 0) {
+    snprintf(msg, msglen, "flow id %u is already in use",
+             (unsigned)m->flow_id);
+    rc = ITG_EBUSY;
+    goto out_release_log;
+  }
+  if (note_id(lg, id) < 0) {
+    snprintf(msg, msglen, "out of memory");
+    rc = ITG_ENOMEM;
+    goto out_release_log;
+  }
+  rc = itg__rx_sock_acquire(r, (itg_proto)m->proto, m->port, &s);
+  if (rc < 0) {
+    snprintf(msg, msglen, "cannot open data port %u/%s: %s",
+             (unsigned)m->port, m->proto == ITG_PROTO_TCP ? "TCP" : "UDP",
+             itg_strerror(rc));
+    goto out_release_log;
+  }
+  f = calloc(1, sizeof *f);
+  if (f == NULL) {
+    snprintf(msg, msglen, "out of memory");
+    rc = ITG_ENOMEM;
+    goto out_release_sock;
+  }
+  f->r = r;
+  f->id = id;
+  memcpy(f->ip, c->ip, 16);
+  f->proto = (itg_proto)m->proto;
+  f->meter = (itg_meter)m->meter;
+  f->wire = (itg_wire_profile)m->wire;
+  f->port = s->port;
+  f->conn = c;
+  f->sock = s;
+  f->log = lg;
+  uv_timer_init(&r->loop, &f->linger);
+  f->linger.data = f;
+  f->next = r->flow_list;
+  if (f->next != NULL)
+    f->next->prev = f;
+  r->flow_list = f;
+  b = bucket_of(f->ip, f->id);
+  f->hnext = r->buckets[b];
+  r->buckets[b] = f;
+  atomic_fetch_add(&r->n_served, 1);
+  atomic_fetch_add(&r->n_active, 1);
+  itg__rx_count(r, 0, 1);
+  fill_event(f, ITG_FLOW_OPENED, &ev);
+  itg__rx_event(r, &ev);
+  *out = f;
+  return 0;
+
+out_release_sock:
+  itg__rx_sock_release(s);
+out_release_log:
+  log_release(r, lg);
+  return rc;
+}
+
+/* ---- end ------------------------------------------------------------ */
+
+void itg__rx_progress(itg__rx_flow *f) {
+  itg_receiver *r = f->r;
+  if (!f->closing || f->end_pending)
+    return;
+  if (f->packets >= f->sent ||
+      (f->proto == ITG_PROTO_TCP && f->data_ended)) {
+    f->end_pending = 1;
+    f->pnext = r->pending;
+    r->pending = f;
+  }
+}
+
+void itg__rx_run_pending(itg_receiver *r) {
+  while (r->pending != NULL)
+    itg__rx_flow_end(r->pending);
+}
+
+/* Ends a closing flow once no packet of it arrived for a linger period. */
+static void on_linger(uv_timer_t *t) {
+  itg__rx_flow *f = t->data;
+  if (f->packets != f->linger_mark) {
+    f->linger_mark = f->packets;
+    uv_timer_start(&f->linger, on_linger, ITG__RX_LINGER_MS, 0);
+    return;
+  }
+  itg__rx_flow_end(f);
+}
+
+void itg__rx_flow_closing(itg__rx_flow *f, uint64_t sent) {
+  f->closing = 1;
+  f->sent = sent;
+  if (f->proto == ITG_PROTO_UDP)
+    itg__rx_udp_drain(f->sock);
+  itg__rx_progress(f);
+  if (!f->end_pending) {
+    f->linger_mark = f->packets;
+    uv_timer_start(&f->linger, on_linger, ITG__RX_LINGER_MS, 0);
+  }
+}
+
+static void on_flow_freed(uv_handle_t *h) { free(h->data); }
+
+/* Takes f out of the pending list, its bucket and the flow list. */
+static void unlink_flow(itg_receiver *r, itg__rx_flow *f) {
+  itg__rx_flow **pp;
+  if (f->end_pending) {
+    for (pp = &r->pending; *pp != NULL; pp = &(*pp)->pnext)
+      if (*pp == f) {
+        *pp = f->pnext;
+        break;
+      }
+    f->end_pending = 0;
+  }
+  for (pp = &r->buckets[bucket_of(f->ip, f->id)]; *pp != NULL;
+       pp = &(*pp)->hnext)
+    if (*pp == f) {
+      *pp = f->hnext;
+      break;
+    }
+  if (f->prev != NULL)
+    f->prev->next = f->next;
+  else
+    r->flow_list = f->next;
+  if (f->next != NULL)
+    f->next->prev = f->prev;
+  if (f->sock->last == f)
+    f->sock->last = NULL;
+}
+
+void itg__rx_flow_end(itg__rx_flow *f) {
+  itg_receiver *r = f->r;
+  itg_flow_event ev;
+  uv_timer_stop(&f->linger);
+  if (f->closing) {
+    itg_logrec rec;
+    memset(&rec, 0, sizeof rec);
+    rec.flow_id = f->id;
+    rec.flags = (uint16_t)(ITG_REC_FLOW_END | ITG_REC_RX |
+                           (f->proto == ITG_PROTO_TCP ? ITG_REC_TCP : 0));
+    rec.seq = f->sent;
+    rec.tx_ns = itg__real_ns();
+    itg__rx_record(r, f, &rec);
+  }
+  itg__rx_flush_records(r);
+  fill_event(f, ITG_FLOW_ENDED, &ev);
+  if (f->conn != NULL) {
+    if (f->closing) {
+      itg__ctl_msg a;
+      itg__ctl_init(&a, ITG__CTL_FLOW_CLOSE_ACK);
+      a.packets = f->packets;
+      a.bytes = f->bytes;
+      itg__rx_conn_send(f->conn, &a);
+    }
+    f->conn->flow = NULL;
+    f->conn = NULL;
+  }
+  if (f->data != NULL) {
+    itg__rx_tcp *t = f->data;
+    f->data = NULL;
+    t->flow = NULL;
+    itg__rx_tcp_close(t);
+  }
+  unlink_flow(r, f);
+  itg__rx_sock_release(f->sock);
+  log_release(r, f->log);
+  atomic_fetch_sub(&r->n_active, 1);
+  itg__rx_event(r, &ev);
+  itg__rx_count(r, 0, -1);
+  uv_close((uv_handle_t *)&f->linger, on_flow_freed);
+}
+
+void itg__rx_close_all(itg_receiver *r) {
+  itg__rx_flow *f;
+  while ((f = r->flow_list) != NULL) {
+    if (f->proto == ITG_PROTO_UDP)
+      itg__rx_udp_drain(f->sock);
+    itg__rx_flow_end(f);
+  }
+  while (r->conn_list != NULL)
+    itg__rx_conn_close(r->conn_list, 1);
+  while (r->tcp_list != NULL)
+    itg__rx_tcp_close(r->tcp_list);
+  log_release(r, r->default_log);
+}

@@ -1,0 +1,226 @@
+/* The receiver's private state, shared by receiver*.c. Everything here is
+ * touched only by the receiver's loop thread, except the fields marked
+ * "any thread". */
+#ifndef ITG_ENGINE_RECEIVER_INTERNAL_H
+#define ITG_ENGINE_RECEIVER_INTERNAL_H
+
+#include <stdatomic.h>
+#include <uv.h>
+
+#include "core/idmap.h"
+#include "engine/control.h"
+#include "engine/deframe.h"
+#include "itg/receiver.h"
+#include "platform/platform.h"
+
+#define ITG__RX_BATCH 64           /* datagrams per receive call */
+#define ITG__RX_BUF 65536          /* room per datagram */
+#define ITG__RX_DRAIN_ROUNDS 16    /* batches per wake-up, then others' turn */
+#define ITG__RX_CB_RECS 256        /* records per on_records call */
+#define ITG__RX_BUCKETS 1024       /* demultiplexing hash buckets */
+#define ITG__RX_LINGER_MS 300      /* see receiver.h: end of a flow */
+#define ITG__RX_FLOW_LOG_CAP 8192  /* ring records of a per-flow logger */
+#define ITG__RX_ECHO_QUEUE (4u << 20) /* TCP echo bytes queued at most */
+
+typedef struct itg__rx_flow itg__rx_flow;
+
+/* A log file and the flows writing to it. */
+typedef struct itg__rx_log {
+  struct itg__rx_log *next;
+  char path[ITG_PATH_MAX];
+  itg_logger *logger;
+  uint32_t refs;
+  itg__idmap ids;  /* every flow id written to this file so far */
+  uint32_t max_id; /* the largest of them */
+} itg__rx_log;
+
+/* A data port: a UDP socket, or a TCP listener, shared by the flows that
+ * ask for the same port and transport. */
+typedef struct itg__rx_sock {
+  struct itg__rx_sock *next;
+  itg_receiver *r;
+  itg_proto proto;
+  uint16_t port;
+  uint32_t refs;
+  itg__sock fd;         /* UDP */
+  uv_poll_t poll;       /* UDP */
+  uv_tcp_t listener;    /* TCP */
+  itg__rx_flow *last;   /* UDP: the flow of the last datagram (fast path) */
+} itg__rx_sock;
+
+/* A signaling connection (one flow at most). */
+typedef struct itg__rx_conn {
+  uv_tcp_t tcp;
+  itg_receiver *r;
+  struct itg__rx_conn *next, *prev;
+  itg__rx_flow *flow;
+  int hello_done;
+  int closing;
+  uint8_t ip[16];
+  char peer[ITG_HOST_MAX];
+  itg__ctl_reader rd;
+} itg__rx_conn;
+
+/* A TCP data connection, bound to its flow by the first packet's id. */
+typedef struct itg__rx_tcp {
+  uv_tcp_t tcp;
+  itg_receiver *r;
+  struct itg__rx_tcp *next, *prev;
+  itg__rx_sock *lsock;
+  itg__rx_flow *flow;
+  int closing;
+  uint8_t ip[16];
+  itg__deframe df;
+} itg__rx_tcp;
+
+struct itg__rx_flow {
+  itg_receiver *r;
+  struct itg__rx_flow *next, *prev; /* every flow */
+  struct itg__rx_flow *hnext;       /* its demultiplexing bucket */
+  struct itg__rx_flow *pnext;       /* pending end (see itg__rx_progress) */
+  uint32_t id;
+  uint8_t ip[16];
+  itg_proto proto;
+  itg_meter meter;
+  itg_wire_profile wire;
+  uint16_t port;
+  itg__rx_conn *conn;
+  itg__rx_sock *sock;
+  itg__rx_tcp *data;
+  int data_ended; /* TCP: the data connection has closed */
+  itg__rx_log *log;
+  uint64_t packets, bytes;
+  int closing;       /* FLOW_CLOSE arrived: `sent` is known */
+  int end_pending;   /* on the pending list */
+  uint64_t sent;
+  uint64_t linger_mark; /* packets when the linger timer was last set */
+  uv_timer_t linger;
+};
+
+struct itg_receiver {
+  itg_receiver_cfg cfg;
+  uv_loop_t loop;
+  uv_tcp_t server;
+  uv_async_t wake;
+  uv_thread_t thread;
+  int started;     /* the thread runs (creator's thread only) */
+  int stop_asked;  /* loop thread */
+  uint16_t port;
+
+  /* any thread: counters */
+  _Atomic uint64_t n_packets, n_bytes, n_malformed, n_served, n_active,
+      n_refused, n_echoes;
+
+  /* any thread, under lock: idle accounting, stop */
+  uv_mutex_t lock;
+  uv_cond_t idle_cond;
+  uint32_t conns;
+  uint32_t flows;
+  int stopped;
+  int log_error;
+
+  itg__rx_log *logs;
+  itg__rx_log *default_log;
+  itg__rx_sock *socks;
+  itg__rx_flow *flow_list;
+  itg__rx_flow *buckets[ITG__RX_BUCKETS];
+  itg__rx_flow *pending;
+  itg__rx_conn *conn_list;
+  itg__rx_tcp *tcp_list;
+
+  /* data path scratch (loop thread) */
+  uint8_t *bufs;
+  itg__dgram dg[ITG__RX_BATCH];
+  itg__addr peers[ITG__RX_BATCH];
+  itg__dgram echo[ITG__RX_BATCH];
+  itg_logrec cb_recs[ITG__RX_CB_RECS];
+  size_t cb_n;
+};
+
+/* ---- receiver.c ---- */
+
+/* Adds delta to the counted signaling connections / flows and wakes
+ * itg_receiver_wait_idle when both reach zero. */
+void itg__rx_count(itg_receiver *r, int dconns, int dflows);
+
+/* Keeps the first log error for itg_receiver_stop. */
+void itg__rx_log_error(itg_receiver *r, int err);
+
+/* Maps a libuv error to an ITG_E* code. */
+int itg__rx_uv_err(int uverr);
+
+/* Reports a flow event to cfg.on_flow. */
+void itg__rx_event(itg_receiver *r, const itg_flow_event *ev);
+
+/* ---- receiver_sig.c ---- */
+
+/* Starts listening for senders on cfg.bind_host:cfg.sig_port. Returns 0 or
+ * an ITG_E* code. */
+int itg__rx_sig_listen(itg_receiver *r);
+
+/* Sends a message to a connection (dropped if it is closing). */
+void itg__rx_conn_send(itg__rx_conn *c, const itg__ctl_msg *m);
+
+/* Closes a signaling connection, after its queued replies if graceful,
+ * ending its flow. */
+void itg__rx_conn_close(itg__rx_conn *c, int graceful);
+
+/* ---- receiver_flow.c ---- */
+
+/* Normalises an address to 16 bytes (IPv4 as IPv4-mapped IPv6) so both
+ * families compare alike. */
+void itg__rx_ip_key(const struct sockaddr *sa, uint8_t key[16]);
+
+/* Sets up a flow asked for by FLOW_OPEN on connection c. Returns 0 with
+ * *out set, or an ITG_E* code with a sentence in msg. */
+int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
+                      const itg__ctl_msg *m, itg__rx_flow **out, char *msg,
+                      size_t msglen);
+
+/* FLOW_CLOSE: the sender sent `sent` packets; the flow ends when they are
+ * all in, or its linger runs out. */
+void itg__rx_flow_closing(itg__rx_flow *f, uint64_t sent);
+
+/* Ends a flow now: logs FLOW_END if its count is known, answers
+ * FLOW_CLOSE_ACK if the sender waits for it, releases its port and log. */
+void itg__rx_flow_end(itg__rx_flow *f);
+
+/* Finds the open flow with this id from this address on this port, or
+ * NULL. */
+itg__rx_flow *itg__rx_flow_find(itg_receiver *r, const itg__rx_sock *s,
+                                const uint8_t ip[16], uint32_t id);
+
+/* Ends every flow, then closes every connection and log (stopping). */
+void itg__rx_close_all(itg_receiver *r);
+
+/* ---- receiver_data.c ---- */
+
+/* Opens the data port a flow asks for (port 0: a free one), or shares an
+ * open one. Returns 0 with *out set, or an ITG_E* code. */
+int itg__rx_sock_acquire(itg_receiver *r, itg_proto proto, uint16_t port,
+                         itg__rx_sock **out);
+
+/* Drops a flow's hold on its data port, closing it with the last. */
+void itg__rx_sock_release(itg__rx_sock *s);
+
+/* Reads everything waiting on a UDP data port. */
+void itg__rx_udp_drain(itg__rx_sock *s);
+
+/* Closes a TCP data connection. */
+void itg__rx_tcp_close(itg__rx_tcp *t);
+
+/* Logs a record of flow f (its log, and on_records). */
+void itg__rx_record(itg_receiver *r, itg__rx_flow *f, const itg_logrec *rec);
+
+/* Hands the buffered records to on_records. */
+void itg__rx_flush_records(itg_receiver *r);
+
+/* Notes that flow f received packets: a closing flow that has them all is
+ * put on the pending list, ended by itg__rx_run_pending. */
+void itg__rx_progress(itg__rx_flow *f);
+
+/* Ends the flows on the pending list (after a data callback, when no
+ * socket is being read any more). */
+void itg__rx_run_pending(itg_receiver *r);
+
+#endif

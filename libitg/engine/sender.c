@@ -1,0 +1,346 @@
+/* The sender's public face: configuration, flows, starting the threads,
+ * waiting, stopping and results. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/sender_internal.h"
+
+void itg_sender_cfg_init(itg_sender_cfg *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->wait = ITG_WAIT_HYBRID;
+  cfg->log_batch = 64;
+  cfg->connect_timeout_ns = 5000000000LL;
+  cfg->cpu = -1;
+}
+
+int itg_sender_new(const itg_sender_cfg *cfg, itg_sender **out) {
+  itg_sender *s;
+  if (cfg == NULL || out == NULL || cfg->wait < ITG_WAIT_HYBRID ||
+      cfg->wait > ITG_WAIT_SPIN || cfg->log_batch == 0 ||
+      cfg->connect_timeout_ns <= 0 || cfg->cpu < -1 ||
+      strnlen(cfg->log_path, ITG_PATH_MAX) == ITG_PATH_MAX)
+    return ITG_EINVAL;
+  s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return ITG_ENOMEM;
+  if (uv_mutex_init(&s->lock) != 0)
+    goto out_free_s;
+  if (uv_cond_init(&s->done_cond) != 0)
+    goto out_destroy_lock;
+  s->cfg = *cfg;
+  *out = s;
+  return 0;
+
+out_destroy_lock:
+  uv_mutex_destroy(&s->lock);
+out_free_s:
+  free(s);
+  return ITG_ENOMEM;
+}
+
+int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow) {
+  itg__tx_flow *f;
+  size_t i;
+  int rc;
+  if (s == NULL || flow == NULL)
+    return ITG_EINVAL;
+  if (s->started)
+    return ITG_ESTATE;
+  rc = itg_flow_validate(flow, NULL, 0);
+  if (rc < 0)
+    return rc;
+  for (i = 0; i < s->n; i++)
+    if (flow->flow_id != 0 && s->flows[i]->cfg.flow_id == flow->flow_id)
+      return ITG_EINVAL;
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 8;
+    itg__tx_flow **nf = realloc(s->flows, cap * sizeof *nf);
+    if (nf == NULL)
+      return ITG_ENOMEM;
+    s->flows = nf;
+    s->cap = cap;
+  }
+  f = calloc(1, sizeof *f);
+  if (f == NULL)
+    return ITG_ENOMEM;
+  f->s = s;
+  f->cfg = *flow;
+  f->sig = ITG__BAD_SOCK;
+  f->data = ITG__BAD_SOCK;
+  s->flows[s->n++] = f;
+  return 0;
+}
+
+void itg__tx_fail(itg__tx_flow *f, int status, const char *msg) {
+  uv_mutex_lock(&f->s->lock);
+  if (f->status == 0) {
+    f->status = status;
+    snprintf(f->error, sizeof f->error, "%s", msg);
+  }
+  uv_mutex_unlock(&f->s->lock);
+}
+
+void itg__tx_mark_done(itg__tx_flow *f) {
+  itg_sender *s = f->s;
+  uv_mutex_lock(&s->lock);
+  if (!f->done) {
+    f->done = 1;
+    s->done++;
+    uv_cond_broadcast(&s->done_cond);
+  }
+  uv_mutex_unlock(&s->lock);
+}
+
+void itg__tx_wake(itg_sender *s) {
+  uv_mutex_lock(&s->lock);
+  if (s->wake_open)
+    uv_async_send(&s->wake);
+  uv_mutex_unlock(&s->lock);
+}
+
+static int id_used(const itg_sender *s, uint32_t id) {
+  size_t i;
+  for (i = 0; i < s->n; i++)
+    if (s->flows[i]->id == id)
+      return 1;
+  return 0;
+}
+
+/* Numbers the flows left at id 0 with 1, 2, ..., skipping the ids set by
+ * the user. */
+static void assign_ids(itg_sender *s) {
+  uint32_t next = 1;
+  size_t i;
+  for (i = 0; i < s->n; i++)
+    s->flows[i]->id = s->flows[i]->cfg.flow_id;
+  for (i = 0; i < s->n; i++) {
+    if (s->flows[i]->id != 0)
+      continue;
+    while (id_used(s, next))
+      next++;
+    s->flows[i]->id = next++;
+  }
+}
+
+/* Opens the sender log: lane 0 for the sending thread, 1 for the control
+ * thread. */
+static int open_log(itg_sender *s) {
+  itg_logger_cfg lc;
+  if (s->cfg.log_path[0] == '\0')
+    return 0;
+  itg_logger_cfg_init(&lc);
+  lc.path = s->cfg.log_path;
+  lc.role = ITG_LOG_ROLE_SENDER;
+  lc.clock = ITG_LOG_CLOCK_REALTIME;
+  lc.batch = s->cfg.log_batch;
+  lc.lanes = 2;
+  return itg_logger_new(&lc, &s->log);
+}
+
+/* The threads could not start: the flows end here with that error. */
+static void abandon_ready(itg_sender *s, int err, const char *msg) {
+  size_t i;
+  for (i = 0; i < s->n; i++) {
+    itg__tx_flow *f = s->flows[i];
+    if (!f->ready)
+      continue;
+    itg__tx_fail(f, err, msg);
+    itg__sock_close(f->data);
+    itg__sock_close(f->sig);
+    f->data = f->sig = ITG__BAD_SOCK;
+    f->ready = 0;
+    itg__tx_mark_done(f);
+  }
+}
+
+int itg_sender_start(itg_sender *s) {
+  size_t i, ready = 0;
+  int rc, first_err = 0;
+  if (s == NULL)
+    return ITG_EINVAL;
+  if (s->started)
+    return ITG_ESTATE;
+  if (s->n == 0)
+    return ITG_EINVAL;
+  rc = itg__platform_init();
+  if (rc < 0)
+    return rc;
+  rc = open_log(s);
+  if (rc < 0)
+    return rc;
+  s->started = 1;
+  assign_ids(s);
+  for (i = 0; i < s->n; i++) {
+    itg__tx_flow *f = s->flows[i];
+    if (atomic_load(&s->stop)) {
+      itg__tx_fail(f, ITG_ECANCELED, "the sender was stopped");
+      rc = ITG_ECANCELED;
+    } else {
+      rc = itg__tx_setup(f, i);
+    }
+    if (rc < 0) {
+      if (first_err == 0)
+        first_err = rc;
+      itg__tx_mark_done(f);
+    } else {
+      ready++;
+    }
+  }
+  if (ready == 0)
+    return first_err;
+  s->pkt_bufs = calloc(ITG__TX_BATCH, ITG_WIRE_MAX_PACKET);
+  if (s->pkt_bufs == NULL) {
+    abandon_ready(s, ITG_ENOMEM, "out of memory");
+    return ITG_ENOMEM;
+  }
+  rc = itg__tx_ctl_init(s);
+  if (rc < 0) {
+    abandon_ready(s, rc, "could not set up the control loop");
+    return rc;
+  }
+  if (uv_thread_create(&s->ctl_thread, itg__tx_ctl_main, s) != 0) {
+    itg__tx_ctl_undo(s);
+    abandon_ready(s, ITG_ETHREAD, "could not start the control thread");
+    return ITG_ETHREAD;
+  }
+  s->threads = 1;
+  if (uv_thread_create(&s->send_thread, itg__tx_send_main, s) != 0) {
+    /* The control thread closes the flows as if they had all ended. */
+    for (i = 0; i < s->n; i++) {
+      itg__tx_flow *f = s->flows[i];
+      if (!f->ready)
+        continue;
+      itg__tx_fail(f, ITG_ETHREAD, "could not start the sending thread");
+      atomic_store(&f->sent_all, 1);
+    }
+    itg__tx_wake(s);
+    return ITG_ETHREAD;
+  }
+  s->threads = 2;
+  return 0;
+}
+
+int itg_sender_wait(itg_sender *s, int64_t timeout_ns) {
+  uint64_t deadline;
+  int rc = 0;
+  if (s == NULL)
+    return ITG_EINVAL;
+  if (!s->started)
+    return ITG_ESTATE;
+  deadline = uv_hrtime() + (uint64_t)(timeout_ns < 0 ? 0 : timeout_ns);
+  uv_mutex_lock(&s->lock);
+  while (s->done < s->n) {
+    uint64_t now;
+    if (timeout_ns < 0) {
+      uv_cond_wait(&s->done_cond, &s->lock);
+      continue;
+    }
+    now = uv_hrtime();
+    if (now >= deadline ||
+        uv_cond_timedwait(&s->done_cond, &s->lock, deadline - now) != 0) {
+      if (s->done < s->n)
+        rc = ITG_ETIMEDOUT;
+      break;
+    }
+  }
+  uv_mutex_unlock(&s->lock);
+  if (rc < 0 || s->joined)
+    return rc;
+  s->joined = 1;
+  if (s->threads >= 2)
+    uv_thread_join(&s->send_thread);
+  if (s->threads >= 1) {
+    uv_thread_join(&s->ctl_thread);
+    uv_loop_close(&s->loop);
+  }
+  if (s->log != NULL) {
+    rc = itg_logger_close(s->log);
+    s->log = NULL;
+  }
+  return rc;
+}
+
+int itg_sender_stop(itg_sender *s) {
+  if (s == NULL)
+    return ITG_EINVAL;
+  atomic_store(&s->stop, 1);
+  itg__tx_wake(s);
+  return 0;
+}
+
+int itg_sender_run(itg_sender *s) {
+  size_t i;
+  int rc = itg_sender_start(s);
+  if (rc < 0 && (s == NULL || !s->started))
+    return rc;
+  rc = itg_sender_wait(s, -1);
+  if (rc < 0)
+    return rc;
+  for (i = 0; i < s->n; i++)
+    if (s->flows[i]->status != 0)
+      return s->flows[i]->status;
+  return 0;
+}
+
+size_t itg_sender_flow_count(const itg_sender *s) {
+  return s != NULL ? s->n : 0;
+}
+
+static int64_t load_i64(_Atomic int64_t *v) {
+  return atomic_load_explicit(v, memory_order_relaxed);
+}
+
+static uint64_t load_u64(_Atomic uint64_t *v) {
+  return atomic_load_explicit(v, memory_order_relaxed);
+}
+
+int itg_sender_flow_result(const itg_sender *s, size_t i,
+                           itg_flow_result *out) {
+  itg__tx_flow *f;
+  if (s == NULL || out == NULL || i >= s->n)
+    return ITG_EINVAL;
+  f = s->flows[i];
+  memset(out, 0, sizeof *out);
+  out->flow_id = f->id != 0 ? f->id : f->cfg.flow_id;
+  out->seed = f->seed;
+  out->packets = load_u64(&f->ctr.packets);
+  out->bytes = load_u64(&f->ctr.bytes);
+  out->send_errors = load_u64(&f->ctr.send_errors);
+  out->echoes = load_u64(&f->ctr.echoes);
+  out->first_tx_ns = load_i64(&f->ctr.first_tx);
+  out->last_tx_ns = load_i64(&f->ctr.last_tx);
+  out->late = load_u64(&f->ctr.late);
+  out->late_max_ns = load_i64(&f->ctr.late_max);
+  out->late_sum_ns = load_i64(&f->ctr.late_sum);
+  uv_mutex_lock((uv_mutex_t *)&s->lock);
+  out->status = f->status;
+  memcpy(out->error, f->error, sizeof out->error);
+  out->received = f->received;
+  uv_mutex_unlock((uv_mutex_t *)&s->lock);
+  return 0;
+}
+
+void itg_sender_free(itg_sender *s) {
+  size_t i;
+  if (s == NULL)
+    return;
+  if (s->started) {
+    itg_sender_stop(s);
+    itg_sender_wait(s, -1);
+  }
+  for (i = 0; i < s->n; i++) {
+    itg__tx_flow *f = s->flows[i];
+    itg_dist_free(f->idt);
+    itg_dist_free(f->size);
+    free(f->df);
+    free(f);
+  }
+  itg_logger_close(s->log);
+  free(s->flows);
+  free(s->pkt_bufs);
+  free(s->echo_bufs);
+  uv_cond_destroy(&s->done_cond);
+  uv_mutex_destroy(&s->lock);
+  free(s);
+}

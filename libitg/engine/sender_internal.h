@@ -1,0 +1,158 @@
+/* The sender's private state, shared by sender*.c.
+ *
+ * Threads: the creator's thread sets every flow up with its receiver
+ * (sender_setup.c); then one sending thread paces all flows
+ * (sender_send.c) and one control thread runs a libuv loop that reads
+ * echoes, watches the signaling connections and closes each flow with its
+ * receiver once it has sent everything (sender_ctl.c). A flow passes from
+ * the sending thread to the control thread through `sent_all`. */
+#ifndef ITG_ENGINE_SENDER_INTERNAL_H
+#define ITG_ENGINE_SENDER_INTERNAL_H
+
+#include <stdatomic.h>
+#include <uv.h>
+
+#include "engine/control.h"
+#include "engine/deframe.h"
+#include "itg/log.h"
+#include "itg/sender.h"
+#include "platform/platform.h"
+
+#define ITG__TX_BATCH 32                 /* due datagrams sent per call */
+#define ITG__TX_STOP_NS 5000000          /* longest wait between stop checks */
+#define ITG__TX_ECHO_BATCH 64            /* echoes read per call */
+#define ITG__TX_ECHO_BUF 65536           /* room per echoed datagram */
+#define ITG__TX_ECHO_GRACE_MS 500        /* wait for late echoes, see ctl */
+#define ITG__TX_LANE_SEND 0              /* logger lane of the sending thread */
+#define ITG__TX_LANE_CTL 1               /* logger lane of the control thread */
+
+/* Where a flow stands on the control thread. */
+typedef enum itg__tx_cstate {
+  ITG__TX_C_RUN = 0,   /* sending (or never set up) */
+  ITG__TX_C_DRAIN,     /* sent all; waiting for the last echoes */
+  ITG__TX_C_WAIT_ACK,  /* FLOW_CLOSE sent */
+  ITG__TX_C_DONE
+} itg__tx_cstate;
+
+/* Counters written by one thread and read by any (relaxed atomics). */
+typedef struct itg__tx_ctr {
+  _Atomic uint64_t packets, bytes, send_errors, echoes, late;
+  _Atomic int64_t first_tx, last_tx, late_max, late_sum;
+} itg__tx_ctr;
+
+typedef struct itg__tx_flow {
+  itg_sender *s;
+  itg_flow_cfg cfg;
+  uint32_t id;    /* the id in use: asked for, then as the receiver says */
+  uint64_t seed;
+  itg_dist *idt;
+  itg_dist *size;
+  size_t hdr_len;
+  itg__sock sig;
+  itg__sock data;
+  int ready;      /* set up with its receiver: the threads own it */
+
+  /* under s->lock */
+  int status;
+  char error[160];
+  uint64_t received;
+  int done;
+
+  /* sending thread */
+  int64_t next_ns; /* next departure, monotonic */
+  int64_t end_ns;  /* no departure at or after this instant */
+  uint64_t seq;
+  uint64_t bytes_planned;
+  _Atomic int sent_all; /* sending thread -> control thread */
+  _Atomic int abort;    /* control thread -> sending thread */
+
+  itg__tx_ctr ctr;
+
+  /* control thread */
+  itg__tx_cstate cstate;
+  int sig_dead;         /* the signaling connection is gone */
+  int data_polled;
+  uint64_t echo_mark;   /* echoes when the grace timer was last set */
+  uv_poll_t sig_poll;
+  uv_poll_t data_poll;
+  uv_timer_t timer;
+  itg__ctl_reader rd;
+  itg__deframe *df;     /* TCP round trip: echoes come back as a stream */
+} itg__tx_flow;
+
+struct itg_sender {
+  itg_sender_cfg cfg;
+  itg__tx_flow **flows;
+  size_t n;
+  size_t cap;
+  int started;
+  int joined;
+  _Atomic int stop;
+  itg_logger *log;
+
+  uv_mutex_t lock;
+  uv_cond_t done_cond;
+  size_t done;
+  int wake_open; /* under lock: wake may be signalled */
+
+  uv_loop_t loop;
+  uv_async_t wake;
+  uv_thread_t send_thread;
+  uv_thread_t ctl_thread;
+  int threads; /* how many of the two were started */
+
+  /* sending thread */
+  uint8_t *pkt_bufs;
+  itg__dgram dg[ITG__TX_BATCH];
+  /* control thread: round-trip datagrams */
+  uint8_t *echo_bufs;
+  itg__dgram edg[ITG__TX_ECHO_BATCH];
+  itg__addr epeers[ITG__TX_ECHO_BATCH];
+};
+
+/* ---- sender.c ---- */
+
+/* Records the first error of a flow (later ones are dropped). */
+void itg__tx_fail(itg__tx_flow *f, int status, const char *msg);
+
+/* Marks a flow finished, waking itg_sender_wait. */
+void itg__tx_mark_done(itg__tx_flow *f);
+
+/* Wakes the control thread (if it still listens). */
+void itg__tx_wake(itg_sender *s);
+
+/* Adds v to a counter only its one writer thread changes. */
+static inline void itg__tx_add(_Atomic uint64_t *c, uint64_t v) {
+  atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+                        memory_order_relaxed);
+}
+
+/* ---- sender_setup.c ---- */
+
+/* Derives the seeds of a flow's two laws from the flow's seed, so the IDT
+ * and size draws are independent and repeatable. */
+void itg__flow_seeds(uint64_t seed, uint64_t *idt_seed, uint64_t *size_seed);
+
+/* Makes the flow's laws and sets it up with its receiver (signaling,
+ * data socket). Returns 0 with f->ready set, or the error also recorded
+ * in f. */
+int itg__tx_setup(itg__tx_flow *f, size_t index);
+
+/* ---- sender_send.c ---- */
+
+/* The sending thread's body. */
+void itg__tx_send_main(void *arg);
+
+/* ---- sender_ctl.c ---- */
+
+/* Prepares the control loop and its handles (before its thread starts).
+ * Returns 0, or ITG_ENOMEM / ITG_ESOCKET with nothing left open. */
+int itg__tx_ctl_init(itg_sender *s);
+
+/* Closes what itg__tx_ctl_init opened, when its thread could not start. */
+void itg__tx_ctl_undo(itg_sender *s);
+
+/* The control thread's body. */
+void itg__tx_ctl_main(void *arg);
+
+#endif

@@ -1,0 +1,300 @@
+/* The sending thread: every flow's next departure in a min-heap, the
+ * earliest waited for with the pacer, packets built, stamped and sent. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/sender_internal.h"
+
+/* A packet decided but not yet sent. */
+typedef struct planned {
+  uint64_t seq;
+  size_t size;
+  int64_t due_ns;
+} planned;
+
+/* ---- the heap of next departures ------------------------------------ */
+
+typedef struct heap {
+  itg__tx_flow **v;
+  size_t n;
+} heap;
+
+static void heap_up(heap *h, size_t i) {
+  itg__tx_flow *f = h->v[i];
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (h->v[p]->next_ns <= f->next_ns)
+      break;
+    h->v[i] = h->v[p];
+    i = p;
+  }
+  h->v[i] = f;
+}
+
+static void heap_down(heap *h, size_t i) {
+  itg__tx_flow *f = h->v[i];
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= h->n)
+      break;
+    if (c + 1 < h->n && h->v[c + 1]->next_ns < h->v[c]->next_ns)
+      c++;
+    if (f->next_ns <= h->v[c]->next_ns)
+      break;
+    h->v[i] = h->v[c];
+    i = c;
+  }
+  h->v[i] = f;
+}
+
+static void heap_pop(heap *h) {
+  if (--h->n > 0) {
+    h->v[0] = h->v[h->n];
+    heap_down(h, 0);
+  }
+}
+
+/* ---- the flow's schedule -------------------------------------------- */
+
+/* Whether the flow has nothing left to send at its next departure. */
+static int flow_over(const itg__tx_flow *f) {
+  const itg_flow_cfg *c = &f->cfg;
+  return (c->max_packets != 0 && f->seq >= c->max_packets) ||
+         (c->max_bytes != 0 && f->bytes_planned >= c->max_bytes) ||
+         f->next_ns >= f->end_ns;
+}
+
+/* The next IDT in ns, and the next size in bytes (see flow.h for the
+ * bounds and the rounding). */
+static int64_t draw_idt_ns(itg__tx_flow *f) {
+  double sec = itg_dist_spec_draw(&f->cfg.idt, f->idt, 0, ITG_FLOW_IDT_MAX);
+  return (int64_t)llround(sec * 1e9);
+}
+
+static size_t draw_size(itg__tx_flow *f) {
+  double b = itg_dist_spec_draw(&f->cfg.size, f->size, (double)f->hdr_len,
+                                ITG_WIRE_MAX_PACKET);
+  return (size_t)llround(b);
+}
+
+/* Decides the packets due by `now` (at least the first), at most max. */
+static int plan(itg__tx_flow *f, int64_t now, planned *p, int max) {
+  int k = 0;
+  while (k < max && !flow_over(f) && (k == 0 || f->next_ns <= now)) {
+    p[k].seq = ++f->seq;
+    p[k].size = draw_size(f);
+    p[k].due_ns = f->next_ns;
+    f->bytes_planned += p[k].size;
+    f->next_ns += draw_idt_ns(f);
+    k++;
+  }
+  return k;
+}
+
+/* ---- sending -------------------------------------------------------- */
+
+static void encode(const itg__tx_flow *f, const planned *p, int64_t tx_ns,
+                   uint8_t *buf) {
+  itg_pkt_hdr h;
+  memset(&h, 0, sizeof h);
+  h.flags = f->cfg.meter == ITG_METER_RTT ? ITG_PKT_ECHO_REQUEST : 0;
+  h.flow_id = f->id;
+  h.seq = p->seq;
+  h.tx_ns = tx_ns;
+  h.length = (uint32_t)p->size;
+  itg_wire_encode(f->cfg.wire, f->cfg.proto == ITG_PROTO_TCP, &h, buf,
+                  p->size);
+}
+
+/* Counts sent packets, their lateness, and logs them. */
+static void account(itg__tx_flow *f, const planned *p, int n, int64_t tx_ns,
+                    int64_t mono) {
+  itg_sender *s = f->s;
+  itg__tx_ctr *c = &f->ctr;
+  uint64_t bytes = 0, late = 0;
+  int64_t late_sum = 0;
+  int64_t late_max = atomic_load_explicit(&c->late_max, memory_order_relaxed);
+  int i;
+  for (i = 0; i < n; i++) {
+    int64_t l = mono - p[i].due_ns;
+    bytes += p[i].size;
+    if (l > 1000) {
+      late++;
+      late_sum += l;
+      if (l > late_max)
+        late_max = l;
+    }
+    if (s->log != NULL) {
+      itg_logrec r;
+      r.flow_id = f->id;
+      r.size = (uint16_t)p[i].size;
+      r.flags = (uint16_t)(ITG_REC_TX | (f->cfg.proto == ITG_PROTO_TCP
+                                             ? ITG_REC_TCP
+                                             : 0));
+      r.seq = p[i].seq;
+      r.tx_ns = tx_ns;
+      r.rx_ns = 0;
+      itg_logger_push(s->log, ITG__TX_LANE_SEND, &r);
+    }
+  }
+  if (n > 0) {
+    if (atomic_load_explicit(&c->first_tx, memory_order_relaxed) == 0)
+      atomic_store_explicit(&c->first_tx, tx_ns, memory_order_relaxed);
+    atomic_store_explicit(&c->last_tx, tx_ns, memory_order_relaxed);
+  }
+  itg__tx_add(&c->packets, (uint64_t)n);
+  itg__tx_add(&c->bytes, bytes);
+  itg__tx_add(&c->late, late);
+  atomic_store_explicit(&c->late_max, late_max, memory_order_relaxed);
+  atomic_store_explicit(&c->late_sum,
+                        atomic_load_explicit(&c->late_sum,
+                                             memory_order_relaxed) +
+                            late_sum,
+                        memory_order_relaxed);
+}
+
+/* Sends k datagrams in as few calls as the OS allows. A datagram the OS
+ * refuses is counted and skipped; a full socket buffer is waited out. */
+static void send_udp(itg__tx_flow *f, planned *p, int k) {
+  itg_sender *s = f->s;
+  int64_t tx_ns, mono;
+  int i, done = 0;
+  while (done < k) {
+    int n;
+    for (i = done; i < k; i++) {
+      s->dg[i].buf = s->pkt_bufs + (size_t)i * ITG_WIRE_MAX_PACKET;
+      s->dg[i].len = p[i].size;
+      s->dg[i].peer = NULL;
+    }
+    mono = itg__mono_ns();
+    tx_ns = itg__real_ns();
+    for (i = done; i < k; i++)
+      encode(f, &p[i], tx_ns, s->dg[i].buf);
+    n = itg__send_batch(f->data, s->dg + done, k - done);
+    if (n > 0) {
+      account(f, p + done, n, tx_ns, mono);
+      done += n;
+    } else if (n == 0 && !atomic_load(&s->stop)) {
+      itg__yield();
+    } else {
+      itg__tx_add(&f->ctr.send_errors, 1);
+      done++;
+    }
+  }
+}
+
+/* Writes k packets on the flow's TCP stream, each stamped just before its
+ * first byte goes. Returns 0, or an error that ends the flow. */
+static int send_tcp(itg__tx_flow *f, planned *p, int k) {
+  itg_sender *s = f->s;
+  uint8_t *buf = s->pkt_bufs;
+  int i;
+  for (i = 0; i < k; i++) {
+    int64_t mono = itg__mono_ns();
+    int64_t tx_ns = itg__real_ns();
+    size_t off = 0;
+    encode(f, &p[i], tx_ns, buf);
+    while (off < p[i].size) {
+      int n = itg__stream_send(f->data, buf + off, p[i].size - off);
+      if (n < 0)
+        return n;
+      if (n == 0) {
+        if (atomic_load(&s->stop))
+          return ITG_ECANCELED;
+        itg__sleep_until(itg__mono_ns() + 50000);
+      }
+      off += (size_t)n;
+    }
+    account(f, &p[i], 1, tx_ns, mono);
+  }
+  return 0;
+}
+
+/* Hands a flow that has sent everything over to the control thread. */
+static void finish(itg__tx_flow *f) {
+  atomic_store(&f->sent_all, 1);
+  itg__tx_wake(f->s);
+}
+
+/* Sends the departures of f that are due. Returns 1 if f is over. */
+static int depart(itg__tx_flow *f, int64_t now) {
+  planned p[ITG__TX_BATCH];
+  int k = plan(f, now, p, ITG__TX_BATCH);
+  if (k > 0 && f->cfg.proto == ITG_PROTO_UDP) {
+    send_udp(f, p, k);
+  } else if (k > 0) {
+    int rc = send_tcp(f, p, k);
+    if (rc < 0) {
+      if (rc != ITG_ECANCELED)
+        itg__tx_fail(f, rc, "the TCP data connection failed");
+      return 1;
+    }
+  }
+  return flow_over(f);
+}
+
+/* Waits towards deadline, at most ITG__TX_STOP_NS at a time so a stop is
+ * seen quickly. */
+static void wait_for(itg_sender *s, itg_pacer *pacer, int64_t deadline) {
+  int64_t chunk = itg__mono_ns() + ITG__TX_STOP_NS;
+  if (deadline <= chunk)
+    itg_pacer_wait_until(pacer, deadline);
+  else if (s->cfg.wait == ITG_WAIT_SPIN)
+    itg_pacer_wait_until(pacer, chunk);
+  else
+    itg__sleep_until(chunk);
+}
+
+void itg__tx_send_main(void *arg) {
+  itg_sender *s = arg;
+  itg_pacer pacer;
+  heap h;
+  size_t i;
+  int64_t t0;
+  itg__platform_init();
+  if (s->cfg.cpu >= 0)
+    itg__thread_pin(s->cfg.cpu);
+  itg__thread_boost();
+  /* The pacer calibrates itself on first use and the thread has just
+   * started: the schedules begin after both, so no packet is born late and
+   * sent in a catch-up burst. */
+  itg_pacer_init(&pacer, s->cfg.wait, itg__mono_ns());
+  t0 = itg_pacer_next(&pacer);
+  h.v = malloc(s->n * sizeof *h.v);
+  h.n = 0;
+  if (h.v == NULL) {
+    for (i = 0; i < s->n; i++)
+      if (s->flows[i]->ready) {
+        itg__tx_fail(s->flows[i], ITG_ENOMEM, "out of memory");
+        finish(s->flows[i]);
+      }
+    return;
+  }
+  for (i = 0; i < s->n; i++) {
+    itg__tx_flow *f = s->flows[i];
+    if (!f->ready)
+      continue;
+    f->next_ns = t0 + f->cfg.start_delay_ns;
+    f->end_ns = f->cfg.duration_ns > 0 ? f->next_ns + f->cfg.duration_ns
+                                       : INT64_MAX;
+    h.v[h.n++] = f;
+    heap_up(&h, h.n - 1);
+  }
+  while (h.n > 0) {
+    itg__tx_flow *f = h.v[0];
+    int64_t now = itg__mono_ns();
+    if (atomic_load(&s->stop) || atomic_load(&f->abort) || flow_over(f)) {
+      heap_pop(&h);
+      finish(f);
+    } else if (f->next_ns > now) {
+      wait_for(s, &pacer, f->next_ns);
+    } else if (depart(f, now)) {
+      heap_pop(&h);
+      finish(f);
+    } else {
+      heap_down(&h, 0);
+    }
+  }
+  free(h.v);
+}

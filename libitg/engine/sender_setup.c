@@ -1,0 +1,248 @@
+/* Setting a flow up before it sends: its laws and seeds, the signaling
+ * conversation with its receiver, and its data socket. Runs on the
+ * creator's thread, one flow after the other. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/sender_internal.h"
+
+#define GOLDEN 0x9E3779B97F4A7C15ull
+
+/* The splitmix64 output function: spreads nearby inputs far apart. */
+static uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void itg__flow_seeds(uint64_t seed, uint64_t *idt_seed, uint64_t *size_seed) {
+  *idt_seed = mix64(seed + GOLDEN);
+  *size_seed = mix64(seed + 2 * GOLDEN);
+}
+
+static uint64_t auto_seed(size_t index) {
+  return mix64((uint64_t)itg__real_ns() ^ ((uint64_t)itg__mono_ns() << 17) ^
+               ((uint64_t)index + 1) * GOLDEN);
+}
+
+/* Sends req and waits for a reply of type want. Returns 0, or an error
+ * with a sentence in msg (an ERROR from the receiver gives its code). */
+static int exchange(itg__tx_flow *f, const itg__ctl_msg *req,
+                    itg__ctl_type want, itg__ctl_msg *reply, char *msg,
+                    size_t len) {
+  int64_t tmo = f->s->cfg.connect_timeout_ns;
+  int rc = itg__ctl_send(f->sig, req, tmo);
+  if (rc == 0)
+    rc = itg__ctl_recv(f->sig, &f->rd, reply, tmo);
+  if (rc == ITG_ETIMEDOUT) {
+    snprintf(msg, len, "the receiver did not answer %s in time",
+             itg__ctl_type_name(req->type));
+    return rc;
+  }
+  if (rc < 0) {
+    snprintf(msg, len, "signaling with the receiver failed: %s",
+             itg_strerror(rc));
+    return rc;
+  }
+  if (reply->type == ITG__CTL_ERROR) {
+    snprintf(msg, len, "the receiver says: %.120s", reply->text);
+    return reply->status < 0 ? reply->status : ITG_EPROTO;
+  }
+  if (reply->type != want) {
+    snprintf(msg, len, "the receiver answered %s with %s",
+             itg__ctl_type_name(req->type), itg__ctl_type_name(reply->type));
+    return ITG_EPROTO;
+  }
+  return 0;
+}
+
+/* Connects the signaling socket (from the flow's source address, so that
+ * data and signaling come from the same place) and says HELLO. */
+static int open_sig(itg__tx_flow *f, const itg__addr *to, char *msg,
+                    size_t len) {
+  char where[ITG_HOST_MAX + 16];
+  itg__ctl_msg m, a;
+  itg__addr from;
+  int rc;
+  itg__addr_format(to, where, sizeof where);
+  rc = itg__sock_open(to, 0, &f->sig);
+  if (rc < 0) {
+    snprintf(msg, len, "cannot open a socket: %s", itg_strerror(rc));
+    return rc;
+  }
+  if (f->cfg.src_host[0] != '\0') {
+    rc = itg__addr_resolve(f->cfg.src_host, 0, 1, &from);
+    if (rc == 0)
+      rc = itg__sock_bind(f->sig, &from);
+    if (rc < 0) {
+      snprintf(msg, len, "cannot bind to '%.100s': %s", f->cfg.src_host,
+               itg_strerror(rc));
+      return rc;
+    }
+  }
+  rc = itg__sock_connect(f->sig, to, f->s->cfg.connect_timeout_ns);
+  if (rc < 0) {
+    snprintf(msg, len, "cannot reach the receiver at %.100s: %s", where,
+             itg_strerror(rc));
+    return rc;
+  }
+  itg__sock_set_nodelay(f->sig, 1);
+  itg__ctl_init(&m, ITG__CTL_HELLO);
+  m.version = ITG__CTL_VERSION;
+  snprintf(m.text, sizeof m.text, "libitg %s", itg_version_string());
+  rc = exchange(f, &m, ITG__CTL_HELLO_ACK, &a, msg, len);
+  if (rc == 0 && a.status != 0) {
+    snprintf(msg, len, "the receiver (%.100s) does not speak signaling "
+             "version %u", a.text, ITG__CTL_VERSION);
+    rc = ITG_EVERSION;
+  }
+  return rc;
+}
+
+/* Creates and binds the data socket; its port goes into FLOW_OPEN. */
+static int open_data(itg__tx_flow *f, const itg__addr *to, uint16_t *port,
+                     char *msg, size_t len) {
+  const itg_flow_cfg *c = &f->cfg;
+  const char *host = c->src_host[0] != '\0' ? c->src_host
+                     : to->ss.ss_family == AF_INET ? "0.0.0.0"
+                                                   : "::";
+  int udp = c->proto == ITG_PROTO_UDP;
+  itg__addr from;
+  int rc = itg__addr_resolve(host, c->src_port, 1, &from);
+  if (rc == 0)
+    rc = itg__sock_open(to, udp, &f->data);
+  if (rc < 0) {
+    snprintf(msg, len, "cannot open the data socket: %s", itg_strerror(rc));
+    return rc;
+  }
+  if (c->tos >= 0 && (rc = itg__sock_set_tos(f->data, c->tos)) < 0) {
+    snprintf(msg, len, "cannot set the DS byte %d: %s", c->tos,
+             itg_strerror(rc));
+    return rc;
+  }
+  if (c->ttl >= 0 && (rc = itg__sock_set_ttl(f->data, c->ttl)) < 0) {
+    snprintf(msg, len, "cannot set the TTL %d: %s", c->ttl, itg_strerror(rc));
+    return rc;
+  }
+  if (!udp && c->nodelay)
+    itg__sock_set_nodelay(f->data, 1);
+  if (udp)
+    itg__sock_set_bufs(f->data, 4 * 1024 * 1024, 0);
+  if (udp && c->meter == ITG_METER_RTT)
+    itg__sock_set_rx_timestamps(f->data); /* else user-space times */
+  rc = itg__sock_bind(f->data, &from);
+  if (rc == 0)
+    rc = itg__sock_local(f->data, &from);
+  if (rc < 0) {
+    snprintf(msg, len, "cannot bind the data socket to %.100s port %u: %s",
+             host, (unsigned)c->src_port, itg_strerror(rc));
+    return rc;
+  }
+  *port = itg__addr_port(&from);
+  return 0;
+}
+
+/* FLOW_OPEN: the receiver opens the data port and may renumber the flow. */
+static int ask_flow(itg__tx_flow *f, uint16_t src_port, uint16_t *data_port,
+                    char *msg, size_t len) {
+  const itg_flow_cfg *c = &f->cfg;
+  itg__ctl_msg m, a;
+  int rc;
+  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
+  m.flow_id = f->id;
+  m.id_auto = c->flow_id == 0;
+  m.proto = (uint8_t)c->proto;
+  m.meter = (uint8_t)c->meter;
+  m.wire = (uint8_t)c->wire;
+  m.port = c->dst_port;
+  m.src_port = src_port;
+  m.tos = (int16_t)c->tos;
+  m.ttl = (int16_t)c->ttl;
+  memcpy(m.text, c->recv_log, sizeof c->recv_log);
+  rc = exchange(f, &m, ITG__CTL_FLOW_OPEN_ACK, &a, msg, len);
+  if (rc < 0)
+    return rc;
+  if (a.status != 0) {
+    snprintf(msg, len, "refused by the receiver: %.120s", a.text);
+    return a.status;
+  }
+  if (a.port == 0 || a.flow_id == 0 || (!m.id_auto && a.flow_id != f->id)) {
+    snprintf(msg, len, "the receiver answered FLOW_OPEN with flow id %u "
+             "on port %u", (unsigned)a.flow_id, (unsigned)a.port);
+    return ITG_EPROTO;
+  }
+  f->id = a.flow_id;
+  *data_port = a.port;
+  return 0;
+}
+
+/* Picks the flow's seed (or one from the clock) and makes its laws. */
+static int make_laws(itg__tx_flow *f, size_t index, char *msg, size_t len) {
+  uint64_t idt_seed, size_seed;
+  int rc;
+  f->seed = f->cfg.has_seed ? f->cfg.seed : auto_seed(index);
+  itg__flow_seeds(f->seed, &idt_seed, &size_seed);
+  rc = itg_dist_spec_make(&f->cfg.idt, idt_seed, &f->idt);
+  if (rc < 0) {
+    snprintf(msg, len, "cannot make the IDT law: %s", itg_strerror(rc));
+    return rc;
+  }
+  rc = itg_dist_spec_make(&f->cfg.size, size_seed, &f->size);
+  if (rc < 0)
+    snprintf(msg, len, "cannot make the size law: %s", itg_strerror(rc));
+  return rc;
+}
+
+int itg__tx_setup(itg__tx_flow *f, size_t index) {
+  const itg_flow_cfg *c = &f->cfg;
+  int tcp = c->proto == ITG_PROTO_TCP;
+  uint16_t src_port = 0, data_port = 0;
+  char msg[160];
+  itg__addr to;
+  int rc;
+  f->hdr_len = itg_wire_hdr_len(c->wire, tcp);
+  rc = make_laws(f, index, msg, sizeof msg);
+  if (rc < 0)
+    goto out_fail;
+  rc = itg__addr_resolve(c->dst_host, c->sig_port, 0, &to);
+  if (rc < 0) {
+    snprintf(msg, sizeof msg, "cannot resolve '%.100s'", c->dst_host);
+    goto out_fail;
+  }
+  rc = open_sig(f, &to, msg, sizeof msg);
+  if (rc == 0)
+    rc = open_data(f, &to, &src_port, msg, sizeof msg);
+  if (rc == 0)
+    rc = ask_flow(f, src_port, &data_port, msg, sizeof msg);
+  if (rc < 0)
+    goto out_close;
+  itg__addr_set_port(&to, data_port);
+  rc = itg__sock_connect(f->data, &to, f->s->cfg.connect_timeout_ns);
+  if (rc < 0) {
+    snprintf(msg, sizeof msg, "cannot connect to the data port %u: %s",
+             (unsigned)data_port, itg_strerror(rc));
+    goto out_close;
+  }
+  if (tcp && c->meter == ITG_METER_RTT) {
+    f->df = malloc(sizeof *f->df);
+    if (f->df == NULL) {
+      rc = ITG_ENOMEM;
+      snprintf(msg, sizeof msg, "out of memory");
+      goto out_close;
+    }
+    itg__deframe_init(f->df, c->wire);
+  }
+  itg__sock_set_nonblock(f->data, 1);
+  itg__sock_set_nonblock(f->sig, 1);
+  f->ready = 1;
+  return 0;
+
+out_close:
+  itg__sock_close(f->data);
+  itg__sock_close(f->sig);
+  f->data = f->sig = ITG__BAD_SOCK;
+out_fail:
+  itg__tx_fail(f, rc, msg);
+  return rc;
+}

@@ -1,0 +1,208 @@
+/* Batched datagram I/O on POSIX: sendmmsg/recvmmsg where the C library
+ * has them, else (or when the kernel refuses them) one sendmsg/recvmsg per
+ * datagram. Kernel receive timestamps come back as SO_TIMESTAMPNS control
+ * messages. Building with ITG_NO_MMSG forces the one-by-one path. */
+#define _GNU_SOURCE
+#include "platform/platform.h"
+#include "platform/posix/posix.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#if !defined(ITG_NO_MMSG) && defined(__linux__) &&                            \
+    (!defined(__GLIBC__) || __GLIBC_PREREQ(2, 14))
+#define HAVE_MMSG 1
+#endif
+
+/* Datagrams per sendmmsg/recvmmsg call: the per-call arrays live on the
+ * stack (about 13 KiB at this size). */
+#define CHUNK 64
+
+/* Room for the timestamp plus what else someone may have enabled on the
+ * socket (packet info, hop limits); a shorter buffer would only cut those
+ * off (MSG_CTRUNC), never the datagram. */
+typedef struct ctrl_buf {
+  _Alignas(struct cmsghdr) char buf[128];
+} ctrl_buf;
+
+static void prepare_send(struct msghdr *m, struct iovec *iov,
+                         const itg__dgram *d) {
+  memset(m, 0, sizeof *m);
+  iov->iov_base = d->buf;
+  iov->iov_len = d->len;
+  m->msg_iov = iov;
+  m->msg_iovlen = 1;
+  if (d->peer != NULL) {
+    m->msg_name = &d->peer->ss;
+    m->msg_namelen = d->peer->len;
+  }
+}
+
+static void prepare_recv(struct msghdr *m, struct iovec *iov,
+                         const itg__dgram *d, ctrl_buf *ctrl) {
+  memset(m, 0, sizeof *m);
+  iov->iov_base = d->buf;
+  iov->iov_len = d->cap;
+  m->msg_iov = iov;
+  m->msg_iovlen = 1;
+  if (d->peer != NULL) {
+    m->msg_name = &d->peer->ss;
+    m->msg_namelen = sizeof d->peer->ss;
+  }
+  m->msg_control = ctrl->buf;
+  m->msg_controllen = sizeof ctrl->buf;
+}
+
+/* Returns the kernel's receive time (wall clock ns) carried by m, or 0. */
+static int64_t rx_stamp(struct msghdr *m) {
+#ifdef SCM_TIMESTAMPNS
+  struct cmsghdr *c;
+
+  for (c = CMSG_FIRSTHDR(m); c != NULL; c = CMSG_NXTHDR(m, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+      struct timespec ts;
+      memcpy(&ts, CMSG_DATA(c), sizeof ts);
+      return (int64_t)ts.tv_sec * INT64_C(1000000000) + ts.tv_nsec;
+    }
+  }
+#else
+  (void)m;
+#endif
+  return 0;
+}
+
+static void finish_recv(itg__dgram *d, struct msghdr *m, size_t got) {
+  d->len = got;
+  if (d->peer != NULL)
+    d->peer->len = m->msg_namelen;
+  d->rx_ns = rx_stamp(m);
+}
+
+/* The loops below return a count (>= 1), or -1 with errno set when nothing
+ * moved: the mapping to ITG_E* codes is done once, by the caller. */
+
+static int send_each(itg__sock s, itg__dgram *d, int n) {
+  int i;
+
+  for (i = 0; i < n; i++) {
+    struct msghdr m;
+    struct iovec iov;
+    ssize_t r;
+
+    prepare_send(&m, &iov, &d[i]);
+    do
+      r = sendmsg(s, &m, ITG__SEND_FLAGS);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+      break;
+  }
+  return i > 0 ? i : -1;
+}
+
+static int recv_each(itg__sock s, itg__dgram *d, int n) {
+  int i;
+
+  for (i = 0; i < n; i++) {
+    struct msghdr m;
+    struct iovec iov;
+    ctrl_buf ctrl;
+    ssize_t r;
+
+    prepare_recv(&m, &iov, &d[i], &ctrl);
+    do
+      r = recvmsg(s, &m, MSG_DONTWAIT);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+      break;
+    finish_recv(&d[i], &m, (size_t)r);
+  }
+  return i > 0 ? i : -1;
+}
+
+#ifdef HAVE_MMSG
+static int send_mmsg(itg__sock s, itg__dgram *d, int n) {
+  int done = 0;
+
+  while (done < n) {
+    struct mmsghdr mm[CHUNK];
+    struct iovec iov[CHUNK];
+    int k = n - done < CHUNK ? n - done : CHUNK;
+    int i, r;
+
+    for (i = 0; i < k; i++) {
+      prepare_send(&mm[i].msg_hdr, &iov[i], &d[done + i]);
+      mm[i].msg_len = 0;
+    }
+    do
+      r = sendmmsg(s, mm, (unsigned)k, ITG__SEND_FLAGS);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+      break;
+    done += r;
+    if (r < k)
+      break;
+  }
+  return done > 0 ? done : -1;
+}
+
+static int recv_mmsg(itg__sock s, itg__dgram *d, int n) {
+  int done = 0;
+
+  while (done < n) {
+    struct mmsghdr mm[CHUNK];
+    struct iovec iov[CHUNK];
+    ctrl_buf ctrl[CHUNK];
+    int k = n - done < CHUNK ? n - done : CHUNK;
+    int i, r;
+
+    for (i = 0; i < k; i++) {
+      prepare_recv(&mm[i].msg_hdr, &iov[i], &d[done + i], &ctrl[i]);
+      mm[i].msg_len = 0;
+    }
+    do
+      r = recvmmsg(s, mm, (unsigned)k, MSG_DONTWAIT, NULL);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+      break;
+    for (i = 0; i < r; i++)
+      finish_recv(&d[done + i], &mm[i].msg_hdr, mm[i].msg_len);
+    done += r;
+    if (r < k)
+      break;
+  }
+  return done > 0 ? done : -1;
+}
+#endif
+
+int itg__send_batch(itg__sock s, itg__dgram *d, int n) {
+  int r;
+
+  if (n <= 0)
+    return 0;
+#ifdef HAVE_MMSG
+  r = send_mmsg(s, d, n);
+  /* A kernel or sandbox without the call: send one by one. */
+  if (r < 0 && errno == ENOSYS)
+    r = send_each(s, d, n);
+#else
+  r = send_each(s, d, n);
+#endif
+  return r < 0 ? itg__sock_last_error() : r;
+}
+
+int itg__recv_batch(itg__sock s, itg__dgram *d, int n) {
+  int r;
+
+  if (n <= 0)
+    return 0;
+#ifdef HAVE_MMSG
+  r = recv_mmsg(s, d, n);
+  if (r < 0 && errno == ENOSYS)
+    r = recv_each(s, d, n);
+#else
+  r = recv_each(s, d, n);
+#endif
+  return r < 0 ? itg__sock_last_error() : r;
+}

@@ -1,0 +1,111 @@
+/* Socket options on POSIX. */
+#define _GNU_SOURCE
+#include "platform/platform.h"
+#include "platform/posix/posix.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+
+#ifdef SO_SNDBUFFORCE
+#define SNDBUF_FORCE SO_SNDBUFFORCE
+#define RCVBUF_FORCE SO_RCVBUFFORCE
+#else
+#define SNDBUF_FORCE (-1)
+#define RCVBUF_FORCE (-1)
+#endif
+
+int itg__sock_set_nonblock(itg__sock s, int on) {
+  int flags = fcntl(s, F_GETFL);
+
+  if (flags < 0)
+    return itg__sock_fail();
+  flags = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK;
+  if (fcntl(s, F_SETFL, flags) != 0)
+    return itg__sock_fail();
+  return 0;
+}
+
+/* Sets one buffer size: first with the privileged option, which may pass
+ * the system maximum, then with the ordinary one, which the kernel caps
+ * silently. */
+static int set_buf(itg__sock s, int force_opt, int opt, int size) {
+  if (size <= 0)
+    return 0;
+  if (force_opt >= 0 &&
+      setsockopt(s, SOL_SOCKET, force_opt, &size, sizeof size) == 0)
+    return 0;
+  if (setsockopt(s, SOL_SOCKET, opt, &size, sizeof size) != 0)
+    return itg__sock_fail();
+  return 0;
+}
+
+int itg__sock_set_bufs(itg__sock s, int sndbuf, int rcvbuf) {
+  int rc = set_buf(s, SNDBUF_FORCE, SO_SNDBUF, sndbuf);
+
+  return rc != 0 ? rc : set_buf(s, RCVBUF_FORCE, SO_RCVBUF, rcvbuf);
+}
+
+/* Returns the socket's address family, or a negative code. */
+static int sock_family(itg__sock s) {
+  struct sockaddr_storage ss;
+  socklen_t len = sizeof ss;
+
+  if (getsockname(s, (struct sockaddr *)&ss, &len) != 0)
+    return itg__sock_fail();
+  return ss.ss_family;
+}
+
+/* Sets an option that IPv4 and IPv6 name differently. */
+static int set_ip_option(itg__sock s, int v4_opt, int v6_opt, int value) {
+  int family = sock_family(s);
+
+  if (family == AF_INET6) {
+    if (setsockopt(s, IPPROTO_IPV6, v6_opt, &value, sizeof value) != 0)
+      return itg__sock_fail();
+    /* A dual-stack socket's IPv4 traffic follows the IPv4 option; a kernel
+     * that refuses it on an IPv6 socket sends no such traffic. */
+    setsockopt(s, IPPROTO_IP, v4_opt, &value, sizeof value);
+    return 0;
+  }
+  if (family == AF_INET) {
+    if (setsockopt(s, IPPROTO_IP, v4_opt, &value, sizeof value) != 0)
+      return itg__sock_fail();
+    return 0;
+  }
+  return family < 0 ? family : ITG_ENOTSUP;
+}
+
+int itg__sock_set_tos(itg__sock s, int tos) {
+  if (tos < 0 || tos > 255)
+    return ITG_EINVAL;
+  return set_ip_option(s, IP_TOS, IPV6_TCLASS, tos);
+}
+
+int itg__sock_set_ttl(itg__sock s, int ttl) {
+  if (ttl < 1 || ttl > 255)
+    return ITG_EINVAL;
+  return set_ip_option(s, IP_TTL, IPV6_UNICAST_HOPS, ttl);
+}
+
+int itg__sock_set_nodelay(itg__sock s, int on) {
+  int v = on ? 1 : 0;
+
+  if (setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &v, sizeof v) != 0)
+    return itg__sock_fail();
+  return 0;
+}
+
+int itg__sock_set_rx_timestamps(itg__sock s) {
+#ifdef SO_TIMESTAMPNS
+  int on = 1;
+
+  if (setsockopt(s, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) != 0)
+    return itg__sock_fail();
+  return 0;
+#else
+  (void)s;
+  return ITG_ENOTSUP;
+#endif
+}

@@ -1,0 +1,82 @@
+/* Shared program helpers (see cli.h). */
+#include "programs/cli.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "itg/common.h"
+
+void itg__cli_error(const char *prog, const char *msg) {
+  fprintf(stderr, "%s: %s\n", prog, msg);
+}
+
+int itg__cli_bad_usage(const char *prog, const char *msg, const char *usage) {
+  itg__cli_error(prog, msg);
+  fputs(usage, stderr);
+  return ITG__CLI_EXIT_USAGE;
+}
+
+void itg__cli_print_version(const char *prog) {
+  printf("%s (libitg %s)\n", prog, itg_version_string());
+}
+
+int itg__cli_is_help(const char *word, int short_h) {
+  return strcmp(word, "--help") == 0 || (short_h && strcmp(word, "-h") == 0);
+}
+
+int itg__cli_value(const char *prog, const char *usage, int argc,
+                   char **argv, int *i, const char **out) {
+  char msg[128];
+  if (*i + 1 >= argc) {
+    snprintf(msg, sizeof msg, "%.64s: missing value", argv[*i]);
+    return itg__cli_bad_usage(prog, msg, usage);
+  }
+  *out = argv[++*i];
+  return 0;
+}
+
+static void on_signal(uv_signal_t *h, int signum) {
+  itg__cli_sigwatch *w = h->data;
+  w->fn(w->user, signum);
+}
+
+/* Closing the handles lets the watch loop, and so its thread, end. */
+static void on_quit(uv_async_t *a) {
+  itg__cli_sigwatch *w = a->data;
+  uv_close((uv_handle_t *)&w->sigint, NULL);
+  uv_close((uv_handle_t *)&w->sigterm, NULL);
+  uv_close((uv_handle_t *)&w->quit, NULL);
+}
+
+static void watch_main(void *arg) {
+  itg__cli_sigwatch *w = arg;
+  uv_run(&w->loop, UV_RUN_DEFAULT);
+}
+
+int itg__cli_sigwatch_start(itg__cli_sigwatch *w,
+                            void (*fn)(void *user, int signum), void *user) {
+  memset(w, 0, sizeof *w);
+  w->fn = fn;
+  w->user = user;
+  if (uv_loop_init(&w->loop) != 0)
+    return -1;
+  uv_signal_init(&w->loop, &w->sigint);
+  uv_signal_init(&w->loop, &w->sigterm);
+  uv_async_init(&w->loop, &w->quit, on_quit);
+  w->sigint.data = w->sigterm.data = w->quit.data = w;
+  if (uv_signal_start(&w->sigint, on_signal, SIGINT) != 0 ||
+      uv_signal_start(&w->sigterm, on_signal, SIGTERM) != 0 ||
+      uv_thread_create(&w->thread, watch_main, w) != 0) {
+    on_quit(&w->quit);
+    uv_run(&w->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&w->loop);
+    return -1;
+  }
+  return 0;
+}
+
+void itg__cli_sigwatch_stop(itg__cli_sigwatch *w) {
+  uv_async_send(&w->quit);
+  uv_thread_join(&w->thread);
+  uv_loop_close(&w->loop);
+}

@@ -1,0 +1,53 @@
+/* What the command-line programs share: messages, usage errors, version
+ * lines, and turning SIGINT / SIGTERM into a call the program chooses. */
+#ifndef ITG_PROGRAMS_CLI_H
+#define ITG_PROGRAMS_CLI_H
+
+#include <stdio.h>
+#include <uv.h>
+
+/* Exit statuses shared by the programs. */
+#define ITG__CLI_EXIT_OK 0
+#define ITG__CLI_EXIT_FAIL 1
+#define ITG__CLI_EXIT_USAGE 2
+
+/* Prints "PROG: MESSAGE" on stderr. */
+void itg__cli_error(const char *prog, const char *msg);
+
+/* Prints "PROG: MESSAGE" and the short usage on stderr. Returns
+ * ITG__CLI_EXIT_USAGE, for `return itg__cli_bad_usage(...)`. */
+int itg__cli_bad_usage(const char *prog, const char *msg, const char *usage);
+
+/* Prints "PROG (libitg VERSION)" on stdout. */
+void itg__cli_print_version(const char *prog);
+
+/* Returns 1 if word is "--help" (or "-h" when short_h is set). */
+int itg__cli_is_help(const char *word, int short_h);
+
+/* Fetches the value of option argv[*i] into *out, advancing *i. Returns 0,
+ * or prints "PROG: OPTION: missing value" with the usage and returns
+ * ITG__CLI_EXIT_USAGE. */
+int itg__cli_value(const char *prog, const char *usage, int argc,
+                   char **argv, int *i, const char **out);
+
+/* Calls fn(user, signum) on a thread of its own for every SIGINT and
+ * SIGTERM the process receives between start and stop. */
+typedef struct itg__cli_sigwatch {
+  uv_loop_t loop;
+  uv_signal_t sigint;
+  uv_signal_t sigterm;
+  uv_async_t quit;
+  uv_thread_t thread;
+  void (*fn)(void *user, int signum);
+  void *user;
+} itg__cli_sigwatch;
+
+/* Starts watching. Returns 0, or -1 if the watch could not be set up
+ * (the signals then keep their default action). */
+int itg__cli_sigwatch_start(itg__cli_sigwatch *w,
+                            void (*fn)(void *user, int signum), void *user);
+
+/* Stops watching and joins the thread. */
+void itg__cli_sigwatch_stop(itg__cli_sigwatch *w);
+
+#endif

@@ -1,0 +1,400 @@
+/* itg-dec: decodes libitg log files into QoS statistics, as D-ITG's ITGDec
+ * does for its logs: a summary per flow and in total, a JSON report, or
+ * interval series as CSV. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/parse.h"
+#include "itg.h"
+#include "programs/cli.h"
+
+#define PROG "itg-dec"
+#define EXIT_DAMAGED 3 /* a log was cut short or corrupt */
+
+#define CSV_CHUNK 4096 /* intervals formatted at a time */
+
+static const char usage_text[] =
+    "usage: itg-dec [options] LOG...\n"
+    "Reads libitg log files (sender and receiver logs of the same flows\n"
+    "merge) and prints QoS statistics per flow and in total.\n"
+    "\n"
+    "  --json      print the report as JSON\n"
+    "  -d T        mean delay per interval of T milliseconds, as CSV\n"
+    "  -j T        mean jitter per interval, as CSV\n"
+    "  -b T        bitrate (kbit/s) per interval, as CSV\n"
+    "  -p T        packets lost per interval, as CSV\n"
+    "  -c T        all of these, one row per flow and interval, as CSV\n"
+    "  -o FILE     write the CSV to FILE and the report to standard output\n"
+    "              (without -o the CSV alone goes to standard output)\n"
+    "  -h, --help  show this help\n"
+    "  --version   show the version\n"
+    "\n"
+    "Exit status: 0 success; 1 an error while decoding; 2 a wrong option, a\n"
+    "missing file or one that is not a libitg log; 3 a log was truncated or\n"
+    "corrupt: it was decoded up to the damage (reported on standard error)\n"
+    "and the results were written.\n";
+
+typedef struct options {
+  int json;
+  itg_series_field field; /* 0: no series */
+  int64_t interval_ns;
+  const char *out_path;
+  const char **logs;
+  size_t nlogs;
+} options;
+
+/* Prints "itg-dec: " and a formatted message on stderr (paths in it can
+ * be long: the message is cut, never overflowed). */
+#define DEC_ERROR(...)                                                         \
+  do {                                                                         \
+    char msg_[4352];                                                           \
+    snprintf(msg_, sizeof msg_, __VA_ARGS__);                                  \
+    itg__cli_error(PROG, msg_);                                                \
+  } while (0)
+
+/* Reports a wrong command line word with the usage. Returns
+ * ITG__CLI_EXIT_USAGE. */
+static int bad_usage(const char *what, const char *word) {
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s '%.256s'", what, word);
+  return itg__cli_bad_usage(PROG, msg, usage_text);
+}
+
+static itg_series_field series_option(const char *arg) {
+  if (strcmp(arg, "-d") == 0)
+    return ITG_SERIES_DELAY;
+  if (strcmp(arg, "-j") == 0)
+    return ITG_SERIES_JITTER;
+  if (strcmp(arg, "-b") == 0)
+    return ITG_SERIES_BITRATE;
+  if (strcmp(arg, "-p") == 0)
+    return ITG_SERIES_LOSS;
+  if (strcmp(arg, "-c") == 0)
+    return ITG_SERIES_COMBINED;
+  return (itg_series_field)0;
+}
+
+/* Reads the command line into *o (o->logs must hold argc entries).
+ * Returns -1 to go on, or the exit status (help, version, a wrong
+ * option). */
+static int parse_args(int argc, char **argv, options *o) {
+  int only_files = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    itg_series_field field;
+    if (only_files || a[0] != '-' || a[1] == '\0') {
+      o->logs[o->nlogs++] = a;
+      continue;
+    }
+    if (strcmp(a, "--") == 0) {
+      only_files = 1;
+    } else if (itg__cli_is_help(a, 1)) {
+      fputs(usage_text, stdout);
+      return ITG__CLI_EXIT_OK;
+    } else if (strcmp(a, "--version") == 0) {
+      itg__cli_print_version(PROG);
+      return ITG__CLI_EXIT_OK;
+    } else if (strcmp(a, "--json") == 0) {
+      o->json = 1;
+    } else if (strcmp(a, "-o") == 0) {
+      int rc = itg__cli_value(PROG, usage_text, argc, argv, &i, &o->out_path);
+      if (rc != 0)
+        return rc;
+    } else if ((field = series_option(a)) != 0) {
+      const char *val;
+      int64_t ns;
+      int rc = itg__cli_value(PROG, usage_text, argc, argv, &i, &val);
+      if (rc != 0)
+        return rc;
+      if (o->field != 0)
+        return bad_usage("one series at a time (-c gives them all); "
+                         "unexpected",
+                         a);
+      if (itg__parse_ms(val, &ns) != 0 || ns <= 0)
+        return bad_usage("the interval must be a positive number of "
+                         "milliseconds, not",
+                         val);
+      o->field = field;
+      o->interval_ns = ns;
+    } else {
+      return bad_usage("unknown option", a);
+    }
+  }
+  if (o->nlogs == 0)
+    return itg__cli_bad_usage(PROG, "no log file given", usage_text);
+  if (o->out_path != NULL && o->field == 0)
+    return bad_usage("-o names the CSV file of a series (-d, -j, -b, -p or "
+                     "-c); nothing to write to",
+                     o->out_path);
+  if (o->json && o->field != 0 && o->out_path == NULL)
+    return itg__cli_bad_usage(PROG,
+                              "--json and a series cannot share standard "
+                              "output: give the series a file with -o",
+                              usage_text);
+  return -1;
+}
+
+/* ---- the text summary ---------------------------------------------------- */
+
+static const char rule[] =
+    "----------------------------------------------------------\n";
+
+static const char *meter_title(uint32_t meter) {
+  switch (meter) {
+  case ITG_STATS_RTT:
+    return "round-trip time";
+  case ITG_STATS_SENT:
+    return "sent packets";
+  default:
+    return "one-way delay";
+  }
+}
+
+static void line_secs(const char *label, double ns) {
+  printf("%-25s= %15.9f s\n", label, ns / 1e9);
+}
+
+static void line_count(const char *label, uint64_t v) {
+  printf("%-25s= %15llu\n", label, (unsigned long long)v);
+}
+
+/* The ITGDec block of one entry or total, with libitg's extra lines. */
+static void print_block(const itg_flow_stats *f) {
+  int sent = f->meter == ITG_STATS_SENT;
+  line_secs("Total time", (double)f->duration_ns);
+  line_count(sent ? "Packets sent" : "Total packets", f->packets);
+  if (!sent) {
+    line_secs("Minimum delay", (double)f->delay_min_ns);
+    line_secs("Maximum delay", (double)f->delay_max_ns);
+    line_secs("Average delay", f->delay_avg_ns);
+    line_secs("Median delay (p50)", (double)f->delay_p50_ns);
+    line_secs("99th percentile delay", (double)f->delay_p99_ns);
+    line_secs("Average jitter", f->jitter_avg_ns);
+    line_secs("RFC 3550 jitter", f->jitter_rfc3550_ns);
+    line_secs("Delay standard deviation", f->delay_std_ns);
+  }
+  line_count(sent ? "Bytes sent" : "Bytes received", f->bytes);
+  printf("%-25s= %15.6f Kbit/s\n", "Average bitrate", f->bitrate_kbps);
+  printf("%-25s= %15.6f pkt/s\n", "Average packet rate", f->rate_pps);
+  if (!sent) {
+    printf("%-25s= %15llu (%.2f %%)\n", "Packets dropped",
+           (unsigned long long)f->lost, f->loss_pct);
+    printf("%-25s= %15.6f pkt\n", "Average loss-burst size", f->loss_burst_avg);
+    line_count("Duplicate packets", f->duplicates);
+    line_count("Reordered packets", f->reordered);
+  }
+  if (f->log_gaps > 0)
+    line_count("Log records lost", f->log_gaps);
+}
+
+/* Prints the summary. Returns 0 or the error of a total. */
+static int print_text(const itg_stats *s) {
+  static const itg_stats_meter meters[] = {ITG_STATS_OWD, ITG_STATS_RTT,
+                                           ITG_STATS_SENT};
+  size_t n = itg_stats_flow_count(s);
+  itg_flow_stats f;
+  int shown = 0;
+  for (size_t i = 0; i < n; i++) {
+    itg_stats_flow(s, i, &f);
+    printf("%sFlow number: %u (%s)\n%s", rule, (unsigned)f.flow_id,
+           meter_title(f.meter), rule);
+    print_block(&f);
+  }
+  if (n > 0)
+    fputs(rule, stdout);
+  for (size_t m = 0; m < sizeof meters / sizeof meters[0]; m++) {
+    int rc = itg_stats_total(s, meters[m], &f);
+    if (rc != 0)
+      return rc;
+    if (f.flows == 0 && (shown || meters[m] != itg_stats_main_meter(s)))
+      continue;
+    printf("\n__________________________________________________________\n"
+           "****************  TOTAL RESULTS   ******************\n"
+           "__________________________________________________________\n"
+           "%-25s= %s\n",
+           "Meter", meter_title(f.meter));
+    line_count("Number of flows", f.flows);
+    print_block(&f);
+    fputs(rule, stdout);
+    shown = 1;
+  }
+  return 0;
+}
+
+static int print_json(const itg_stats *s) {
+  size_t need = 0;
+  char *buf;
+  int rc = itg_stats_json(s, NULL, 0, &need);
+  if (rc != ITG_ERANGE)
+    return rc;
+  buf = malloc(need);
+  if (buf == NULL)
+    return ITG_ENOMEM;
+  rc = itg_stats_json(s, buf, need, NULL);
+  if (rc == 0)
+    printf("%s\n", buf);
+  free(buf);
+  return rc;
+}
+
+/* ---- series -------------------------------------------------------------- */
+
+/* Writes the whole CSV, CSV_CHUNK intervals at a time. Returns 0,
+ * ITG_ENOMEM or ITG_EIO. */
+static int write_csv(const itg_series *ser, itg_series_field field, FILE *fp) {
+  size_t n = itg_series_interval_count(ser);
+  size_t cap = 0, need = 0;
+  char *buf = NULL;
+  int rc = 0;
+  size_t first = 0;
+  do {
+    rc = itg_series_csv(ser, field, first, CSV_CHUNK, buf, cap, &need);
+    if (rc == ITG_ERANGE) {
+      char *grown = realloc(buf, need);
+      if (grown == NULL) {
+        rc = ITG_ENOMEM;
+        break;
+      }
+      buf = grown;
+      cap = need;
+      rc = itg_series_csv(ser, field, first, CSV_CHUNK, buf, cap, &need);
+    }
+    if (rc != 0)
+      break;
+    if (fputs(buf, fp) == EOF) {
+      rc = ITG_EIO;
+      break;
+    }
+    first += CSV_CHUNK;
+  } while (first < n);
+  free(buf);
+  return rc;
+}
+
+/* Decodes the logs again into a series of the stats' main meter and
+ * writes it. Returns 0 or the exit status of a failure (reported). */
+static int do_series(const options *o, const itg_stats *stats) {
+  itg_series *ser = NULL;
+  FILE *fp = stdout;
+  int rc = itg_series_new(o->interval_ns, itg_stats_main_meter(stats), &ser);
+  int status = 0;
+  if (rc != 0)
+    goto out_report;
+  rc = itg_decode_files(o->logs, o->nlogs, NULL, ser, NULL);
+  if (rc == ITG_ELIMIT) {
+    DEC_ERROR("the series would need more than %u cells (flows "
+              "times intervals): choose a longer interval",
+              (unsigned)ITG_SERIES_MAX_CELLS);
+    status = ITG__CLI_EXIT_FAIL;
+    goto out_free_series;
+  }
+  if (rc == ITG_ENOMEM)
+    goto out_report;
+  /* Damaged files were reported by the first pass; the same records are
+   * read again here. */
+  if (o->out_path != NULL) {
+    fp = fopen(o->out_path, "w");
+    if (fp == NULL) {
+      DEC_ERROR("cannot write %s: %s", o->out_path, strerror(errno));
+      status = ITG__CLI_EXIT_FAIL;
+      goto out_free_series;
+    }
+  }
+  rc = write_csv(ser, o->field, fp);
+  if (fp != stdout && fclose(fp) != 0 && rc == 0)
+    rc = ITG_EIO;
+  if (rc != 0)
+    goto out_report;
+  itg_series_free(ser);
+  return 0;
+
+out_report:
+  DEC_ERROR("series: %s", itg_strerror(rc));
+  status = ITG__CLI_EXIT_FAIL;
+out_free_series:
+  itg_series_free(ser);
+  return status;
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+/* Reports every file that could not be read or stopped early. Returns the
+ * exit status the files call for (0, ITG__CLI_EXIT_USAGE or EXIT_DAMAGED). */
+static int report_files(const options *o, const itg_decode_status *st) {
+  int status = 0;
+  for (size_t i = 0; i < o->nlogs; i++) {
+    if (!st[i].opened) {
+      if (st[i].error == ITG_EBADMSG || st[i].error == ITG_ETRUNC ||
+          st[i].error == ITG_EVERSION)
+        DEC_ERROR("%s: not a libitg log (%s)", o->logs[i],
+                  itg_strerror(st[i].error));
+      else
+        DEC_ERROR("%s: %s", o->logs[i], itg_strerror(st[i].error));
+      status = ITG__CLI_EXIT_USAGE;
+    } else if (st[i].error != 0) {
+      DEC_ERROR("%s: stopped at byte %llu: %s", o->logs[i],
+                (unsigned long long)st[i].offset, itg_strerror(st[i].error));
+      if (status == 0)
+        status = EXIT_DAMAGED;
+    }
+  }
+  return status;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  itg_stats *stats = NULL;
+  itg_decode_status *st;
+  int status, rc;
+  memset(&o, 0, sizeof o);
+  o.logs = calloc((size_t)argc, sizeof *o.logs);
+  if (o.logs == NULL) {
+    itg__cli_error(PROG, "out of memory");
+    return ITG__CLI_EXIT_FAIL;
+  }
+  status = parse_args(argc, argv, &o);
+  if (status >= 0)
+    goto out_free_logs;
+  status = ITG__CLI_EXIT_FAIL;
+  st = calloc(o.nlogs, sizeof *st);
+  if (st == NULL || itg_stats_new(&stats) != 0) {
+    itg__cli_error(PROG, "out of memory");
+    goto out_free_status;
+  }
+  rc = itg_decode_files(o.logs, o.nlogs, stats, NULL, st);
+  if (rc == ITG_ENOMEM) {
+    itg__cli_error(PROG, "out of memory");
+    goto out_free_stats;
+  }
+  status = report_files(&o, st);
+  if (status == ITG__CLI_EXIT_USAGE)
+    goto out_free_stats;
+  if (o.field != 0) {
+    int srs = do_series(&o, stats);
+    if (srs != 0) {
+      status = srs;
+      goto out_free_stats;
+    }
+    if (o.out_path == NULL)
+      goto out_free_stats;
+  }
+  rc = o.json ? print_json(stats) : print_text(stats);
+  if (rc != 0) {
+    itg__cli_error(PROG, itg_strerror(rc));
+    status = ITG__CLI_EXIT_FAIL;
+  }
+  if (fflush(stdout) != 0) {
+    DEC_ERROR("cannot write the report: %s", strerror(errno));
+    status = ITG__CLI_EXIT_FAIL;
+  }
+
+out_free_stats:
+  itg_stats_free(stats);
+out_free_status:
+  free(st);
+out_free_logs:
+  free(o.logs);
+  return status;
+}

@@ -1,0 +1,187 @@
+/* itg-recv: serves senders until SIGINT or SIGTERM, logging every packet
+ * (D-ITG's ITGRecv). One line per flow set up, refused or ended on stderr,
+ * the counters at exit. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/parse.h"
+#include "itg.h"
+#include "programs/cli.h"
+
+static const char prog[] = "itg-recv";
+
+static const char usage_text[] =
+    "usage: itg-recv [-Sp PORT] [-a ADDR] [-l FILE] [--log-dir DIR] [-q D]\n"
+    "                [--max-flows N] [-h|--help] [--version]\n";
+
+static const char help_text[] =
+    "\n"
+    "Waits for senders on the signaling port and logs every packet of their\n"
+    "flows, until SIGINT or SIGTERM (then flushes every log and exits 0).\n"
+    "\n"
+    "  -Sp PORT, --sig-port PORT  signaling port (default 9000)\n"
+    "  -a ADDR        address to listen on (default: every address, IPv4\n"
+    "                 and IPv6)\n"
+    "  -l FILE        log of the flows that name no log of their own\n"
+    "                 (default: none; those flows are only counted)\n"
+    "  --log-dir DIR  where the logs that senders name (-x) are written\n"
+    "                 (default: the current directory)\n"
+    "  -q D           records per log write (default 64)\n"
+    "  --max-flows N  flows served at once (default 1024)\n";
+
+static const char *proto_name(itg_proto p) {
+  return p == ITG_PROTO_TCP ? "TCP" : "UDP";
+}
+
+static void on_flow(const itg_flow_event *ev, void *user) {
+  (void)user;
+  switch (ev->kind) {
+  case ITG_FLOW_OPENED:
+    fprintf(stderr, "%s: flow %u from %s: %s port %u%s open\n", prog,
+            ev->flow_id, ev->peer, proto_name(ev->proto), ev->port,
+            ev->meter == ITG_METER_RTT ? " (round trip)" : "");
+    break;
+  case ITG_FLOW_REFUSED:
+    fprintf(stderr, "%s: flow %u from %s: refused: %s\n", prog, ev->flow_id,
+            ev->peer, ev->message);
+    break;
+  case ITG_FLOW_ENDED:
+    if (ev->sent_known)
+      fprintf(stderr, "%s: flow %u from %s: %s port %u ended, %llu of %llu "
+              "packets received\n", prog, ev->flow_id, ev->peer,
+              proto_name(ev->proto), ev->port,
+              (unsigned long long)ev->packets,
+              (unsigned long long)ev->sent);
+    else
+      fprintf(stderr, "%s: flow %u from %s: %s port %u ended (the sender "
+              "left without saying), %llu packets received\n", prog,
+              ev->flow_id, ev->peer, proto_name(ev->proto), ev->port,
+              (unsigned long long)ev->packets);
+    break;
+  }
+}
+
+/* Copies an option's text value into a fixed field. Returns 0, or the
+ * usage exit status. */
+static int copy_value(const char *opt, const char *v, char *dst, size_t len) {
+  char msg[128];
+  if (strlen(v) >= len) {
+    snprintf(msg, sizeof msg, "%s: value too long", opt);
+    return itg__cli_bad_usage(prog, msg, usage_text);
+  }
+  strcpy(dst, v);
+  return 0;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
+  char msg[160];
+  const char *v;
+  int i, rc;
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    uint64_t n;
+    if (itg__cli_is_help(a, 1)) {
+      fputs(usage_text, stdout);
+      fputs(help_text, stdout);
+      return ITG__CLI_EXIT_OK;
+    }
+    if (strcmp(a, "--version") == 0) {
+      itg__cli_print_version(prog);
+      return ITG__CLI_EXIT_OK;
+    }
+    if (strcmp(a, "-Sp") != 0 && strcmp(a, "--sig-port") != 0 &&
+        strcmp(a, "-a") != 0 && strcmp(a, "-l") != 0 &&
+        strcmp(a, "--log-dir") != 0 && strcmp(a, "-q") != 0 &&
+        strcmp(a, "--max-flows") != 0) {
+      snprintf(msg, sizeof msg, "unknown option '%.64s'", a);
+      return itg__cli_bad_usage(prog, msg, usage_text);
+    }
+    rc = itg__cli_value(prog, usage_text, argc, argv, &i, &v);
+    if (rc != 0)
+      return rc;
+    if (strcmp(a, "-a") == 0)
+      rc = copy_value(a, v, cfg->bind_host, sizeof cfg->bind_host);
+    else if (strcmp(a, "-l") == 0)
+      rc = copy_value(a, v, cfg->log_path, sizeof cfg->log_path);
+    else if (strcmp(a, "--log-dir") == 0)
+      rc = copy_value(a, v, cfg->log_dir, sizeof cfg->log_dir);
+    else if (strcmp(a, "-q") == 0 || strcmp(a, "--max-flows") == 0) {
+      if (itg__parse_u64(v, 1, 1000000, &n) != 0) {
+        snprintf(msg, sizeof msg, "%s: '%.64s' is not a count in 1..1000000",
+                 a, v);
+        return itg__cli_bad_usage(prog, msg, usage_text);
+      }
+      if (strcmp(a, "-q") == 0)
+        cfg->log_batch = (uint32_t)n;
+      else
+        cfg->max_flows = (uint32_t)n;
+    } else if (itg__parse_port(v, &cfg->sig_port) != 0) {
+      snprintf(msg, sizeof msg, "%s: '%.64s' is not a port", a, v);
+      return itg__cli_bad_usage(prog, msg, usage_text);
+    }
+    if (rc != 0)
+      return rc;
+  }
+  return -1;
+}
+
+static void on_signal(void *user, int signum) {
+  (void)signum;
+  uv_sem_post(user);
+}
+
+int main(int argc, char **argv) {
+  itg_receiver_cfg cfg;
+  itg_receiver_stats st;
+  itg__cli_sigwatch w;
+  itg_receiver *r;
+  uv_sem_t quit;
+  char msg[256];
+  int rc, status;
+  itg_receiver_cfg_init(&cfg);
+  cfg.on_flow = on_flow;
+  status = parse_args(argc, argv, &cfg);
+  if (status >= 0)
+    return status;
+  if (uv_sem_init(&quit, 0) != 0 || itg_receiver_new(&cfg, &r) != 0) {
+    itg__cli_error(prog, "out of memory");
+    return ITG__CLI_EXIT_FAIL;
+  }
+  /* The watch starts first, so a signal during start-up is not lost. */
+  if (itg__cli_sigwatch_start(&w, on_signal, &quit) != 0) {
+    itg__cli_error(prog, "cannot watch for signals");
+    itg_receiver_free(r);
+    return ITG__CLI_EXIT_FAIL;
+  }
+  rc = itg_receiver_start(r);
+  if (rc < 0) {
+    snprintf(msg, sizeof msg, "cannot start on %.100s port %u: %s",
+             cfg.bind_host[0] ? cfg.bind_host : "every address",
+             (unsigned)cfg.sig_port, itg_strerror(rc));
+    itg__cli_error(prog, msg);
+    itg__cli_sigwatch_stop(&w);
+    itg_receiver_free(r);
+    return ITG__CLI_EXIT_FAIL;
+  }
+  uv_sem_wait(&quit);
+  rc = itg_receiver_stop(r);
+  itg__cli_sigwatch_stop(&w);
+  itg_receiver_get_stats(r, &st);
+  fprintf(stderr, "%s: %llu packets, %llu bytes, %llu malformed, %llu flows "
+          "served, %llu refused, %llu echoes\n", prog,
+          (unsigned long long)st.packets, (unsigned long long)st.bytes,
+          (unsigned long long)st.malformed,
+          (unsigned long long)st.flows_served,
+          (unsigned long long)st.flows_refused,
+          (unsigned long long)st.echoes);
+  status = ITG__CLI_EXIT_OK;
+  if (rc < 0) {
+    snprintf(msg, sizeof msg, "writing a log failed: %s", itg_strerror(rc));
+    itg__cli_error(prog, msg);
+    status = ITG__CLI_EXIT_FAIL;
+  }
+  itg_receiver_free(r);
+  uv_sem_destroy(&quit);
+  return status;
+}

@@ -1,0 +1,357 @@
+/* itg-send: sends flows to itg-recv (or any libitg receiver), with
+ * D-ITG's options: one flow from the command line, or one flow per line of
+ * a script file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/parse.h"
+#include "itg.h"
+#include "programs/cli.h"
+
+static const char prog[] = "itg-send";
+
+static const char usage_text[] =
+    "usage: itg-send [options] [flow options]\n"
+    "       itg-send [options] -F script   (or: itg-send [options] script)\n"
+    "options: -l FILE sender log, -q D records per log write,\n"
+    "  --wait hybrid|sleep|spin (-poll: spin), --cpu N, -h/--help, "
+    "--version\n";
+
+static const char help_text[] =
+    "\n"
+    "Sends one flow described by the flow options, or one flow per line of a\n"
+    "script file ('#' starts a comment), and prints per flow what it sent.\n"
+    "\n"
+    "Options of itg-send itself:\n"
+    "  -l FILE          log every packet sent (and every round trip) to FILE\n"
+    "                   (default: no log)\n"
+    "  -q D             records per log write (default 64)\n"
+    "  --wait MODE      how to wait between packets: hybrid (default: sleep,\n"
+    "                   then spin the last microseconds), sleep, spin\n"
+    "  -poll            the same as --wait spin (D-ITG's word)\n"
+    "  --cpu N          pin the sending thread to CPU N\n"
+    "  -F SCRIPT        read the flows from SCRIPT, one per line\n"
+    "  -h, --help       this help;  --version  the version\n"
+    "\n"
+    "Flow options (D-ITG's words; long forms in brackets):\n"
+    "  -a host [--dst] -rp port [--dst-port] -Sdp port [--sig-port]\n"
+    "  -sa host [--src] -sp port [--src-port] -T UDP|TCP [--proto] -D\n"
+    "  IDT: -C rate | -U min max | -E rate | -O rate | -N mean std |\n"
+    "       -V shape scale | -Y loc scale | -G shape scale | -W shape scale |\n"
+    "       --idt-lognormal mu sigma | -Ft file   (rates in pkt/s, else ms)\n"
+    "  size: -c | -u | -e | -o | -n | -v | -y | -g | -w | --size-lognormal |\n"
+    "       -Fs file   (bytes)\n"
+    "  -t ms [--duration] -z packets [--packets] -k KB [--kbytes] -d ms\n"
+    "  [--delay] -s seed [--seed] -b DS [--tos] -f TTL [--ttl]\n"
+    "  -m owdm|rttm [--meter] -x receiver-log [--recv-log] --wire native|ditg\n"
+    "  presets: VoIP [-x codec] [-h RTP|CRTP] [-VAD], Telnet, DNS\n"
+    "\n"
+    "Exit status: 0 if every flow succeeded, 1 if one failed, 2 for a usage\n"
+    "error (nothing is sent then).\n";
+
+/* What the command line asks for, besides the flows. */
+typedef struct options {
+  itg_sender_cfg cfg;
+  const char *script;
+  const char **words; /* flow options, in order */
+  int nwords;
+} options;
+
+static int parse_wait(const char *w, itg_wait_mode *out) {
+  if (strcmp(w, "hybrid") == 0)
+    *out = ITG_WAIT_HYBRID;
+  else if (strcmp(w, "sleep") == 0)
+    *out = ITG_WAIT_SLEEP;
+  else if (strcmp(w, "spin") == 0)
+    *out = ITG_WAIT_SPIN;
+  else
+    return -1;
+  return 0;
+}
+
+/* -h is help, except as the VoIP preset's header option (-h RTP|CRTP). */
+static int is_voip_header(int argc, char **argv, int i) {
+  return strcmp(argv[i], "-h") == 0 && i + 1 < argc &&
+         (strcasecmp(argv[i + 1], "RTP") == 0 ||
+          strcasecmp(argv[i + 1], "CRTP") == 0);
+}
+
+/* Takes itg-send's own options out of argv; the rest are flow words.
+ * Returns -1 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, options *o) {
+  char msg[160];
+  const char *v;
+  int i, rc;
+  itg_sender_cfg_init(&o->cfg);
+  o->script = NULL;
+  o->nwords = 0;
+  o->words = calloc((size_t)argc + 1, sizeof *o->words);
+  if (o->words == NULL) {
+    itg__cli_error(prog, "out of memory");
+    return ITG__CLI_EXIT_FAIL;
+  }
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (itg__cli_is_help(a, 1) && !is_voip_header(argc, argv, i)) {
+      fputs(usage_text, stdout);
+      fputs(help_text, stdout);
+      return ITG__CLI_EXIT_OK;
+    }
+    if (strcmp(a, "--version") == 0) {
+      itg__cli_print_version(prog);
+      return ITG__CLI_EXIT_OK;
+    }
+    if (strcmp(a, "-poll") == 0) {
+      o->cfg.wait = ITG_WAIT_SPIN;
+      continue;
+    }
+    if (strcmp(a, "-l") != 0 && strcmp(a, "-q") != 0 &&
+        strcmp(a, "--wait") != 0 && strcmp(a, "--cpu") != 0 &&
+        strcmp(a, "-F") != 0) {
+      o->words[o->nwords++] = a;
+      continue;
+    }
+    rc = itg__cli_value(prog, usage_text, argc, argv, &i, &v);
+    if (rc != 0)
+      return rc;
+    if (strcmp(a, "-l") == 0) {
+      if (strlen(v) >= sizeof o->cfg.log_path)
+        return itg__cli_bad_usage(prog, "-l: file name too long", usage_text);
+      strcpy(o->cfg.log_path, v);
+    } else if (strcmp(a, "-q") == 0) {
+      uint64_t d;
+      if (itg__parse_u64(v, 1, 1000000, &d) != 0) {
+        snprintf(msg, sizeof msg, "-q: '%.64s' is not a count in 1..1000000",
+                 v);
+        return itg__cli_bad_usage(prog, msg, usage_text);
+      }
+      o->cfg.log_batch = (uint32_t)d;
+    } else if (strcmp(a, "--wait") == 0) {
+      if (parse_wait(v, &o->cfg.wait) != 0) {
+        snprintf(msg, sizeof msg,
+                 "--wait: '%.64s' is not hybrid, sleep or spin", v);
+        return itg__cli_bad_usage(prog, msg, usage_text);
+      }
+    } else if (strcmp(a, "--cpu") == 0) {
+      int64_t cpu;
+      if (itg__parse_i64(v, 0, 4095, &cpu) != 0) {
+        snprintf(msg, sizeof msg, "--cpu: '%.64s' is not a CPU number", v);
+        return itg__cli_bad_usage(prog, msg, usage_text);
+      }
+      o->cfg.cpu = (int)cpu;
+    } else {
+      o->script = v;
+    }
+  }
+  /* D-ITG's script mode: a sole word naming a file. */
+  if (o->script == NULL && o->nwords == 1 && o->words[0][0] != '-') {
+    FILE *fp = fopen(o->words[0], "r");
+    if (fp != NULL) {
+      fclose(fp);
+      o->script = o->words[0];
+      o->nwords = 0;
+    }
+  }
+  if (o->script != NULL && o->nwords > 0)
+    return itg__cli_bad_usage(prog,
+                              "flow options go into the script's lines, not "
+                              "next to -F",
+                              usage_text);
+  return -1;
+}
+
+/* A growing array of flows. */
+typedef struct flows {
+  itg_flow_cfg *v;
+  size_t n, cap;
+} flows;
+
+static itg_flow_cfg *flows_add(flows *fl) {
+  if (fl->n == fl->cap) {
+    size_t cap = fl->cap ? fl->cap * 2 : 16;
+    itg_flow_cfg *nv = realloc(fl->v, cap * sizeof *nv);
+    if (nv == NULL)
+      return NULL;
+    fl->v = nv;
+    fl->cap = cap;
+  }
+  itg_flow_cfg_init(&fl->v[fl->n]);
+  return &fl->v[fl->n++];
+}
+
+/* Reads the script, one flow per line; any bad line is reported as
+ * FILE:LINE and nothing is sent. Returns -1 to go on, or an exit status. */
+static int read_script(const char *path, flows *fl) {
+  char line[8192], err[256];
+  unsigned lineno = 0;
+  int status = -1;
+  FILE *fp = fopen(path, "r");
+  if (fp == NULL) {
+    fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+    return ITG__CLI_EXIT_USAGE;
+  }
+  while (fgets(line, sizeof line, fp) != NULL) {
+    itg_flow_cfg *c;
+    size_t len = strlen(line);
+    int rc;
+    lineno++;
+    if (len == sizeof line - 1 && line[len - 1] != '\n' && !feof(fp)) {
+      fprintf(stderr, "%s: %s:%u: line too long\n", prog, path, lineno);
+      status = ITG__CLI_EXIT_USAGE;
+      break;
+    }
+    c = flows_add(fl);
+    if (c == NULL) {
+      itg__cli_error(prog, "out of memory");
+      status = ITG__CLI_EXIT_FAIL;
+      break;
+    }
+    err[0] = '\0';
+    rc = itg_flow_parse_line(c, line, err, sizeof err);
+    if (rc == 0) {
+      fl->n--; /* blank or comment */
+      continue;
+    }
+    if (rc > 0)
+      rc = itg_flow_validate(c, err, sizeof err);
+    if (rc < 0) {
+      fprintf(stderr, "%s: %s:%u: %s\n", prog, path, lineno,
+              err[0] ? err : itg_strerror(rc));
+      status = ITG__CLI_EXIT_USAGE;
+      break;
+    }
+  }
+  if (status < 0 && ferror(fp)) {
+    fprintf(stderr, "%s: %s: read error\n", prog, path);
+    status = ITG__CLI_EXIT_FAIL;
+  }
+  fclose(fp);
+  if (status < 0 && fl->n == 0) {
+    fprintf(stderr, "%s: %s: no flow in the script\n", prog, path);
+    status = ITG__CLI_EXIT_USAGE;
+  }
+  return status;
+}
+
+/* The one flow of the command line. */
+static int flow_from_args(const options *o, flows *fl) {
+  char err[256] = "";
+  itg_flow_cfg *c = flows_add(fl);
+  int rc;
+  if (c == NULL) {
+    itg__cli_error(prog, "out of memory");
+    return ITG__CLI_EXIT_FAIL;
+  }
+  rc = itg_flow_parse_args(c, o->nwords, o->words, err, sizeof err);
+  if (rc == 0)
+    rc = itg_flow_validate(c, err, sizeof err);
+  if (rc < 0)
+    return itg__cli_bad_usage(prog, err[0] ? err : itg_strerror(rc),
+                              usage_text);
+  return -1;
+}
+
+/* One line per flow: what it sent on stdout; a failure on stderr. */
+static void print_result(const itg_flow_result *r) {
+  double dur = (double)(r->last_tx_ns - r->first_tx_ns) / 1e9;
+  double late_mean = r->late ? (double)r->late_sum_ns / (double)r->late / 1e3
+                             : 0.0;
+  FILE *out = r->status == 0 ? stdout : stderr;
+  if (r->packets > 0 || r->status == 0) {
+    fprintf(out, "flow %u: %llu packets, %llu bytes in %.3f s", r->flow_id,
+            (unsigned long long)r->packets, (unsigned long long)r->bytes,
+            dur);
+    if (r->packets >= 2 && dur > 0) {
+      /* n packets span n - 1 inter-departure times */
+      double gaps = (double)(r->packets - 1);
+      fprintf(out, ": %.1f pkt/s, %.1f kbit/s", gaps / dur,
+              gaps / (double)r->packets * (double)r->bytes * 8 / dur / 1e3);
+    }
+    fprintf(out, "; seed %llu; late %llu (mean %.1f us, max %.1f us)",
+            (unsigned long long)r->seed, (unsigned long long)r->late,
+            late_mean, (double)r->late_max_ns / 1e3);
+    fprintf(out, "; send errors %llu", (unsigned long long)r->send_errors);
+    if (r->echoes > 0)
+      fprintf(out, "; echoes %llu", (unsigned long long)r->echoes);
+    if (r->received > 0)
+      fprintf(out, "; receiver got %llu", (unsigned long long)r->received);
+    fputc('\n', out);
+  }
+  if (r->status != 0)
+    fprintf(stderr, "%s: flow %u failed: %s (%s)\n", prog, r->flow_id,
+            r->error[0] ? r->error : itg_strerror(r->status),
+            itg_err_name(r->status));
+}
+
+static void on_signal(void *user, int signum) {
+  (void)signum;
+  itg_sender_stop(user);
+}
+
+/* Runs the flows and prints what each did. Returns the exit status. */
+static int send_all(const options *o, const flows *fl) {
+  itg__cli_sigwatch w;
+  itg_sender *s;
+  char msg[256];
+  size_t i;
+  int rc, status = ITG__CLI_EXIT_OK, watching, failed = 0;
+  rc = itg_sender_new(&o->cfg, &s);
+  if (rc < 0) {
+    snprintf(msg, sizeof msg, "cannot create the sender: %s", itg_strerror(rc));
+    itg__cli_error(prog, msg);
+    return ITG__CLI_EXIT_FAIL;
+  }
+  for (i = 0; i < fl->n; i++) {
+    rc = itg_sender_add_flow(s, &fl->v[i]);
+    if (rc < 0) {
+      /* The flows were validated: what is left is a shared id. */
+      snprintf(msg, sizeof msg, "flow %zu: %s", i + 1,
+               rc == ITG_EINVAL ? "its flow id is another flow's"
+                                : itg_strerror(rc));
+      itg_sender_free(s);
+      return itg__cli_bad_usage(prog, msg, usage_text);
+    }
+  }
+  watching = itg__cli_sigwatch_start(&w, on_signal, s) == 0;
+  rc = itg_sender_start(s);
+  if (itg_sender_wait(s, -1) == ITG_ESTATE) {
+    /* Nothing was sent: the sender log (if any) could not be opened. */
+    if (o->cfg.log_path[0] != '\0')
+      snprintf(msg, sizeof msg, "cannot open the sender log '%.200s': %s",
+               o->cfg.log_path, itg_strerror(rc));
+    else
+      snprintf(msg, sizeof msg, "cannot start: %s", itg_strerror(rc));
+    itg__cli_error(prog, msg);
+    status = ITG__CLI_EXIT_FAIL;
+  }
+  if (watching)
+    itg__cli_sigwatch_stop(&w);
+  for (i = 0; status == ITG__CLI_EXIT_OK && i < fl->n; i++) {
+    itg_flow_result r;
+    itg_sender_flow_result(s, i, &r);
+    print_result(&r);
+    if (r.status != 0)
+      failed = 1;
+  }
+  if (failed)
+    status = ITG__CLI_EXIT_FAIL;
+  itg_sender_free(s);
+  return status;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  flows fl = {NULL, 0, 0};
+  int status = parse_args(argc, argv, &o);
+  if (status < 0)
+    status = o.script != NULL ? read_script(o.script, &fl)
+                              : flow_from_args(&o, &fl);
+  if (status < 0)
+    status = send_all(&o, &fl);
+  free(fl.v);
+  free(o.words);
+  return status;
+}

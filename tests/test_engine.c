@@ -1,0 +1,881 @@
+/* The sender and the receiver together, in one process over loopback:
+ * what the sender sends is what the receiver logs, flow by flow. Every
+ * wait is bounded by itg_sender_wait / itg_receiver_wait_idle. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine/sender_internal.h"
+#include "itg/receiver.h"
+#include "itg/sender.h"
+
+#define SEC INT64_C(1000000000)
+#define WAIT (30 * SEC)
+
+/* Logs go to the temporary directory under names that start with a
+ * prefix of this run's own; the teardown removes them. */
+static char tmpdir[256];
+static char prefix[64];
+static char made[64][64];
+static size_t nmade;
+
+static int set_tmpdir(void **state) {
+  const char *dir = getenv("TMPDIR");
+  (void)state;
+  if (dir == NULL || dir[0] == '\0')
+    dir = getenv("TEMP");
+  if (dir == NULL || dir[0] == '\0')
+    dir = ".";
+  snprintf(tmpdir, sizeof tmpdir, "%s", dir);
+  snprintf(prefix, sizeof prefix, "itg-engine-%llx-",
+           (unsigned long long)(itg_clock_real_ns() ^ itg_clock_mono_ns()));
+  return 0;
+}
+
+static int remove_logs(void **state) {
+  char path[sizeof tmpdir + sizeof made[0] + 1];
+  size_t i;
+  (void)state;
+  for (i = 0; i < nmade; i++) {
+    snprintf(path, sizeof path, "%.255s/%.63s", tmpdir, made[i]);
+    remove(path);
+  }
+  return 0;
+}
+
+/* A log file name of this run (kept for the teardown). */
+static const char *log_name(const char *base) {
+  size_t i;
+  char name[64];
+  snprintf(name, sizeof name, "%s%s", prefix, base);
+  for (i = 0; i < nmade; i++)
+    if (strcmp(made[i], name) == 0)
+      return made[i];
+  assert_true(nmade < sizeof made / sizeof made[0]);
+  strcpy(made[nmade], name);
+  return made[nmade++];
+}
+
+static void path_in_tmp(char *buf, size_t len, const char *base) {
+  snprintf(buf, len, "%.255s/%.63s", tmpdir, log_name(base));
+}
+
+/* An address on loopback, IPv4. */
+static itg__addr loopback(uint16_t port) {
+  itg__addr a;
+  assert_int_equal(itg__addr_resolve("127.0.0.1", port, 0, &a), 0);
+  return a;
+}
+
+/* A socket bound to loopback (port 0: any). */
+static itg__sock bound_socket(int udp, uint16_t port) {
+  itg__addr a = loopback(port);
+  itg__sock fd;
+  assert_int_equal(itg__sock_open(&a, udp, &fd), 0);
+  assert_int_equal(itg__sock_bind(fd, &a), 0);
+  return fd;
+}
+
+/* A port the kernel says is free on loopback right now. */
+static uint16_t free_port(int udp) {
+  itg__sock fd = bound_socket(udp, 0);
+  itg__addr a;
+  assert_int_equal(itg__sock_local(fd, &a), 0);
+  itg__sock_close(fd);
+  return itg__addr_port(&a);
+}
+
+/* Sends one datagram from fd to loopback:port. */
+static void send_to(itg__sock fd, uint16_t port, uint8_t *buf, size_t len) {
+  itg__addr to = loopback(port);
+  itg__dgram d;
+  memset(&d, 0, sizeof d);
+  d.buf = buf;
+  d.len = len;
+  d.peer = &to;
+  assert_int_equal(itg__send_batch(fd, &d, 1), 1);
+}
+
+static itg_receiver *start_receiver(const char *log) {
+  itg_receiver_cfg cfg;
+  itg_receiver *r;
+  itg_receiver_cfg_init(&cfg);
+  strcpy(cfg.bind_host, "127.0.0.1");
+  cfg.sig_port = 0;
+  if (log != NULL)
+    path_in_tmp(cfg.log_path, sizeof cfg.log_path, log);
+  snprintf(cfg.log_dir, sizeof cfg.log_dir, "%s", tmpdir);
+  assert_int_equal(itg_receiver_new(&cfg, &r), 0);
+  assert_int_equal(itg_receiver_start(r), 0);
+  assert_true(itg_receiver_port(r) != 0);
+  return r;
+}
+
+/* A flow to the receiver r on data port dport, with more options. */
+static void make_flow(itg_flow_cfg *c, itg_receiver *r, uint16_t dport,
+                      const char *more) {
+  char line[512], err[256] = "";
+  itg_flow_cfg_init(c);
+  snprintf(line, sizeof line, "-a 127.0.0.1 -Sdp %u -rp %u %s",
+           (unsigned)itg_receiver_port(r), (unsigned)dport, more);
+  if (itg_flow_parse_line(c, line, err, sizeof err) <= 0)
+    fail_msg("%s: %s", line, err);
+}
+
+/* Runs the flows to their end; returns the sender for its results. */
+static itg_sender *run(const itg_flow_cfg *flows, size_t n,
+                       const char *log) {
+  itg_sender_cfg cfg;
+  itg_sender *s;
+  size_t i;
+  itg_sender_cfg_init(&cfg);
+  if (log != NULL)
+    path_in_tmp(cfg.log_path, sizeof cfg.log_path, log);
+  assert_int_equal(itg_sender_new(&cfg, &s), 0);
+  for (i = 0; i < n; i++)
+    assert_int_equal(itg_sender_add_flow(s, &flows[i]), 0);
+  itg_sender_start(s);
+  assert_int_equal(itg_sender_wait(s, WAIT), 0);
+  return s;
+}
+
+static itg_flow_result result(itg_sender *s, size_t i) {
+  itg_flow_result res;
+  assert_int_equal(itg_sender_flow_result(s, i, &res), 0);
+  return res;
+}
+
+/* Reads a whole log file (malloc'd records). */
+static itg_logrec *read_log(const char *base, size_t *n) {
+  char path[ITG_PATH_MAX];
+  itg_logreader *lr;
+  itg_logrec *v = NULL;
+  size_t cap = 0;
+  int rc;
+  path_in_tmp(path, sizeof path, base);
+  assert_int_equal(itg_logreader_open(path, &lr), 0);
+  *n = 0;
+  for (;;) {
+    if (*n == cap) {
+      cap = cap ? cap * 2 : 1024;
+      v = realloc(v, cap * sizeof *v);
+      assert_non_null(v);
+    }
+    rc = itg_logreader_next(lr, &v[*n]);
+    if (rc != 1)
+      break;
+    (*n)++;
+  }
+  assert_int_equal(rc, 0);
+  itg_logreader_close(lr);
+  return v;
+}
+
+/* The packet records of one flow, by sequence number: checks each of
+ * 1..count is there exactly once, and the FLOW_END record says count. */
+static void check_flow_log(const itg_logrec *v, size_t n, uint32_t id,
+                           uint64_t count, uint16_t *sizes) {
+  uint8_t *seen = calloc(count + 1, 1);
+  size_t i, packets = 0, ends = 0;
+  assert_non_null(seen);
+  for (i = 0; i < n; i++) {
+    const itg_logrec *r = &v[i];
+    if (r->flow_id != id)
+      continue;
+    if (r->flags & ITG_REC_FLOW_END) {
+      assert_true(r->seq == count);
+      assert_true(r->flags & ITG_REC_RX); /* the receiver wrote it */
+      ends++;
+      continue;
+    }
+    assert_true(r->flags & ITG_REC_RX);
+    assert_true(r->seq >= 1 && r->seq <= count);
+    assert_int_equal(seen[r->seq], 0);
+    seen[r->seq] = 1;
+    assert_true(r->rx_ns >= r->tx_ns); /* one host, one clock */
+    if (sizes != NULL)
+      sizes[r->seq] = r->size;
+    packets++;
+  }
+  assert_int_equal(packets, count);
+  assert_int_equal(ends, 1);
+  free(seen);
+}
+
+static void stop_receiver(itg_receiver *r) {
+  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+  assert_int_equal(itg_receiver_stop(r), 0);
+  itg_receiver_free(r);
+}
+
+/* (1) One UDP flow: 1000 packets of 64 bytes at 10 000 pkt/s. */
+static void test_udp_flow(void **state) {
+  itg_receiver *r = start_receiver("udp.log");
+  itg_flow_cfg c;
+  itg_sender *s;
+  itg_flow_result res;
+  itg_logrec *v;
+  uint16_t sizes[1001];
+  size_t n, i;
+  (void)state;
+  make_flow(&c, r, free_port(1), "-z 1000 -C 10000 -c 64");
+  s = run(&c, 1, NULL);
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  assert_int_equal(res.packets, 1000);
+  assert_int_equal(res.bytes, 64000);
+  assert_int_equal(res.received, 1000);
+  assert_true(res.last_tx_ns >= res.first_tx_ns && res.first_tx_ns > 0);
+  itg_sender_free(s);
+  stop_receiver(r);
+  v = read_log("udp.log", &n);
+  check_flow_log(v, n, res.flow_id, 1000, sizes);
+  for (i = 1; i <= 1000; i++)
+    assert_int_equal(sizes[i], 64);
+  free(v);
+}
+
+/* (2) A TCP flow of 500 random sizes: the receiver logs exactly the sizes
+ * the law draws for that seed. */
+static void test_tcp_sizes(void **state) {
+  itg_receiver *r = start_receiver("tcp.log");
+  itg_flow_cfg c;
+  itg_sender *s;
+  itg_flow_result res;
+  itg_logrec *v;
+  itg_dist *d;
+  uint16_t sizes[501];
+  uint64_t idt_seed, size_seed;
+  size_t n, i;
+  (void)state;
+  make_flow(&c, r, free_port(0), "-T TCP -z 500 -C 5000 -u 40 1400 -s 12345");
+  s = run(&c, 1, NULL);
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  assert_int_equal(res.packets, 500);
+  assert_true(res.seed == 12345);
+  itg_sender_free(s);
+  stop_receiver(r);
+  v = read_log("tcp.log", &n);
+  check_flow_log(v, n, res.flow_id, 500, sizes);
+  for (i = 0; i < n; i++)
+    if (v[i].flow_id == res.flow_id)
+      assert_true(v[i].flags & ITG_REC_TCP);
+  itg__flow_seeds(12345, &idt_seed, &size_seed);
+  assert_int_equal(itg_dist_spec_make(&c.size, size_seed, &d), 0);
+  for (i = 1; i <= 500; i++) {
+    double b = itg_dist_spec_draw(&c.size, d, ITG_WIRE_NATIVE_LEN,
+                                  ITG_WIRE_MAX_PACKET);
+    assert_int_equal(sizes[i], (uint16_t)llround(b));
+    assert_true(sizes[i] >= 40 && sizes[i] <= 1400);
+  }
+  itg_dist_free(d);
+  free(v);
+}
+
+/* (3) Round trip, UDP and TCP: every packet comes back and the sender
+ * logs its round trip. */
+static void check_rtt(const char *proto_opt) {
+  itg_receiver *r = start_receiver(NULL);
+  itg_receiver_stats st;
+  itg_flow_cfg c;
+  itg_sender *s;
+  itg_flow_result res;
+  itg_logrec *v;
+  size_t n, i, rtt = 0, tx = 0, ends = 0;
+  char opts[128];
+  snprintf(opts, sizeof opts, "%s -m rttm -z 200 -C 2000 -c 100", proto_opt);
+  make_flow(&c, r, free_port(proto_opt[0] == '\0'), opts);
+  s = run(&c, 1, "rtt.log");
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  assert_int_equal(res.packets, 200);
+  assert_int_equal(res.echoes, 200);
+  itg_sender_free(s);
+  itg_receiver_get_stats(r, &st);
+  assert_int_equal(st.echoes, 200);
+  stop_receiver(r);
+  v = read_log("rtt.log", &n);
+  for (i = 0; i < n; i++) {
+    assert_int_equal(v[i].flow_id, res.flow_id);
+    if (v[i].flags & ITG_REC_FLOW_END) {
+      /* the sender's own end record, marked as a round-trip flow's */
+      assert_true(v[i].flags & ITG_REC_RTT);
+      assert_true(v[i].seq == 200);
+      ends++;
+    } else if (v[i].flags & ITG_REC_RTT) {
+      assert_true(v[i].flags & ITG_REC_RX);
+      assert_true(v[i].rx_ns >= v[i].tx_ns);
+      assert_true(v[i].seq >= 1 && v[i].seq <= 200);
+      assert_int_equal(v[i].size, 100);
+      rtt++;
+    } else if (v[i].flags & ITG_REC_TX) {
+      tx++;
+    }
+  }
+  assert_int_equal(rtt, 200);
+  assert_int_equal(tx, 200);
+  assert_int_equal(ends, 1);
+  free(v);
+}
+
+static void test_round_trip(void **state) {
+  (void)state;
+  check_rtt("");
+  check_rtt("-T TCP");
+}
+
+/* (4) A flow the receiver refuses ends alone; its neighbour completes. */
+static void test_refused_flow(void **state) {
+  itg_receiver *r = start_receiver(NULL);
+  itg_receiver_stats st;
+  itg_flow_cfg c[2];
+  itg_sender *s;
+  itg_flow_result bad, good;
+  uint16_t port = free_port(1);
+  (void)state;
+  make_flow(&c[0], r, port, "-z 100 -C 1000 -x ../x");
+  make_flow(&c[1], r, port, "-z 100 -C 1000");
+  s = run(c, 2, NULL);
+  bad = result(s, 0);
+  good = result(s, 1);
+  assert_int_equal(bad.status, ITG_EINVAL);
+  assert_non_null(strstr(bad.error, "../x"));
+  assert_int_equal(bad.packets, 0);
+  assert_int_equal(good.status, 0);
+  assert_int_equal(good.packets, 100);
+  assert_int_equal(good.received, 100);
+  itg_sender_free(s);
+  itg_receiver_get_stats(r, &st);
+  assert_int_equal(st.flows_refused, 1);
+  assert_int_equal(st.flows_served, 1);
+  stop_receiver(r);
+}
+
+/* (5) Garbage on the data port while a flow runs: every garbage datagram
+ * is counted and dropped, the flow is whole, and the next sender is
+ * served. The garbage never decodes: its bytes 4-5 are never the native
+ * magic ("IT"), whatever flow id its first bytes spell. */
+static void test_garbage(void **state) {
+  itg_receiver *r = start_receiver("garbage.log");
+  itg_receiver_stats st;
+  itg_flow_cfg c;
+  itg_sender_cfg sc;
+  itg_sender *s;
+  itg_flow_result res;
+  uint16_t port = free_port(1);
+  uint64_t seed = 42;
+  uint8_t buf[256];
+  itg__sock fd;
+  int i;
+  (void)state;
+  make_flow(&c, r, port, "-z 1000 -C 2000 -c 64");
+  itg_sender_cfg_init(&sc);
+  assert_int_equal(itg_sender_new(&sc, &s), 0);
+  assert_int_equal(itg_sender_add_flow(s, &c), 0);
+  assert_int_equal(itg_sender_start(s), 0);
+
+  fd = bound_socket(1, 0);
+  for (i = 0; i < 5000; i++) {
+    size_t len, k;
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    len = 4 + (size_t)(seed >> 33) % (sizeof buf - 4);
+    for (k = 0; k < len; k++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      buf[k] = (uint8_t)(seed >> 56);
+    }
+    if (len > 4)
+      buf[4] = (uint8_t)(buf[4] == 0x49 ? 0x48 : buf[4]);
+    send_to(fd, port, buf, len);
+    /* Let the receiver keep up so the socket buffer never overflows:
+     * wait (bounded) for it to count what was sent so far. */
+    if (i % 500 == 499) {
+      int64_t until = itg_clock_mono_ns() + 10 * SEC;
+      itg_receiver_get_stats(r, &st);
+      while (st.malformed < (uint64_t)i + 1 && itg_clock_mono_ns() < until) {
+        itg__sleep_until(itg_clock_mono_ns() + 1000000);
+        itg_receiver_get_stats(r, &st);
+      }
+    }
+  }
+  itg__sock_close(fd);
+  assert_int_equal(itg_sender_wait(s, WAIT), 0);
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  assert_int_equal(res.received, 1000);
+  itg_sender_free(s);
+  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+  itg_receiver_get_stats(r, &st);
+  assert_int_equal(st.malformed, 5000);
+  assert_int_equal(st.packets, 1000);
+
+  /* The receiver still serves the next sender. */
+  make_flow(&c, r, port, "-z 50 -C 1000 -c 64");
+  s = run(&c, 1, NULL);
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  assert_int_equal(res.received, 50);
+  itg_sender_free(s);
+  stop_receiver(r);
+}
+
+/* (6) A hundred flows at once on one shared port: each is logged whole.
+ * 100 pkt/s each keeps the total low enough for a slow, loaded machine. */
+static void test_hundred_flows(void **state) {
+  itg_receiver *r = start_receiver("hundred.log");
+  itg_flow_cfg *c = calloc(100, sizeof *c);
+  itg_sender *s;
+  itg_logrec *v;
+  uint16_t port = free_port(1);
+  uint32_t ids[100];
+  size_t n, i;
+  (void)state;
+  assert_non_null(c);
+  for (i = 0; i < 100; i++)
+    make_flow(&c[i], r, port, "-z 100 -C 100 -c 200");
+  s = run(c, 100, NULL);
+  for (i = 0; i < 100; i++) {
+    itg_flow_result res = result(s, i);
+    assert_int_equal(res.status, 0);
+    assert_int_equal(res.packets, 100);
+    assert_int_equal(res.received, 100);
+    ids[i] = res.flow_id;
+  }
+  itg_sender_free(s);
+  stop_receiver(r);
+  v = read_log("hundred.log", &n);
+  assert_int_equal(n, 100 * 101);
+  for (i = 0; i < 100; i++)
+    check_flow_log(v, n, ids[i], 100, NULL);
+  free(v);
+  free(c);
+}
+
+/* (7) The same seed gives the same sizes; another seed does not. */
+static void sizes_of_run(itg_receiver *r, uint16_t port, const char *opts,
+                         const char *log, uint16_t *sizes) {
+  itg_flow_cfg c;
+  itg_sender *s;
+  itg_logrec *v;
+  char more[256];
+  size_t n;
+  snprintf(more, sizeof more, "%s -x %s", opts, log_name(log));
+  make_flow(&c, r, port, more);
+  s = run(&c, 1, NULL);
+  assert_int_equal(result(s, 0).status, 0);
+  itg_sender_free(s);
+  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+  v = read_log(log, &n);
+  check_flow_log(v, n, v[0].flow_id, 200, sizes);
+  free(v);
+}
+
+static void test_same_seed(void **state) {
+  itg_receiver *r = start_receiver(NULL);
+  uint16_t port = free_port(1);
+  uint16_t a[201], b[201], other[201];
+  (void)state;
+  sizes_of_run(r, port, "-z 200 -C 4000 -n 500 100 -s 99", "a.log", a);
+  sizes_of_run(r, port, "-z 200 -C 4000 -n 500 100 -s 99", "b.log", b);
+  sizes_of_run(r, port, "-z 200 -C 4000 -n 500 100 -s 100", "c.log", other);
+  assert_memory_equal(a + 1, b + 1, 200 * sizeof a[0]);
+  assert_memory_not_equal(a + 1, other + 1, 200 * sizeof a[0]);
+  stop_receiver(r);
+}
+
+/* (8) itg_sender_stop ends a long flow soon, cleanly: the receiver logs
+ * everything sent and a FLOW_END with that count. */
+static void test_sender_stop(void **state) {
+  itg_receiver *r = start_receiver("stop.log");
+  itg_flow_cfg c;
+  itg_sender_cfg sc;
+  itg_sender *s;
+  itg_flow_result res;
+  itg_logrec *v;
+  size_t n;
+  (void)state;
+  make_flow(&c, r, free_port(1), "-t 60000 -C 1000 -c 64");
+  itg_sender_cfg_init(&sc);
+  assert_int_equal(itg_sender_new(&sc, &s), 0);
+  assert_int_equal(itg_sender_add_flow(s, &c), 0);
+  assert_int_equal(itg_sender_start(s), 0);
+  assert_int_equal(itg_sender_wait(s, SEC / 5), ITG_ETIMEDOUT);
+  assert_int_equal(itg_sender_stop(s), 0);
+  assert_int_equal(itg_sender_wait(s, WAIT), 0);
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  assert_true(res.packets > 0 && res.packets < 60000);
+  assert_true(res.received == res.packets);
+  itg_sender_free(s);
+  stop_receiver(r);
+  v = read_log("stop.log", &n);
+  check_flow_log(v, n, res.flow_id, res.packets, NULL);
+  free(v);
+}
+
+/* (9) The receiver stops under a running flow: the flow ends with an
+ * error instead of sending into the void for a minute. */
+static void test_receiver_goes_away(void **state) {
+  itg_receiver *r = start_receiver(NULL);
+  itg_flow_cfg c;
+  itg_sender_cfg sc;
+  itg_sender *s;
+  itg_flow_result res;
+  (void)state;
+  make_flow(&c, r, free_port(1), "-t 60000 -C 1000 -c 64");
+  itg_sender_cfg_init(&sc);
+  assert_int_equal(itg_sender_new(&sc, &s), 0);
+  assert_int_equal(itg_sender_add_flow(s, &c), 0);
+  assert_int_equal(itg_sender_start(s), 0);
+  assert_int_equal(itg_sender_wait(s, SEC / 5), ITG_ETIMEDOUT);
+  assert_int_equal(itg_receiver_stop(r), 0);
+  assert_int_equal(itg_sender_wait(s, WAIT), 0);
+  res = result(s, 0);
+  assert_int_equal(res.status, ITG_ECLOSED);
+  assert_true(res.error[0] != '\0');
+  assert_true(res.packets < 60000);
+  itg_sender_free(s);
+  itg_receiver_free(r);
+}
+
+/* (10) Flow ids: a sender-numbered id already in the same log (in use, or
+ * used by an earlier sender) is renumbered; a user-set one in use is
+ * refused with ITG_EBUSY. */
+static void test_flow_ids(void **state) {
+  itg_receiver *r = start_receiver("ids.log");
+  itg_flow_cfg c;
+  itg_sender_cfg sc;
+  itg_sender *first, *second, *third, *fourth;
+  itg_flow_result a, b, u, d;
+  uint16_t port = free_port(1);
+  itg_logrec *v;
+  size_t n;
+  (void)state;
+  itg_sender_cfg_init(&sc);
+  make_flow(&c, r, port, "-t 60000 -C 500 -c 64");
+  assert_int_equal(itg_sender_new(&sc, &first), 0);
+  assert_int_equal(itg_sender_add_flow(first, &c), 0);
+  assert_int_equal(itg_sender_start(first), 0);
+
+  make_flow(&c, r, port, "-z 100 -C 1000 -c 64");
+  second = run(&c, 1, NULL);
+  c.flow_id = 1;
+  third = run(&c, 1, NULL);
+  c.flow_id = 0;
+  fourth = run(&c, 1, NULL);
+  itg_sender_stop(first);
+  assert_int_equal(itg_sender_wait(first, WAIT), 0);
+  a = result(first, 0);
+  b = result(second, 0);
+  u = result(third, 0);
+  d = result(fourth, 0);
+  assert_int_equal(a.status, 0);
+  assert_int_equal(a.flow_id, 1);
+  assert_int_equal(b.status, 0);
+  assert_int_equal(b.flow_id, 2);
+  assert_int_equal(u.status, ITG_EBUSY);
+  assert_non_null(strstr(u.error, "in use"));
+  assert_int_equal(d.status, 0);
+  assert_int_equal(d.flow_id, 3);
+  itg_sender_free(first);
+  itg_sender_free(second);
+  itg_sender_free(third);
+  itg_sender_free(fourth);
+  stop_receiver(r);
+  v = read_log("ids.log", &n);
+  check_flow_log(v, n, 1, a.packets, NULL);
+  check_flow_log(v, n, 2, 100, NULL);
+  check_flow_log(v, n, 3, 100, NULL);
+  free(v);
+}
+
+typedef struct seen {
+  size_t records, ends;
+  int opened, ended, refused;
+  itg_flow_event last_end;
+} seen;
+
+static void count_records(const itg_logrec *recs, size_t n, void *user) {
+  seen *sn = user;
+  size_t i;
+  sn->records += n;
+  for (i = 0; i < n; i++)
+    sn->ends += (recs[i].flags & ITG_REC_FLOW_END) != 0;
+}
+
+static void count_events(const itg_flow_event *ev, void *user) {
+  seen *sn = user;
+  if (ev->kind == ITG_FLOW_OPENED)
+    sn->opened++;
+  else if (ev->kind == ITG_FLOW_REFUSED)
+    sn->refused++;
+  else if (ev->kind == ITG_FLOW_ENDED) {
+    sn->ended++;
+    sn->last_end = *ev;
+  }
+}
+
+static itg_receiver *start_counting(seen *sn, uint32_t max_flows) {
+  itg_receiver_cfg cfg;
+  itg_receiver *r;
+  memset(sn, 0, sizeof *sn);
+  itg_receiver_cfg_init(&cfg);
+  strcpy(cfg.bind_host, "127.0.0.1");
+  cfg.sig_port = 0;
+  cfg.max_flows = max_flows;
+  cfg.on_records = count_records;
+  cfg.on_flow = count_events;
+  cfg.user = sn;
+  assert_int_equal(itg_receiver_new(&cfg, &r), 0);
+  assert_int_equal(itg_receiver_start(r), 0);
+  return r;
+}
+
+/* Opens a signaling connection and says HELLO, as a sender would. */
+static itg__sock sig_connect(itg_receiver *r, itg__ctl_reader *rd) {
+  itg__addr a = loopback(itg_receiver_port(r));
+  itg__sock fd;
+  itg__ctl_msg m;
+  assert_int_equal(itg__sock_open(&a, 0, &fd), 0);
+  assert_int_equal(itg__sock_connect(fd, &a, 5 * SEC), 0);
+  rd->len = 0;
+  itg__ctl_init(&m, ITG__CTL_HELLO);
+  m.version = ITG__CTL_VERSION;
+  assert_int_equal(itg__ctl_send(fd, &m, 5 * SEC), 0);
+  assert_int_equal(itg__ctl_recv(fd, rd, &m, 5 * SEC), 0);
+  assert_int_equal(m.type, ITG__CTL_HELLO_ACK);
+  assert_int_equal(m.status, 0);
+  /* Nothing more comes unasked: a short wait times out. */
+  assert_int_equal(itg__ctl_recv(fd, rd, &m, SEC / 50), ITG_ETIMEDOUT);
+  return fd;
+}
+
+/* (11) A sender that vanishes without FLOW_CLOSE: its flow ends with the
+ * packets that arrived and no FLOW_END; callbacks see it all. */
+static void test_sender_vanishes(void **state) {
+  seen sn;
+  itg_receiver *r = start_counting(&sn, 1024);
+  itg__ctl_reader rd;
+  itg__ctl_msg m;
+  itg__sock sig, fd;
+  uint8_t pkt[64];
+  int i;
+  (void)state;
+  sig = sig_connect(r, &rd);
+  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
+  m.flow_id = 5;
+  m.port = free_port(1);
+  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+  assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_OPEN_ACK);
+  assert_int_equal(m.status, 0);
+  assert_int_equal(m.flow_id, 5);
+
+  fd = bound_socket(1, 0);
+  for (i = 1; i <= 10; i++) {
+    itg_pkt_hdr h;
+    memset(&h, 0, sizeof h);
+    memset(pkt, 0, sizeof pkt);
+    h.flow_id = 5;
+    h.seq = (uint64_t)i;
+    h.tx_ns = itg_clock_real_ns();
+    h.length = sizeof pkt;
+    assert_int_equal(itg_wire_encode(ITG_WIRE_NATIVE, 0, &h, pkt, sizeof pkt),
+                     ITG_WIRE_NATIVE_LEN);
+    send_to(fd, m.port, pkt, sizeof pkt);
+  }
+  itg__sock_close(fd);
+  itg__sock_close(sig);
+  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+  assert_int_equal(itg_receiver_stop(r), 0);
+  assert_int_equal(sn.records, 10);
+  assert_int_equal(sn.ends, 0);
+  assert_int_equal(sn.opened, 1);
+  assert_int_equal(sn.ended, 1);
+  assert_int_equal(sn.last_end.packets, 10);
+  assert_int_equal(sn.last_end.sent_known, 0);
+  assert_int_equal(sn.last_end.flow_id, 5);
+  itg_receiver_free(r);
+}
+
+/* (12) Bad signaling ends that connection only, with an ERROR saying why. */
+static void test_bad_signaling(void **state) {
+  seen sn;
+  itg_receiver *r = start_counting(&sn, 1024);
+  itg__ctl_reader rd;
+  itg__ctl_msg m;
+  itg__sock sig;
+  itg__addr a;
+  itg_flow_cfg c;
+  itg_sender *s;
+  static const uint8_t junk[] = {99, 1, 0, 0, 0, 0, 0, 0};
+  static const uint8_t half[] = {ITG__CTL_FLOW_CLOSE, 1, 0, 0, 0, 0, 0, 16,
+                                 0, 0, 0};
+  (void)state;
+  /* An unknown message type. */
+  sig = sig_connect(r, &rd);
+  assert_int_equal(itg__stream_send(sig, junk, sizeof junk), sizeof junk);
+  assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), 0);
+  assert_int_equal(m.type, ITG__CTL_ERROR);
+  assert_int_equal(m.status, ITG_EBADMSG);
+  assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), ITG_ECLOSED);
+  itg__sock_close(sig);
+
+  /* Half a frame, then the connection ends: the receiver drops it. */
+  sig = sig_connect(r, &rd);
+  assert_int_equal(itg__stream_send(sig, half, sizeof half), sizeof half);
+  itg__sock_close(sig);
+
+  /* FLOW_OPEN before HELLO. */
+  a = loopback(itg_receiver_port(r));
+  assert_int_equal(itg__sock_open(&a, 0, &sig), 0);
+  assert_int_equal(itg__sock_connect(sig, &a, 5 * SEC), 0);
+  rd.len = 0;
+  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
+  m.port = 1;
+  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+  assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), 0);
+  assert_int_equal(m.type, ITG__CTL_ERROR);
+  assert_int_equal(m.status, ITG_EPROTO);
+  itg__sock_close(sig);
+
+  /* FLOW_CLOSE without a flow. */
+  sig = sig_connect(r, &rd);
+  itg__ctl_init(&m, ITG__CTL_FLOW_CLOSE);
+  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+  assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), 0);
+  assert_int_equal(m.type, ITG__CTL_ERROR);
+  itg__sock_close(sig);
+
+  make_flow(&c, r, free_port(1), "-z 20 -C 1000");
+  s = run(&c, 1, NULL);
+  assert_int_equal(result(s, 0).status, 0);
+  assert_int_equal(result(s, 0).received, 20);
+  itg_sender_free(s);
+  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+  assert_int_equal(itg_receiver_stop(r), 0);
+  assert_int_equal(sn.opened, 1);
+  assert_int_equal(sn.ended, 1);
+  assert_int_equal(sn.ends, 1);
+  assert_int_equal(sn.records, 21);
+  itg_receiver_free(r);
+}
+
+/* (13) The D-ITG wire profile, over UDP and TCP, one-way and round trip. */
+static void test_ditg_profile(void **state) {
+  static const char *const opts[] = {
+      "--wire ditg -z 100 -C 2000 -c 16",
+      "--wire ditg -T TCP -z 100 -C 2000 -c 20",
+      "--wire ditg -m rttm -z 100 -C 2000 -c 50",
+      "--wire ditg -T TCP -m rttm -z 100 -C 2000 -c 50",
+  };
+  size_t i;
+  (void)state;
+  for (i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+    itg_receiver *r = start_receiver("ditg.log");
+    itg_flow_cfg c;
+    itg_sender *s;
+    itg_flow_result res;
+    itg_logrec *v;
+    size_t n;
+    make_flow(&c, r, free_port(strstr(opts[i], "TCP") == NULL), opts[i]);
+    s = run(&c, 1, NULL);
+    res = result(s, 0);
+    assert_int_equal(res.status, 0);
+    assert_int_equal(res.received, 100);
+    if (c.meter == ITG_METER_RTT)
+      assert_int_equal(res.echoes, 100);
+    itg_sender_free(s);
+    stop_receiver(r);
+    v = read_log("ditg.log", &n);
+    check_flow_log(v, n, res.flow_id, 100, NULL);
+    free(v);
+  }
+}
+
+/* (14) A flow the receiver cannot take (its flow limit, a port held by
+ * someone else) is refused alone. */
+static void test_limits(void **state) {
+  seen sn;
+  itg_receiver *r = start_counting(&sn, 1);
+  itg_flow_cfg c[2];
+  itg_sender *s;
+  uint16_t port = free_port(1), held = free_port(1);
+  itg__sock fd;
+  (void)state;
+  make_flow(&c[0], r, port, "-z 200 -C 1000");
+  make_flow(&c[1], r, port, "-z 10 -C 1000");
+  s = run(c, 2, NULL);
+  assert_int_equal(result(s, 0).status, 0);
+  assert_int_equal(result(s, 1).status, ITG_ELIMIT);
+  itg_sender_free(s);
+
+  fd = bound_socket(1, held);
+  make_flow(&c[0], r, held, "-z 10 -C 1000");
+  s = run(c, 1, NULL);
+  assert_int_equal(result(s, 0).status, ITG_EADDRINUSE);
+  itg_sender_free(s);
+  itg__sock_close(fd);
+
+  s = run(&c[1], 1, NULL);
+  assert_int_equal(result(s, 0).status, 0);
+  itg_sender_free(s);
+  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+  assert_int_equal(itg_receiver_stop(r), 0);
+  assert_int_equal(sn.refused, 2);
+  assert_int_equal(sn.opened, 2);
+  itg_receiver_free(r);
+}
+
+/* (15) The bounds: a packet count; a byte count, met by the packet that
+ * reaches it (10 KB of 1000-byte packets: 11 packets); a duration, which
+ * no departure reaches (200 ms at 100 pkt/s from the start: t = 0, 10, ...,
+ * 190 ms, 20 packets), also after a start delay. */
+static void test_bounds(void **state) {
+  itg_receiver *r = start_receiver(NULL);
+  itg_flow_cfg c[4];
+  itg_sender *s;
+  uint16_t port = free_port(1);
+  (void)state;
+  make_flow(&c[0], r, port, "-z 7 -C 1000 -c 100");
+  make_flow(&c[1], r, port, "-t 0 -k 10 -C 1000 -c 1000");
+  make_flow(&c[2], r, port, "-t 200 -C 100 -c 100");
+  make_flow(&c[3], r, port, "-t 200 -d 100 -C 100 -c 100");
+  s = run(c, 4, NULL);
+  assert_int_equal(result(s, 0).packets, 7);
+  assert_int_equal(result(s, 1).packets, 11);
+  assert_int_equal(result(s, 1).bytes, 11000);
+  assert_int_equal(result(s, 2).packets, 20);
+  assert_int_equal(result(s, 3).packets, 20);
+  assert_int_equal(result(s, 3).received, 20);
+  itg_sender_free(s);
+  stop_receiver(r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_udp_flow),
+      cmocka_unit_test(test_tcp_sizes),
+      cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_refused_flow),
+      cmocka_unit_test(test_garbage),
+      cmocka_unit_test(test_hundred_flows),
+      cmocka_unit_test(test_same_seed),
+      cmocka_unit_test(test_sender_stop),
+      cmocka_unit_test(test_receiver_goes_away),
+      cmocka_unit_test(test_flow_ids),
+      cmocka_unit_test(test_sender_vanishes),
+      cmocka_unit_test(test_bad_signaling),
+      cmocka_unit_test(test_ditg_profile),
+      cmocka_unit_test(test_limits),
+      cmocka_unit_test(test_bounds),
+  };
+  return cmocka_run_group_tests(tests, set_tmpdir, remove_logs);
+}

@@ -1,0 +1,241 @@
+/* The pacer: schedule arithmetic, never waking early, counters. Nothing
+ * here asserts how late a wait is: that is the benchmark's business. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "itg/pacer.h"
+
+#define MS INT64_C(1000000)
+#define US INT64_C(1000)
+
+static const itg_wait_mode modes[] = {ITG_WAIT_HYBRID, ITG_WAIT_SLEEP,
+                                      ITG_WAIT_SPIN};
+
+/* Runs a HYBRID init in a fresh child process (the margin is measured
+ * once per process, so the parent's own state must not leak in) with
+ * ITG_PACER_MARGIN_NS set to env (or unset if NULL), and returns the
+ * margin it got, or -1 if the child failed. */
+static int64_t child_margin(const char *env) {
+  int fds[2];
+  pid_t pid;
+  int64_t margin = -1;
+  int status;
+
+  assert_int_equal(pipe(fds), 0);
+  pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    itg_pacer p;
+    close(fds[0]);
+    if (env != NULL)
+      setenv("ITG_PACER_MARGIN_NS", env, 1);
+    else
+      unsetenv("ITG_PACER_MARGIN_NS");
+    if (itg_pacer_init(&p, ITG_WAIT_HYBRID, itg_clock_mono_ns()) != 0)
+      _exit(1);
+    if (write(fds[1], &p.margin_ns, sizeof p.margin_ns) !=
+        (ssize_t)sizeof p.margin_ns)
+      _exit(1);
+    _exit(0);
+  }
+  close(fds[1]);
+  if (read(fds[0], &margin, sizeof margin) != (ssize_t)sizeof margin)
+    margin = -1;
+  close(fds[0]);
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  return margin;
+}
+
+static void test_margin_calibrated_within_bounds(void **state) {
+  int64_t m = child_margin(NULL);
+  (void)state;
+  assert_true(m >= 20 * US && m <= 2 * MS);
+}
+
+static void test_margin_override(void **state) {
+  (void)state;
+  assert_int_equal(child_margin("12345"), 12345);
+  assert_int_equal(child_margin("0"), 0);
+  /* Not a number, or out of range: measured as if unset. */
+  int64_t m = child_margin("12us");
+  assert_true(m >= 20 * US && m <= 2 * MS);
+  m = child_margin("-5");
+  assert_true(m >= 20 * US && m <= 2 * MS);
+}
+
+static void test_init_rejects_bad_input(void **state) {
+  itg_pacer p;
+  (void)state;
+  assert_int_equal(itg_pacer_init(&p, (itg_wait_mode)3, 0), ITG_EINVAL);
+  assert_int_equal(itg_pacer_init(&p, (itg_wait_mode)-1, 0), ITG_EINVAL);
+  assert_int_equal(itg_pacer_init(NULL, ITG_WAIT_SPIN, 0), ITG_EINVAL);
+  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+    assert_int_equal(itg_pacer_init(&p, modes[i], 0), 0);
+}
+
+static void test_clocks(void **state) {
+  (void)state;
+  time_t t0 = time(NULL);
+  int64_t real = itg_clock_real_ns();
+  time_t t1 = time(NULL);
+  /* time() truncates to whole seconds. */
+  assert_true(real / 1000000000 >= (int64_t)t0 - 1);
+  assert_true(real / 1000000000 <= (int64_t)t1 + 1);
+
+  int64_t prev = itg_clock_mono_ns();
+  for (int i = 0; i < 1000; i++) {
+    int64_t now = itg_clock_mono_ns();
+    assert_true(now >= prev);
+    prev = now;
+  }
+}
+
+/* The schedule is start + sum of IDTs whatever the lateness: start one
+ * second in the past so every departure is already late. */
+static void test_schedule_is_absolute(void **state) {
+  static const int64_t idts[] = {0,     1,   999,     1000,  1001, 12345,
+                                 100000, 7, 250000, 3 * MS, 42};
+  (void)state;
+  for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+    itg_pacer p;
+    itg_pacer_stats st;
+    int64_t start = itg_clock_mono_ns() - 1000 * MS;
+    int64_t sum = 0, late_sum = 0, late_max = 0;
+    size_t n = sizeof idts / sizeof idts[0];
+
+    assert_int_equal(itg_pacer_init(&p, modes[m], start), 0);
+    assert_int_equal(itg_pacer_next(&p), start);
+    for (size_t k = 0; k < n; k++) {
+      sum += idts[k];
+      int64_t before = itg_clock_mono_ns();
+      int64_t late = itg_pacer_wait(&p, idts[k]);
+      int64_t after = itg_clock_mono_ns();
+      assert_int_equal(itg_pacer_next(&p), start + sum);
+      /* The lateness is the clock at return minus the instant. */
+      assert_true(late >= before - (start + sum));
+      assert_true(late <= after - (start + sum));
+      late_sum += late;
+      if (late > late_max)
+        late_max = late;
+    }
+    itg_pacer_get_stats(&p, &st);
+    assert_int_equal(st.departures, n);
+    assert_int_equal(st.late, n);
+    assert_int_equal(st.late_sum_ns, late_sum);
+    assert_int_equal(st.late_max_ns, late_max);
+  }
+}
+
+static void test_advance(void **state) {
+  itg_pacer p;
+  itg_pacer_stats st;
+  (void)state;
+  assert_int_equal(itg_pacer_init(&p, ITG_WAIT_SPIN, 1000), 0);
+  assert_int_equal(itg_pacer_advance(&p, 500), 1500);
+  assert_int_equal(itg_pacer_advance(&p, 0), 1500);
+  assert_int_equal(itg_pacer_advance(&p, -700), 1500);
+  assert_int_equal(itg_pacer_next(&p), 1500);
+  assert_int_equal(itg_pacer_advance(&p, INT64_MAX - 1500), INT64_MAX);
+  assert_int_equal(itg_pacer_advance(&p, 1), INT64_MAX);
+  itg_pacer_get_stats(&p, &st);
+  assert_int_equal(st.departures, 0);
+  assert_int_equal(st.late, 0);
+
+  /* A start far below zero still advances exactly. */
+  assert_int_equal(itg_pacer_init(&p, ITG_WAIT_SPIN, INT64_MIN + 10), 0);
+  assert_int_equal(itg_pacer_advance(&p, INT64_MAX), 9);
+}
+
+/* No wait ever returns before its instant, in any mode: 200 departures
+ * 100 us apart, each checked against an independent clock reading. */
+static void test_never_early(void **state) {
+  (void)state;
+  for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+    itg_pacer p;
+    itg_pacer_stats st;
+    int64_t late_sum = 0, late_max = 0;
+    uint64_t late_count = 0;
+
+    assert_int_equal(itg_pacer_init(&p, modes[m], itg_clock_mono_ns()), 0);
+    for (int k = 0; k < 200; k++) {
+      int64_t late = itg_pacer_wait(&p, 100 * US);
+      assert_true(itg_clock_mono_ns() >= itg_pacer_next(&p));
+      assert_true(late >= 0);
+      late_sum += late;
+      late_count += late > 1000;
+      if (late > late_max)
+        late_max = late;
+    }
+    itg_pacer_get_stats(&p, &st);
+    assert_int_equal(st.departures, 200);
+    assert_int_equal(st.late, late_count);
+    assert_int_equal(st.late_sum_ns, late_sum);
+    assert_int_equal(st.late_max_ns, late_max);
+  }
+}
+
+/* wait_until on its own: deadlines spread over 0..300 us ahead (fixed
+ * seed), some in the past; the schedule stays where it was. */
+static void test_wait_until_never_early(void **state) {
+  (void)state;
+  srand(7);
+  for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+    itg_pacer p;
+    itg_pacer_stats st;
+    int64_t start = itg_clock_mono_ns();
+
+    assert_int_equal(itg_pacer_init(&p, modes[m], start), 0);
+    for (int k = 0; k < 100; k++) {
+      int64_t deadline = itg_clock_mono_ns() + (rand() % 400 - 100) * US;
+      int64_t late = itg_pacer_wait_until(&p, deadline);
+      int64_t now = itg_clock_mono_ns();
+      assert_true(now >= deadline);
+      assert_true(late >= 0);
+      assert_true(late <= now - deadline);
+    }
+    assert_int_equal(itg_pacer_next(&p), start);
+    itg_pacer_get_stats(&p, &st);
+    assert_int_equal(st.departures, 100);
+  }
+}
+
+static void test_stats_null_safe(void **state) {
+  itg_pacer p;
+  itg_pacer_stats st = {.departures = 77};
+  (void)state;
+  assert_int_equal(itg_pacer_init(&p, ITG_WAIT_SPIN, 0), 0);
+  itg_pacer_get_stats(NULL, &st);
+  assert_int_equal(st.departures, 77);
+  itg_pacer_get_stats(&p, NULL);
+  itg_pacer_get_stats(&p, &st);
+  assert_int_equal(st.departures, 0);
+  assert_int_equal(st.late, 0);
+  assert_int_equal(st.late_max_ns, 0);
+  assert_int_equal(st.late_sum_ns, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      /* First: these fork before this process has measured its margin. */
+      cmocka_unit_test(test_margin_calibrated_within_bounds),
+      cmocka_unit_test(test_margin_override),
+      cmocka_unit_test(test_init_rejects_bad_input),
+      cmocka_unit_test(test_clocks),
+      cmocka_unit_test(test_schedule_is_absolute),
+      cmocka_unit_test(test_advance),
+      cmocka_unit_test(test_never_early),
+      cmocka_unit_test(test_wait_until_never_early),
+      cmocka_unit_test(test_stats_null_safe),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
