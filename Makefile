@@ -59,6 +59,7 @@ PROGS := $(PROG_SRC:libitg/programs/%.c=$(BUILD)/bin/%$(EXE))
 TEST_OTHER := $(foreach p,$(filter-out $(PLATFORM),posix win),tests/test_%_$(p).c)
 TEST_SRC := $(filter-out $(TEST_OTHER) $(TESTS_SKIP),$(wildcard tests/test_*.c))
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%$(EXE))
+EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/examples/%$(EXE),$(wildcard examples/c/*.c))
 TEST_HELPERS := $(wildcard tests/helpers/*.c)
 TEST_HELPER_OBJ := $(TEST_HELPERS:%.c=$(BUILD)/obj/%.o)
 
@@ -69,6 +70,9 @@ SHARED := $(BUILD)/lib/libitg.so.$(VERSION)
 .PHONY: all lib programs tests test test-unit test-integration \
 	demo setup install uninstall clean accept
 .DEFAULT_GOAL := all
+# Objects of programs, tests and examples are built through pattern rules;
+# keep them, so a second make rebuilds nothing.
+.SECONDARY:
 
 all: lib programs
 
@@ -76,7 +80,7 @@ lib: $(STATIC) $(SHARED_FILES)
 
 programs: $(PROGS)
 
-tests: $(TESTS) $(PROGS)
+tests: $(TESTS) $(PROGS) $(EXAMPLES)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -105,6 +109,12 @@ $(BUILD)/tests/%$(EXE): $(BUILD)/obj/tests/%.o $(TEST_HELPER_OBJ) $(STATIC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_HELPER_OBJ) $(STATIC) $(DEPS_LIBS) -lcmocka
+
+# Examples build as a user's program would: the public header only.
+$(BUILD)/examples/%$(EXE): examples/c/%.c $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) -std=gnu11 $(OPT) -g $(WARN) -Iinclude $(SAN_FLAGS) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(STATIC) $(DEPS_LIBS)
 
 # ---- set-up, tests, demo ---------------------------------------------------
 

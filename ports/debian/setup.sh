@@ -9,11 +9,14 @@ here=$(dirname "$0")
 debs="build-essential pkg-config libuv1-dev libgsl-dev libcmocka-dev iproute2
       python3 swig default-jdk-headless maven"
 python3 -m pip --version >/dev/null 2>&1 || debs="$debs python3-pip"
+# The Python binding compiles a C extension: it needs Python's own headers.
+python3 -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+  2>/dev/null || debs="$debs python3-dev"
 # shellcheck disable=SC2086
 sh "$here/../need-debs.sh" $debs || exit 1
 
 need_py=""
-for mod in numpy scipy cffi pytest; do
+for mod in numpy scipy cffi pytest wheel; do
   python3 -c "import $mod" 2>/dev/null || need_py="$need_py $mod"
 done
 [ -z "$need_py" ] && exit 0

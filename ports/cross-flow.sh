@@ -1,0 +1,106 @@
+#!/bin/sh
+# A loopback flow between a cross build's itg-send and itg-recv, both run
+# through the target's runner (wine64, qemu-arm, ...): the receiver starts,
+# one UDP flow of 2000 packets goes to 127.0.0.1, the sender must report
+# them all received, the receiver must stop cleanly on SIGINT, and its log,
+# decoded by the target's itg-dec, must hold the 2000 packets with no loss.
+# Every wait is bounded. Prints "<target> flow: N passed, M failed".
+# Usage: cross-flow.sh TARGET BUILD EXE PORT RUNNER [RUNNER ARGUMENTS...]
+#   EXE: the programs' suffix (.exe on Windows, else empty); PORT: the
+#   signaling port (PORT + 1 carries the flow).
+target=$1
+BUILD=$2
+EXE=$3
+port=$4
+shift 4
+BIN=$BUILD/bin
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/itg-flow.XXXXXX")
+RECV_PID=""
+PACKETS=2000
+passed=0
+failed=0
+
+cleanup() {
+  [ -n "$RECV_PID" ] && kill -9 "$RECV_PID" 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+
+# check DESCRIPTION COMMAND...: runs one check and counts it.
+check() {
+  desc=$1
+  shift
+  if "$@"; then
+    echo "  ok: $desc"
+    passed=$((passed + 1))
+  else
+    echo "  FAILED: $desc"
+    failed=$((failed + 1))
+  fi
+}
+
+finish() {
+  echo "$target flow: $passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit $?
+}
+
+# wait_until SECONDS COMMAND...: polls COMMAND every 100 ms, at most
+# SECONDS.
+wait_until() {
+  limit=$(($1 * 10))
+  shift
+  i=0
+  while ! "$@"; do
+    i=$((i + 1))
+    [ "$i" -ge "$limit" ] && return 1
+    sleep 0.1
+  done
+}
+
+listening() { ss -Hltn "sport = :$port" | grep -q LISTEN; }
+gone() { ! kill -0 "$RECV_PID" 2>/dev/null; }
+
+for p in itg-recv itg-send itg-dec; do
+  [ -f "$BIN/$p$EXE" ] || { echo "$target flow: $BIN/$p$EXE is missing" >&2; exit 1; }
+done
+
+timeout 300 "$@" "$BIN/itg-recv$EXE" -Sp "$port" -l "$WORK/recv.log" \
+  >"$WORK/recv.out" 2>&1 &
+RECV_PID=$!
+# Emulators start slowly (wine makes its prefix the first time).
+if ! wait_until 120 listening; then
+  echo "$target flow: itg-recv did not listen on $port:" >&2
+  cat "$WORK/recv.out" >&2
+  exit 1
+fi
+
+timeout 180 "$@" "$BIN/itg-send$EXE" -a 127.0.0.1 -Sdp "$port" \
+  -rp $((port + 1)) -C 1000 -c 512 -z "$PACKETS" >"$WORK/send.out" 2>&1
+check "itg-send exits 0" [ $? -eq 0 ]
+check "itg-send sent $PACKETS packets" grep -q "$PACKETS packets" "$WORK/send.out"
+check "the receiver got all $PACKETS" grep -q "receiver got $PACKETS\$" \
+  "$WORK/send.out"
+
+kill -INT "$RECV_PID"
+check "itg-recv stops on SIGINT" wait_until 30 gone
+wait "$RECV_PID"
+check "itg-recv exits 0" [ $? -eq 0 ]
+RECV_PID=""
+
+timeout 120 "$@" "$BIN/itg-dec$EXE" --json "$WORK/recv.log" \
+  >"$WORK/recv.json" 2>"$WORK/dec.err"
+check "itg-dec reads the receiver's log" [ $? -eq 0 ]
+check "the log holds $PACKETS packets, none lost" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["total"]
+sys.exit(not (t["packets"] == int(sys.argv[2]) and t["lost"] == 0))' \
+  "$WORK/recv.json" "$PACKETS"
+
+if [ "$failed" -ne 0 ]; then
+  for f in send.out recv.out dec.err; do
+    echo "---- $f:"
+    tail -n 20 "$WORK/$f"
+  done
+fi
+finish
