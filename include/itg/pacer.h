@@ -11,11 +11,17 @@
  *   SPIN              spin only: best precision, a whole core.
  * In every mode a wait never returns before its instant.
  *
- * The HYBRID margin is measured once per process, by the first HYBRID
- * itg_pacer_init (about 10 ms: 50 short sleeps; the 90th percentile of
- * how late they woke, plus 10 us, kept within [20 us, 2 ms]). Setting the
- * environment variable ITG_PACER_MARGIN_NS to a number of nanoseconds
- * (0 to 1e9) before that replaces the measurement, for experiments.
+ * HYBRID's margins are measured once per process, by the first HYBRID
+ * itg_pacer_init (about 30 ms: 25 sleeps of 100 us and 25 of 1 ms). The
+ * margin, how early the last sleep ends before the spin, is the 90th
+ * percentile of how late the short sleeps woke plus 10 us, kept within
+ * [20 us, 2 ms]. Where long sleeps wake markedly later than short ones (deep
+ * CPU idle states, virtual machines), a far instant is approached in two
+ * sleeps: the first ends early by the long sleeps' 90th percentile plus
+ * the margin, the second by the margin. Setting the environment variable
+ * ITG_PACER_MARGIN_NS to a number of nanoseconds (0 to 1e9) before that
+ * replaces the measurement, for experiments: one sleep ending that early,
+ * then the spin.
  *
  * A pacer is used by one thread at a time. On Linux the thread that waits
  * gets a timer slack of 1 ns (a per-thread setting) on its first sleep.
@@ -46,7 +52,8 @@ typedef struct itg_pacer_stats {
  * private. */
 typedef struct itg_pacer {
   int64_t next_ns;   /* the next departure instant, monotonic clock */
-  int64_t margin_ns; /* how early a HYBRID sleep ends */
+  int64_t margin_ns; /* how early HYBRID's last sleep ends */
+  int64_t coarse_ns; /* how early HYBRID's first sleep ends (0: one sleep) */
   itg_wait_mode mode;
   itg_pacer_stats stats;
 } itg_pacer;

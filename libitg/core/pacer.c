@@ -12,16 +12,24 @@
 /* A departure more than this late counts in itg_pacer_stats.late. */
 #define LATE_NS 1000
 
-/* Calibration: CAL_SLEEPS absolute sleeps of CAL_SLEEP_NS each (about 10 ms
- * in all); the margin is the CAL_RANK-th smallest overshoot (the 90th
- * percentile) plus CAL_SAFETY_NS, kept within [MARGIN_MIN_NS,
- * MARGIN_MAX_NS]. A margin below the timer's usual overshoot makes late
- * departures; one above it only costs spinning, so the percentile is
- * high, while the clamp keeps one stalled sample on a busy machine from
- * turning the hybrid mode into a spin. */
-#define CAL_SLEEPS 50
-#define CAL_SLEEP_NS 100000
-#define CAL_RANK 45
+/* Calibration: CAL_ROUNDS pairs of absolute sleeps, one of CAL_SHORT_NS
+ * and one of CAL_LONG_NS (about 30 ms in all). A long sleep may wake much
+ * later than a short one (deeper CPU idle states; on a virtual machine,
+ * a virtual CPU the host has put to sleep), so the two are measured apart.
+ * The margin (how early the last sleep ends before the spin) is the 90th
+ * percentile of the short overshoots (rank CAL_RANK of CAL_ROUNDS) plus
+ * CAL_SAFETY_NS, kept within [MARGIN_MIN_NS, MARGIN_MAX_NS]. Where long
+ * sleeps overshoot by more than that safety over short ones, a wait that
+ * is far off first sleeps until coarse_ns before the instant: the 90th
+ * percentile of the long overshoots plus the margin, so that even a late
+ * wake-up leaves time for the short sleep and the spin. A margin below
+ * the usual overshoot makes late departures, one above it only costs
+ * spinning, hence the high percentile; the clamp keeps one stalled sample
+ * on a busy machine from turning the hybrid mode into a spin. */
+#define CAL_ROUNDS 25
+#define CAL_SHORT_NS 100000
+#define CAL_LONG_NS 1000000
+#define CAL_RANK 22
 #define CAL_SAFETY_NS 10000
 #define MARGIN_MIN_NS 20000
 #define MARGIN_MAX_NS 2000000
@@ -29,7 +37,7 @@
 #define MARGIN_ENV_MAX_NS 1000000000
 
 static itg__once margin_once = ITG__ONCE_INIT;
-static int64_t margin_ns;
+static int64_t margin_ns, coarse_ns;
 
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -37,29 +45,43 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Sets margin_ns from ITG_PACER_MARGIN_NS when that holds a valid number
- * (for experiments), else by measuring the timer's overshoot. */
+/* Sleeps len_ns and returns how late it woke. */
+static int64_t overshoot(int64_t len_ns) {
+  int64_t deadline = itg__mono_ns() + len_ns;
+
+  itg__sleep_until(deadline);
+  return itg__mono_ns() - deadline;
+}
+
+static int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Sets margin_ns and coarse_ns from ITG_PACER_MARGIN_NS when that holds a
+ * valid number (for experiments: one sleep, then the spin), else by
+ * measuring the timer's overshoot. */
 static void calibrate_margin(void) {
   const char *env = getenv("ITG_PACER_MARGIN_NS");
-  int64_t over[CAL_SLEEPS], m;
+  int64_t over_short[CAL_ROUNDS], over_long[CAL_ROUNDS], m;
   int i;
 
   if (env != NULL && itg__parse_i64(env, 0, MARGIN_ENV_MAX_NS, &m) == 0) {
     margin_ns = m;
+    coarse_ns = 0;
     return;
   }
-  for (i = 0; i < CAL_SLEEPS; i++) {
-    int64_t deadline = itg__mono_ns() + CAL_SLEEP_NS;
-    itg__sleep_until(deadline);
-    over[i] = itg__mono_ns() - deadline;
+  for (i = 0; i < CAL_ROUNDS; i++) {
+    over_short[i] = overshoot(CAL_SHORT_NS);
+    over_long[i] = overshoot(CAL_LONG_NS);
   }
-  qsort(over, CAL_SLEEPS, sizeof over[0], cmp_i64);
-  m = over[CAL_RANK] + CAL_SAFETY_NS;
-  if (m < MARGIN_MIN_NS)
-    m = MARGIN_MIN_NS;
-  if (m > MARGIN_MAX_NS)
-    m = MARGIN_MAX_NS;
-  margin_ns = m;
+  qsort(over_short, CAL_ROUNDS, sizeof over_short[0], cmp_i64);
+  qsort(over_long, CAL_ROUNDS, sizeof over_long[0], cmp_i64);
+  margin_ns = clamp(over_short[CAL_RANK] + CAL_SAFETY_NS, MARGIN_MIN_NS,
+                    MARGIN_MAX_NS);
+  if (over_long[CAL_RANK] > over_short[CAL_RANK] + CAL_SAFETY_NS)
+    coarse_ns = margin_ns + clamp(over_long[CAL_RANK], 0, MARGIN_MAX_NS);
+  else
+    coarse_ns = 0;
 }
 
 /* a + b for b >= 0, stopping at INT64_MAX instead of overflowing. */
@@ -93,6 +115,7 @@ int itg_pacer_init(itg_pacer *p, itg_wait_mode mode, int64_t start_ns) {
   if (mode == ITG_WAIT_HYBRID) {
     itg__run_once(&margin_once, calibrate_margin);
     p->margin_ns = margin_ns;
+    p->coarse_ns = coarse_ns;
   }
   return 0;
 }
@@ -116,6 +139,10 @@ static int64_t wait_for(const itg_pacer *p, int64_t deadline_ns, int64_t now) {
     }
     return now;
   case ITG_WAIT_HYBRID:
+    if (p->coarse_ns > 0 && deadline_ns - now > p->coarse_ns) {
+      itg__sleep_until(deadline_ns - p->coarse_ns);
+      now = itg__mono_ns();
+    }
     if (deadline_ns - now > p->margin_ns) {
       itg__sleep_until(deadline_ns - p->margin_ns);
       now = itg__mono_ns();
