@@ -1,0 +1,94 @@
+package org.libitg;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the records of a log file one by one. A file cut short is readable
+ * up to its last whole record; a damaged record stops the reader where the
+ * damage starts ({@link #offset()}), and reading again gives the same
+ * answer unless the file has grown since (a log still being written can
+ * be followed so).
+ *
+ * <p>Not thread-safe: use a reader from one thread at a time.
+ */
+public final class LogReader implements AutoCloseable {
+  private final LogHeader header;
+  private SWIGTYPE_p_itg_logreader handle;
+
+  private LogReader(SWIGTYPE_p_itg_logreader handle) {
+    this.handle = handle;
+    try (itg_log_hdr c = new itg_log_hdr()) {
+      ItgC.itg_logreader_header(handle, c);
+      this.header = LogHeader.of(c);
+    }
+  }
+
+  /**
+   * Opens a log file and reads its header.
+   *
+   * @throws ItgException ENOENT, EPERM, EIO, ETRUNC, EBADMSG (not a libitg
+   *     log) or EVERSION, with the path in the message
+   */
+  public static LogReader open(Path path) throws ItgException {
+    SWIGTYPE_p_itg_logreader[] out = new SWIGTYPE_p_itg_logreader[1];
+    int rc = ItgC.itg_logreader_open(path.toString(), out);
+    if (rc < 0) {
+      throw new ItgException(rc, path + ": " + ItgC.itg_strerror(rc));
+    }
+    return new LogReader(out[0]);
+  }
+
+  /** Returns the file's header. */
+  public LogHeader header() {
+    return header;
+  }
+
+  /**
+   * Returns the next record, or null at the clean end of the file.
+   *
+   * @throws ItgException ETRUNC (the file ends inside a record), EBADMSG (a
+   *     record that does not decode) or EIO, with the offset in the message
+   */
+  public LogRecord next() throws ItgException {
+    SWIGTYPE_p_itg_logreader r = open();
+    try (itg_logrec c = new itg_logrec()) {
+      int rc = ItgC.itg_logreader_next(r, c);
+      if (rc < 0) {
+        throw new ItgException(rc, "log record at byte " + offset() + ": " + ItgC.itg_strerror(rc));
+      }
+      return rc == 0 ? null : LogRecord.of(c);
+    }
+  }
+
+  /** Returns every record from here to the end, as {@link #next()} reads them. */
+  public List<LogRecord> readAll() throws ItgException {
+    List<LogRecord> all = new ArrayList<>();
+    for (LogRecord r = next(); r != null; r = next()) {
+      all.add(r);
+    }
+    return all;
+  }
+
+  /** Returns the byte offset of the next record to read (after an error: of the damaged one). */
+  public long offset() {
+    return ItgC.itg_logreader_offset(open());
+  }
+
+  /** Closes the file; closing again does nothing. */
+  @Override
+  public void close() {
+    if (handle != null) {
+      ItgC.itg_logreader_close(handle);
+      handle = null;
+    }
+  }
+
+  private SWIGTYPE_p_itg_logreader open() {
+    if (handle == null) {
+      throw new IllegalStateException("log reader is closed");
+    }
+    return handle;
+  }
+}

@@ -1,0 +1,245 @@
+package org.libitg;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The sender: runs flows towards receivers (include/itg/sender.h). For
+ * each flow it sets up the data port with the receiver over signaling,
+ * then paces the packets on a C thread of its own: pacing never runs in
+ * Java.
+ *
+ * <pre>{@code
+ * try (Sender s = new Sender()) {
+ *   s.add(Flow.parse("-a 127.0.0.1 -T UDP -C 1000 -c 64 -t 1000"));
+ *   List<FlowResult> results = s.run();
+ * }
+ * }</pre>
+ *
+ * <p>Owns a C object: close it (try-with-resources); closing stops a run
+ * still going. Configure, start and wait from one thread; {@link #stop()}
+ * and the results may be called from any thread.
+ */
+public final class Sender implements AutoCloseable {
+  /** The sender's settings; what is not set keeps libitg's default. */
+  public static final class Config {
+    private WaitMode waitMode;
+    private Path logPath;
+    private Integer logBatch;
+    private Duration connectTimeout;
+    private Integer cpu;
+
+    /** How to wait for each departure (default HYBRID). */
+    public Config waitMode(WaitMode mode) {
+      this.waitMode = mode;
+      return this;
+    }
+
+    /** Writes the sender's log (its TX records) to path. */
+    public Config logPath(Path path) {
+      this.logPath = path;
+      return this;
+    }
+
+    /** Records per write to the log (D, default 64). */
+    public Config logBatch(int records) {
+      this.logBatch = records;
+      return this;
+    }
+
+    /** The longest a flow's signaling set-up may take (default 5 s). */
+    public Config connectTimeout(Duration timeout) {
+      this.connectTimeout = timeout;
+      return this;
+    }
+
+    /** Pins the sending thread to a CPU. */
+    public Config cpu(int cpu) {
+      this.cpu = cpu;
+      return this;
+    }
+
+    itg_sender_cfg toC() throws ItgException {
+      itg_sender_cfg c = new itg_sender_cfg();
+      boolean done = false;
+      try {
+        ItgC.itg_sender_cfg_init(c);
+        if (waitMode != null) {
+          c.setWait(waitMode.code);
+        }
+        if (logPath != null) {
+          c.setLog_path(Text.fit(logPath.toString(), ItgCConstants.ITG_PATH_MAX, "sender log path"));
+        }
+        if (logBatch != null) {
+          c.setLog_batch(logBatch);
+        }
+        if (connectTimeout != null) {
+          c.setConnect_timeout_ns(Timeouts.nanos(connectTimeout));
+        }
+        if (cpu != null) {
+          c.setCpu(cpu);
+        }
+        done = true;
+        return c;
+      } finally {
+        if (!done) {
+          c.close();
+        }
+      }
+    }
+  }
+
+  private final SharedHandle<SWIGTYPE_p_itg_sender> handle;
+
+  /**
+   * Creates a sender with libitg's defaults.
+   *
+   * @throws ItgException ENOMEM
+   */
+  public Sender() throws ItgException {
+    this(new Config());
+  }
+
+  /**
+   * Creates a sender.
+   *
+   * @throws ItgException EINVAL (a setting out of range) or ENOMEM
+   */
+  public Sender(Config config) throws ItgException {
+    SWIGTYPE_p_itg_sender[] out = new SWIGTYPE_p_itg_sender[1];
+    try (itg_sender_cfg c = config.toC()) {
+      ItgException.check(ItgC.itg_sender_new(c, out));
+    }
+    handle = new SharedHandle<>(out[0], "sender");
+  }
+
+  /**
+   * Sends flows and returns their results: a sender made, run and closed.
+   *
+   * @throws ItgException as {@link #run()}
+   */
+  public static List<FlowResult> send(Flow... flows) throws ItgException {
+    try (Sender s = new Sender()) {
+      for (Flow f : flows) {
+        s.add(f);
+      }
+      return s.run();
+    }
+  }
+
+  /**
+   * Adds a flow before the sender starts.
+   *
+   * @throws ItgException EINVAL (the flow does not validate: the message
+   *     says why; or its id is taken), ESTATE (already started), ENOMEM
+   */
+  public Sender add(Flow flow) throws ItgException {
+    flow.validate();
+    int rc = handle.use(s -> {
+      try (itg_flow_cfg c = flow.toC()) {
+        return ItgC.itg_sender_add_flow(s, c);
+      }
+    });
+    if (rc == itg_errno.ITG_EINVAL) {
+      throw new ItgException(rc, "flow id " + flow.id() + " is taken");
+    }
+    if (rc == itg_errno.ITG_ESTATE) {
+      throw new ItgException(rc, "flows cannot be added once the sender has started");
+    }
+    ItgException.check(rc);
+    return this;
+  }
+
+  /**
+   * Sets up every flow with its receiver and starts sending; returns once
+   * the packets are on their way. A flow its receiver refuses ends with an
+   * error in its result while the others go on.
+   *
+   * @throws ItgException when no flow could be set up (the first flow's
+   *     error and message), ESTATE, ETHREAD
+   */
+  public void start() throws ItgException {
+    handle.use(s -> check(s, ItgC.itg_sender_start(s)));
+  }
+
+  /**
+   * Waits for every flow to end, at most timeout (null: no limit), and
+   * returns whether they all have.
+   *
+   * @throws ItgException ESTATE if the sender never started
+   */
+  public boolean await(Duration timeout) throws ItgException {
+    return handle.use(s -> {
+      int rc = ItgC.itg_sender_wait(s, Timeouts.nanos(timeout));
+      if (rc == itg_errno.ITG_ETIMEDOUT) {
+        return false;
+      }
+      ItgException.check(rc);
+      return true;
+    });
+  }
+
+  /** Asks every flow to end now (the receivers are told, logs flushed). Safe from any thread. */
+  public void stop() throws ItgException {
+    handle.use(ItgC::itg_sender_stop);
+  }
+
+  /**
+   * Starts, waits for every flow to end, and returns their results.
+   *
+   * @throws ItgException the first failed flow's error, with its message
+   *     (the results of every flow stay readable through {@link #results()})
+   */
+  public List<FlowResult> run() throws ItgException {
+    return handle.use(s -> {
+      check(s, ItgC.itg_sender_run(s));
+      return results(s);
+    });
+  }
+
+  /** Returns the number of flows added. */
+  public int flowCount() throws ItgException {
+    return handle.use(s -> (int) ItgC.itg_sender_flow_count(s));
+  }
+
+  /**
+   * Returns each flow's result, in the order the flows were added: final
+   * once the sender has ended, a snapshot while it runs.
+   */
+  public List<FlowResult> results() throws ItgException {
+    return handle.use(Sender::results);
+  }
+
+  /** Stops a run still going, waits for it and frees the sender; closing again does nothing. */
+  @Override
+  public void close() throws ItgException {
+    handle.free(ItgC::itg_sender_free);
+  }
+
+  private static List<FlowResult> results(SWIGTYPE_p_itg_sender s) throws ItgException {
+    long n = ItgC.itg_sender_flow_count(s);
+    List<FlowResult> all = new ArrayList<>((int) n);
+    try (itg_flow_result c = new itg_flow_result()) {
+      for (long i = 0; i < n; i++) {
+        ItgException.check(ItgC.itg_sender_flow_result(s, i, c));
+        all.add(FlowResult.of(c));
+      }
+    }
+    return all;
+  }
+
+  /** Returns status, or throws it with the message of the first flow that failed with it. */
+  private static int check(SWIGTYPE_p_itg_sender s, int status) throws ItgException {
+    if (status >= 0) {
+      return status;
+    }
+    for (FlowResult r : results(s)) {
+      if (r.status() == status && !r.error().isEmpty()) {
+        throw new ItgException(status, "flow " + r.flowId() + ": " + r.error());
+      }
+    }
+    throw new ItgException(status, null);
+  }
+}

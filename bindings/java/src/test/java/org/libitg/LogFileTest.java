@@ -1,0 +1,149 @@
+package org.libitg;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Log files written and read through Java, and decoded into reports. */
+class LogFileTest {
+  private static final long T0 = 1_700_000_000_000_000_000L;
+  private static final long MS = 1_000_000L;
+
+  /**
+   * Flow 3 sends 10 packets (FLOW_END says so); 3 and 6 never arrive,
+   * every other one arrives 1 ms after it left: 8 packets, 2 lost in 2
+   * bursts of 1, a delay of exactly 1 ms and no jitter.
+   */
+  private static List<LogRecord> flowWithTwoLosses() {
+    List<LogRecord> recs = new ArrayList<>();
+    for (long seq = 1; seq <= 10; seq++) {
+      if (seq != 3 && seq != 6) {
+        long tx = T0 + seq * 10 * MS;
+        recs.add(new LogRecord(3, 100, LogRecord.FLAG_RX, seq, tx, tx + MS));
+      }
+    }
+    recs.add(new LogRecord(3, 0, LogRecord.FLAG_FLOW_END | LogRecord.FLAG_RX, 10, T0 + 200 * MS, 0));
+    return recs;
+  }
+
+  @Test
+  void writeReadAndDecode(@TempDir Path dir) throws ItgException {
+    Path log = dir.resolve("flow.itglog");
+    LogHeader hdr = LogHeader.of(LogHeader.ROLE_RECEIVER, LogHeader.CLOCK_KERNEL, T0, "héte");
+    List<LogRecord> recs = flowWithTwoLosses();
+    try (LogWriter w = LogWriter.create(log, hdr)) {
+      w.write(recs.subList(0, 3));
+      w.flush();
+      w.write(recs.subList(3, recs.size()));
+    }
+    try (LogReader r = LogReader.open(log)) {
+      assertEquals(hdr, r.header());
+      assertEquals(LogHeader.LENGTH, r.offset());
+      assertEquals(recs, r.readAll());
+      assertNull(r.next());
+      assertEquals(LogHeader.LENGTH + (long) recs.size() * LogRecord.LENGTH, r.offset());
+    }
+
+    Report report = Itg.decode(log);
+    FlowStats t = report.total();
+    assertEquals(StatsMeter.OWD, report.mainMeter());
+    assertEquals(8, t.packets());
+    assertEquals(800, t.bytes());
+    assertEquals(10, t.expected());
+    assertEquals(2, t.lost());
+    assertEquals(2, t.lossBursts());
+    assertEquals(1.0, t.lossBurstAvg());
+    assertEquals(20.0, t.lossPct(), 1e-12);
+    assertEquals(MS, t.delayMinNs());
+    assertEquals(MS, t.delayMaxNs());
+    assertEquals(MS, t.delayP50Ns(), MS * 0.0005, "histogram percentile within 0.05 %");
+    assertEquals((double) MS, t.delayAvgNs());
+    assertEquals(0.0, t.jitterAvgNs());
+    assertEquals(List.of(t), report.totals());
+    assertEquals(1, report.flows().size());
+    FlowStats f = report.flows().get(0);
+    assertEquals(3, f.flowId());
+    assertEquals(0, t.flowId());
+    assertEquals(t.packets(), f.packets());
+    assertEquals(t.lost(), f.lost());
+    assertEquals(t.delayAvgNs(), f.delayAvgNs());
+  }
+
+  /** The same records added live give the report the file gives. */
+  @Test
+  void liveStatsMatchTheFile(@TempDir Path dir) throws ItgException {
+    Path log = dir.resolve("flow.itglog");
+    try (LogWriter w = LogWriter.create(log, LogHeader.of(LogHeader.ROLE_RECEIVER, LogHeader.CLOCK_REALTIME, 0, ""))) {
+      w.write(flowWithTwoLosses());
+    }
+    try (Stats live = new Stats()) {
+      for (LogRecord r : flowWithTwoLosses()) {
+        live.add(r);
+      }
+      Report fromFile = Itg.decode(log);
+      Report fromLive = live.report();
+      assertEquals(fromFile.flows(), fromLive.flows());
+      assertEquals(fromFile.json(), fromLive.json());
+    }
+  }
+
+  /** A file cut inside a record reads up to its last whole record, and says where it stopped. */
+  @Test
+  void truncatedFile(@TempDir Path dir) throws Exception {
+    Path log = dir.resolve("cut.itglog");
+    List<LogRecord> recs = flowWithTwoLosses().subList(0, 3);
+    try (LogWriter w = LogWriter.create(log, LogHeader.of(LogHeader.ROLE_RECEIVER, LogHeader.CLOCK_REALTIME, 0, "h"))) {
+      w.write(recs);
+    }
+    long cutAt = LogHeader.LENGTH + 2L * LogRecord.LENGTH + 5;
+    try (RandomAccessFile f = new RandomAccessFile(log.toFile(), "rw")) {
+      f.setLength(cutAt);
+    }
+    long damaged = LogHeader.LENGTH + 2L * LogRecord.LENGTH;
+    try (LogReader r = LogReader.open(log)) {
+      assertEquals(recs.get(0), r.next());
+      assertEquals(recs.get(1), r.next());
+      ItgException e = assertThrows(ItgException.class, r::next);
+      assertEquals("ETRUNC", e.errorName());
+      assertTrue(e.getMessage().contains(Long.toString(damaged)), e.getMessage());
+      assertEquals(damaged, r.offset());
+      assertThrows(ItgException.class, r::next);
+    }
+    try (Stats st = new Stats()) {
+      List<DecodeStatus> statuses = st.addFiles(log);
+      DecodeStatus s = statuses.get(0);
+      assertEquals("ETRUNC", s.errorName());
+      assertTrue(s.opened());
+      assertEquals(damaged, s.offset());
+      assertEquals(2, s.records());
+      assertEquals(2, st.report().total().packets());
+    }
+    ItgException e = assertThrows(ItgException.class, () -> Itg.decode(log));
+    assertEquals("ETRUNC", e.errorName());
+    assertTrue(e.getMessage().contains(log.toString()), e.getMessage());
+  }
+
+  @Test
+  void missingAndForeignFiles(@TempDir Path dir) throws Exception {
+    ItgException e = assertThrows(ItgException.class, () -> LogReader.open(dir.resolve("none.itglog")));
+    assertEquals("ENOENT", e.errorName());
+    Path text = dir.resolve("text.txt");
+    java.nio.file.Files.writeString(text, "not a log file, but long enough to hold a header of 64 bytes.....\n");
+    e = assertThrows(ItgException.class, () -> LogReader.open(text));
+    assertEquals("EBADMSG", e.errorName());
+    try (Stats st = new Stats()) {
+      DecodeStatus s = st.addFiles(text).get(0);
+      assertEquals("EBADMSG", s.errorName());
+      assertTrue(!s.opened());
+      assertNull(s.header());
+    }
+  }
+}

@@ -1,0 +1,226 @@
+"""QoS reports (include/itg/stats.h): itg.decode() reads log files as
+itg-dec does and gives the same numbers; Stats does the same live, fed
+with records as they come (e.g. from a receiver's callback)."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Union
+
+from ._itg import ffi, lib
+from ._util import PathLike, name_of
+from .errors import Error, InvalidArgument, check, code_of, error_for, message_of
+from .log import (LogHeader, LogRecord, RecordBatch, _header_from_c, packet_records, read_log,
+                  record_dtype)
+
+if TYPE_CHECKING:
+    import numpy
+
+METERS = {"owd": lib.ITG_STATS_OWD, "rtt": lib.ITG_STATS_RTT, "sent": lib.ITG_STATS_SENT}
+
+
+@dataclass(frozen=True)
+class FlowStats:
+    """One flow's results for one meter, or a total (flow_id 0).
+
+    meter is "owd", "rtt" or "sent"; times and delays are in ns. The
+    definitions are those of include/itg/stats.h (and of itg-dec).
+    """
+
+    flow_id: int
+    meter: str
+    flows: int
+    packets: int
+    bytes: int
+    expected: int
+    lost: int
+    duplicates: int
+    reordered: int
+    loss_bursts: int
+    log_gaps: int
+    first_ns: int
+    last_ns: int
+    duration_ns: int
+    delay_min_ns: int
+    delay_max_ns: int
+    delay_p50_ns: int
+    delay_p99_ns: int
+    delay_avg_ns: float
+    delay_std_ns: float
+    jitter_avg_ns: float
+    jitter_rfc3550_ns: float
+    loss_pct: float
+    loss_burst_avg: float
+    bitrate_kbps: float
+    rate_pps: float
+
+
+def _stats_from_c(c: Any) -> FlowStats:
+    values = {f.name: getattr(c, f.name) for f in fields(FlowStats) if f.name != "meter"}
+    return FlowStats(meter=name_of(METERS, c.meter), **values)
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    """How far one log file was read: error is 0 when it was read to its
+    clean end, else the code that stopped it at byte `offset`."""
+
+    path: str
+    error: int
+    offset: int
+    records: int
+    header: LogHeader
+
+    @property
+    def complete(self) -> bool:
+        return self.error == 0
+
+    def exception(self) -> Optional[Error]:
+        if self.error == 0:
+            return None
+        return error_for(self.error, f"{self.path}: {message_of(self.error)} at byte "
+                                     f"{self.offset}")
+
+
+@dataclass(frozen=True)
+class Report:
+    """A QoS report: per-flow entries, the total of the main meter, and a
+    total per meter that has entries. For itg.decode(), `files` says how
+    far each file was read (a damaged file is reported up to the damage)."""
+
+    flows: List[FlowStats]
+    total: FlowStats
+    totals: Dict[str, FlowStats]
+    main_meter: str
+    json_text: str
+    files: List[FileStatus]
+
+    @property
+    def complete(self) -> bool:
+        """Whether every file was read to its clean end."""
+        return all(f.complete for f in self.files)
+
+    def flow(self, flow_id: int, meter: Optional[str] = None) -> FlowStats:
+        """The entry of one flow: of the meter named, else its first (OWD
+        before RTT before SENT). Raises KeyError if there is none."""
+        for f in self.flows:
+            if f.flow_id == flow_id and (meter is None or f.meter == meter):
+                return f
+        raise KeyError(flow_id)
+
+    def as_dict(self) -> Dict[str, Any]:
+        """The report as itg-dec --json prints it (itg_stats_json)."""
+        return json.loads(self.json_text)  # type: ignore[no-any-return]
+
+    def packets(self, flow_id: Optional[int] = None) -> "numpy.ndarray[Any, Any]":
+        """The packet records of the decoded files (those of one flow if
+        given) as a numpy structured array, up to any damage, in file order.
+        Delay of each: arr["rx_ns"] - arr["tx_ns"]."""
+        import numpy as np
+
+        parts = [read_log(f.path) for f in self.files]
+        arr = np.concatenate(parts) if parts else np.zeros(0, dtype=record_dtype())
+        return packet_records(arr, flow_id)
+
+
+Records = Union[RecordBatch, Sequence[LogRecord], "numpy.ndarray[Any, Any]"]
+
+
+class Stats:
+    """Streaming statistics: add records in logged order, take a report at
+    any time (the same object the decoder uses on files)."""
+
+    def __init__(self) -> None:
+        out = ffi.new("itg_stats **")
+        check(lib.itg_stats_new(out))
+        self._s: Any = ffi.gc(out[0], lib.itg_stats_free)
+
+    def add(self, records: Records) -> None:
+        """Adds records: a RecordBatch, LogRecord tuples or a numpy array of
+        record_dtype(). Raises itg.InvalidArgument for a record with unknown
+        or missing kind flags (then none of them is added)."""
+        if isinstance(records, RecordBatch):
+            batch = records
+        elif hasattr(records, "dtype"):
+            import numpy as np
+
+            batch = RecordBatch(np.ascontiguousarray(records, dtype=record_dtype()).tobytes())
+        else:
+            batch = RecordBatch.from_records(list(records))
+        if len(batch):
+            check(lib.itg_stats_add(self._s, batch.c_array(), len(batch)))
+
+    def report(self) -> Report:
+        return _report(self._s, [])
+
+    def json(self) -> str:
+        """The report as JSON text (as itg-dec --json prints it)."""
+        return _json(self._s)
+
+
+def _json(s: Any) -> str:
+    needed = ffi.new("size_t *")
+    rc = lib.itg_stats_json(s, ffi.NULL, 0, needed)
+    if rc < 0 and rc != code_of("ERANGE"):
+        check(rc)
+    buf = ffi.new("char[]", needed[0])
+    check(lib.itg_stats_json(s, buf, needed[0], needed))
+    return str(ffi.string(buf).decode("utf-8"))
+
+
+def _report(s: Any, files: List[FileStatus]) -> Report:
+    out = ffi.new("itg_flow_stats *")
+    flows = []
+    for i in range(lib.itg_stats_flow_count(s)):
+        check(lib.itg_stats_flow(s, i, out))
+        flows.append(_stats_from_c(out))
+    check(lib.itg_stats_total(s, lib.ITG_STATS_MAIN, out))
+    total = _stats_from_c(out)
+    totals = {}
+    for name, meter in METERS.items():
+        if any(f.meter == name for f in flows):
+            check(lib.itg_stats_total(s, meter, out))
+            totals[name] = _stats_from_c(out)
+    return Report(flows=flows, total=total, totals=totals,
+                  main_meter=name_of(METERS, lib.itg_stats_main_meter(s)),
+                  json_text=_json(s), files=files)
+
+
+def decode(paths: Union[PathLike, Iterable[PathLike]], strict: bool = False) -> Report:
+    """Reads one log file or several, in order, into a report.
+
+    A file that cannot be opened or is not a libitg log raises (itg.NotFound,
+    itg.Malformed, ...). A file damaged further on (cut short, a corrupt
+    record) is reported up to the damage, and its FileStatus in
+    report.files says where reading stopped; with strict=True the damage
+    raises instead.
+    """
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        names = [os.fspath(paths)]
+    else:
+        names = [os.fspath(p) for p in paths]
+    if not names:
+        raise InvalidArgument(code_of("EINVAL"), "decode: no log file given")
+    names = [n.decode() if isinstance(n, bytes) else n for n in names]
+    keep = [ffi.new("char[]", os.fsencode(n)) for n in names]
+    cpaths = ffi.new("const char *[]", keep)
+    st = ffi.new("itg_decode_status[]", len(names))
+    out = ffi.new("itg_stats **")
+    check(lib.itg_stats_new(out))
+    s = ffi.gc(out[0], lib.itg_stats_free)
+    rc = lib.itg_decode_files(cpaths, len(names), s, ffi.NULL, st)
+    files = []
+    for name, status in zip(names, st):
+        if not status.opened:
+            raise error_for(status.error, f"{name}: {message_of(status.error)}")
+        files.append(FileStatus(path=name, error=status.error, offset=status.offset,
+                                records=status.records, header=_header_from_c(status.hdr)))
+    if rc < 0 and not any(f.error == rc for f in files):
+        check(rc)  # decoding itself failed (ENOMEM, ...), not a file
+    if strict:
+        for f in files:
+            exc = f.exception()
+            if exc is not None:
+                raise exc
+    return _report(s, files)

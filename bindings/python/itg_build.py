@@ -1,0 +1,236 @@
+"""Builds the cffi extension itg._itg (out-of-line API mode).
+
+The declarations given to cffi are derived from the public headers rather
+than copied into this file: the C preprocessor expands include/itg.h with
+empty stand-ins for <stddef.h> and <stdint.h> (cffi knows size_t and the
+fixed-width types itself), which also expands the error table's X-macro
+into the enum; the integer and floating-point #define constants come from
+the preprocessor's macro dump. cffi then compiles a C file that includes
+itg.h, so every declaration is checked by the compiler against the real
+header.
+
+Where the library comes from:
+  default          this source tree: include/ and BUILD/lib/libitg.a, with
+                   BUILD = $ITG_BUILD_DIR (default <tree>/build; run `make`
+                   first). The static library is linked into the extension,
+                   so the installed package does not depend on the build
+                   tree staying where it is (no rpath into build/, no
+                   LD_LIBRARY_PATH); libuv and GSL, which libitg uses, are
+                   linked as the system's shared libraries through
+                   pkg-config.
+  ITG_USE_SYSTEM=1 an installed libitg found with pkg-config (its shared
+  or ITG_PREFIX    library, with an rpath to its libdir); ITG_PREFIX=/opt/x
+                   looks in /opt/x/lib/pkgconfig first.
+Other variables: ITG_SOURCE_DIR (the tree, default two directories up),
+ITG_SANITIZE (e.g. "address,undefined": link the sanitizer runtimes, for a
+library built with SAN=1), CC (the compiler used to preprocess).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sysconfig
+import tempfile
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+from cffi import FFI
+
+HERE = Path(__file__).resolve().parent
+
+# Helpers compiled into the extension. itgpy_read_records keeps the loop
+# over a log file's records in C, so reading a large log into an array does
+# not cross into Python once per record.
+HELPERS_C = r"""
+static int itgpy_read_records(itg_logreader *r, itg_logrec *out, size_t max,
+                              size_t *got)
+{
+  size_t i = 0;
+  int rc = 1;
+  while (i < max) {
+    rc = itg_logreader_next(r, &out[i]);
+    if (rc != 1)
+      break;
+    i++;
+  }
+  *got = i;
+  return rc;
+}
+"""
+
+HELPERS_CDEF = """
+int itgpy_read_records(itg_logreader *r, itg_logrec *out, size_t max,
+                       size_t *got);
+extern "Python" void itgpy_on_records(const itg_logrec *recs, size_t n,
+                                      void *user);
+extern "Python" void itgpy_on_flow(const itg_flow_event *ev, void *user);
+"""
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+def _truthy(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "no", "false")
+
+
+def _run(cmd: List[str], env: Dict[str, str] | None = None) -> str:
+    try:
+        res = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
+    except FileNotFoundError as exc:
+        raise BuildError(f"cannot run {cmd[0]!r}: {exc}") from exc
+    except subprocess.CalledProcessError as exc:
+        raise BuildError(f"{' '.join(cmd)} failed:\n{exc.stderr}") from exc
+    return res.stdout
+
+
+def _compiler() -> List[str]:
+    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    return shlex.split(cc)
+
+
+def _preprocess(include_dir: Path, dump_macros: bool) -> str:
+    """Runs the preprocessor over itg.h with empty system headers."""
+    with tempfile.TemporaryDirectory() as fake:
+        for name in ("stddef.h", "stdint.h"):
+            Path(fake, name).write_text("")
+        cmd = _compiler() + ["-E", "-nostdinc", "-I", fake, "-I", str(include_dir)]
+        cmd += ["-dM"] if dump_macros else ["-P", "-D__attribute__(x)="]
+        cmd.append(str(include_dir / "itg.h"))
+        return _run(cmd)
+
+
+_INT_RE = re.compile(r"^\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*(\s*<<\s*\d+)?\s*\)?$")
+_FLOAT_RE = re.compile(r"^[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$")
+
+
+def _constants(include_dir: Path) -> str:
+    """cdef lines for the public object-like macros with a numeric value."""
+    lines = []
+    for line in _preprocess(include_dir, dump_macros=True).splitlines():
+        m = re.match(r"#define (ITG_[A-Z0-9_]+)(\s+(.*))?$", line)
+        if not m or m.group(1).startswith("ITG__"):
+            continue
+        name, value = m.group(1), (m.group(3) or "").strip()
+        if _INT_RE.match(value) or value == "((size_t)-1)":
+            lines.append(f"#define {name} ...")
+        elif _FLOAT_RE.match(value) and any(c in value for c in ".eE"):
+            lines.append(f"static const double {name};")
+    return "\n".join(sorted(lines))
+
+
+def _declarations(include_dir: Path) -> str:
+    return _preprocess(include_dir, dump_macros=False)
+
+
+def _pkg_config(args: List[str], env: Dict[str, str] | None = None) -> List[str]:
+    pc = os.environ.get("PKG_CONFIG", "pkg-config")
+    return shlex.split(_run([pc] + args, env=env))
+
+
+def _split_flags(flags: List[str]) -> Tuple[List[str], List[str], List[str], List[str]]:
+    """Splits compiler/linker flags into include dirs, lib dirs, libs, rest."""
+    incs, libdirs, libs, rest = [], [], [], []
+    for f in flags:
+        if f.startswith("-I"):
+            incs.append(f[2:])
+        elif f.startswith("-L"):
+            libdirs.append(f[2:])
+        elif f.startswith("-l"):
+            libs.append(f[2:])
+        else:
+            rest.append(f)
+    return incs, libdirs, libs, rest
+
+
+def _tree_config() -> Dict[str, object]:
+    root = Path(os.environ.get("ITG_SOURCE_DIR") or HERE.parent.parent).resolve()
+    include_dir = root / "include"
+    if not (include_dir / "itg.h").is_file():
+        raise BuildError(
+            f"{include_dir}/itg.h not found: set ITG_SOURCE_DIR to the libitg "
+            "tree, or ITG_USE_SYSTEM=1 to use an installed libitg")
+    build = Path(os.environ.get("ITG_BUILD_DIR") or "build")
+    if not build.is_absolute():
+        build = root / build
+    static = build / "lib" / "libitg.a"
+    if not static.is_file():
+        raise BuildError(f"{static} not found: run `make` in {root} first")
+    try:
+        deps = _pkg_config(["--libs", "libuv", "gsl"])
+    except BuildError:
+        deps = ["-luv", "-lgsl", "-lgslcblas"]
+    _, libdirs, libs, rest = _split_flags(deps + ["-lpthread", "-lm"])
+    # depends: a rebuilt libitg.a relinks the extension.
+    return dict(include_dir=include_dir, build_dir=build, include_dirs=[str(include_dir)],
+                library_dirs=libdirs, libraries=libs, extra_link_args=rest,
+                extra_objects=[str(static)], depends=[str(static)],
+                runtime_library_dirs=[])
+
+
+def _system_config() -> Dict[str, object]:
+    env = dict(os.environ)
+    prefix = os.environ.get("ITG_PREFIX")
+    if prefix:
+        extra = [str(Path(prefix) / d / "pkgconfig") for d in ("lib", "lib64")]
+        env["PKG_CONFIG_PATH"] = os.pathsep.join(
+            extra + [p for p in [env.get("PKG_CONFIG_PATH")] if p])
+    cflags = _pkg_config(["--cflags", "libitg"], env)
+    libs = _pkg_config(["--libs", "libitg"], env)
+    includedir = Path(_pkg_config(["--variable=includedir", "libitg"], env)[0])
+    libdir = _pkg_config(["--variable=libdir", "libitg"], env)[0]
+    incs, _, _, cflags_rest = _split_flags(cflags)
+    _, libdirs, libnames, rest = _split_flags(libs)
+    return dict(include_dir=includedir, build_dir=None, include_dirs=incs or [str(includedir)],
+                library_dirs=libdirs, libraries=libnames, extra_link_args=rest,
+                extra_compile_args=cflags_rest, extra_objects=[],
+                runtime_library_dirs=[libdir])
+
+
+def library_config() -> Dict[str, object]:
+    """Where the headers and the library are, as set_source arguments plus
+    include_dir (the directory holding itg.h) and build_dir (the tree's
+    build directory, None for an installed libitg)."""
+    use_system = _truthy("ITG_USE_SYSTEM") or bool(os.environ.get("ITG_PREFIX"))
+    cfg = _system_config() if use_system else _tree_config()
+    sanitize = os.environ.get("ITG_SANITIZE", "").strip()
+    if sanitize:
+        flag = f"-fsanitize={sanitize}"
+        cfg["extra_link_args"] = list(cfg["extra_link_args"]) + [flag]  # type: ignore[call-overload]
+        cfg["extra_compile_args"] = list(cfg.get("extra_compile_args", [])) + [flag]  # type: ignore[call-overload]
+    return cfg
+
+
+def library_version(include_dir: Path) -> str:
+    """MAJOR.MINOR.PATCH of the library, read from its version.h."""
+    text = (include_dir / "itg" / "version.h").read_text()
+    parts = []
+    for part in ("MAJOR", "MINOR", "PATCH"):
+        m = re.search(rf"#define ITG_VERSION_{part} (\d+)", text)
+        if not m:
+            raise BuildError(f"ITG_VERSION_{part} not found in {include_dir}/itg/version.h")
+        parts.append(m.group(1))
+    return ".".join(parts)
+
+
+def make_ffi(cfg: Dict[str, object]) -> FFI:
+    cfg = dict(cfg)
+    cfg.pop("build_dir")
+    include_dir = cfg.pop("include_dir")
+    assert isinstance(include_dir, Path)
+    ffi = FFI()
+    ffi.cdef(_declarations(include_dir))
+    ffi.cdef(_constants(include_dir))
+    ffi.cdef(HELPERS_CDEF)
+    ffi.set_source("itg._itg", '#include "itg.h"\n' + HELPERS_C, **cfg)  # type: ignore[arg-type]
+    return ffi
+
+
+CONFIG = library_config()
+ffibuilder = make_ffi(CONFIG)
+
+if __name__ == "__main__":
+    ffibuilder.compile(verbose=True)

@@ -1,0 +1,118 @@
+/* libitg's public API as SWIG sees it, for any target language.
+ *
+ * A language's interface file sets %module, defines the typemaps named
+ * below (ITG_*) for its own types, and then %includes this file, which
+ * applies them to the parameters of the public headers. Everything here is
+ * about the C side: which parameters are out-parameters, which pairs are a
+ * buffer and its length, who owns what.
+ *
+ * Conventions of the C API (include/itg/common.h) that the typemaps carry:
+ *   status      functions return 0, a count, or a negative ITG_E* code;
+ *               the binding turns negative codes into its own errors (the
+ *               raw wrappers return the int unchanged);
+ *   handles     itg_x_new(..., itg_x **out) hands the caller a handle it
+ *               owns and must release with itg_x_free (or _close); a
+ *               handle is never freed by the library behind the caller's
+ *               back, and the free functions accept NULL;
+ *   structs     configuration and result structs live in the caller's
+ *               memory: the binding allocates them, the library fills or
+ *               reads them during the call and keeps no pointer to them.
+ *
+ * Typemaps a language must define before including this file:
+ *   SWIGTYPE **ITG_NEW_HANDLE                 out-parameter of a
+ *                                             constructor (the new handle)
+ *   (const uint8_t *ITG_BYTES_IN, size_t ITG_LEN)   bytes read by the call
+ *   (uint8_t *ITG_BYTES_OUT, size_t ITG_LEN)        bytes written by it
+ *   (char *ITG_TEXT_OUT, size_t ITG_LEN)      a NUL-terminated text the
+ *                                             call writes (messages, JSON)
+ *   const uint8_t *ITG_FIXED_IN, uint8_t *ITG_FIXED_OUT
+ *                                             a buffer of exactly
+ *                                             ITG_FIXED_LEN(function) bytes
+ *                                             (a log record or file header)
+ *   (const double *ITG_DOUBLES_IN, size_t ITG_COUNT) numbers read by the
+ *                                             call (law parameters, traces)
+ *   (const itg_logrec *ITG_RECORDS_IN, size_t ITG_COUNT) log records read
+ *                                             by the call
+ *   size_t *ITG_SIZE_OUT                      a size returned on the side
+ *   (int ITG_ARGC, const char *const *ITG_ARGV)      a list of words
+ *   (const char *const *ITG_PATHS, size_t ITG_COUNT) a list of paths
+ * Left to each language, because they need its runtime: the receiver's
+ * callbacks (itg_receiver_cfg.on_records, .on_flow, .user) and
+ * itg_dist_read_file, which returns memory to free with itg_free.
+ */
+
+%{
+#include "itg.h"
+
+/* Bytes a fixed-size buffer parameter of function f holds; a typemap
+ * checks the caller's buffer against ITG_FIXED_LEN($symname). */
+#define ITG_FIXED_LEN(f) ITG_FIXED_LEN_##f
+#define ITG_FIXED_LEN_itg_logrec_encode ITG_LOG_RECORD_LEN
+#define ITG_FIXED_LEN_itg_logrec_decode ITG_LOG_RECORD_LEN
+#define ITG_FIXED_LEN_itg_log_hdr_encode ITG_LOG_HEADER_LEN
+%}
+
+%include <stdint.i>
+%include <carrays.i>
+
+/* Opaque handles: created and destroyed only through their functions. */
+%nodefaultctor itg_dist;
+%nodefaultdtor itg_dist;
+%nodefaultctor itg_logwriter;
+%nodefaultdtor itg_logwriter;
+%nodefaultctor itg_logreader;
+%nodefaultdtor itg_logreader;
+%nodefaultctor itg_logger;
+%nodefaultdtor itg_logger;
+%nodefaultctor itg_stats;
+%nodefaultdtor itg_stats;
+%nodefaultctor itg_series;
+%nodefaultdtor itg_series;
+%nodefaultctor itg_sender;
+%nodefaultdtor itg_sender;
+%nodefaultctor itg_receiver;
+%nodefaultdtor itg_receiver;
+
+%apply SWIGTYPE **ITG_NEW_HANDLE {
+  itg_dist **out, itg_logwriter **out, itg_logreader **out,
+  itg_logger **out, itg_stats **out, itg_series **out, itg_sender **out,
+  itg_receiver **out
+};
+
+%apply (const uint8_t *ITG_BYTES_IN, size_t ITG_LEN) {
+  (const uint8_t *buf, size_t len)
+};
+%apply (uint8_t *ITG_BYTES_OUT, size_t ITG_LEN) { (uint8_t *buf, size_t len) };
+%apply (char *ITG_TEXT_OUT, size_t ITG_LEN) {
+  (char *buf, size_t len), (char *err, size_t errlen)
+};
+/* Without a length: itg_logrec_encode/decode and itg_log_hdr_encode. */
+%apply const uint8_t *ITG_FIXED_IN { const uint8_t *buf };
+%apply uint8_t *ITG_FIXED_OUT { uint8_t *buf };
+%apply (const double *ITG_DOUBLES_IN, size_t ITG_COUNT) {
+  (const double *params, size_t nparams), (const double *values, size_t n)
+};
+%apply (const itg_logrec *ITG_RECORDS_IN, size_t ITG_COUNT) {
+  (const itg_logrec *recs, size_t n)
+};
+%apply size_t *ITG_SIZE_OUT { size_t *needed };
+%apply (int ITG_ARGC, const char *const *ITG_ARGV) {
+  (int argc, const char *const *argv)
+};
+%apply (const char *const *ITG_PATHS, size_t ITG_COUNT) {
+  (const char *const *paths, size_t n)
+};
+
+/* itg_decode_files fills one status per path: an array of n elements. */
+%array_class(itg_decode_status, itg_decode_status_array);
+
+%include "itg/version.h"
+%include "itg/common.h"
+%include "itg/dist.h"
+%include "itg/pacer.h"
+%include "itg/wire.h"
+%include "itg/log.h"
+%include "itg/stats.h"
+%include "itg/flow.h"
+%include "itg/sender.h"
+%include "itg/receiver.h"
