@@ -139,7 +139,9 @@ include ports/targets.mk
 
 # ---- install ---------------------------------------------------------------
 
-$(BUILD)/libitg.pc: Makefile $(VERSION_H)
+# Written on every install: it holds PREFIX, which may differ each time.
+.PHONY: $(BUILD)/libitg.pc
+$(BUILD)/libitg.pc:
 	@mkdir -p $(dir $@)
 	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' \
 	  'includedir=$${prefix}/include' '' 'Name: libitg' \
@@ -158,6 +160,7 @@ install: all $(BUILD)/libitg.pc
 	ln -sf $(notdir $(SHARED)) $(DESTDIR)$(PREFIX)/lib/libitg.so
 	install -m 644 $(BUILD)/libitg.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	$(if $(DESTDIR),,-ldconfig 2>/dev/null)
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/itg $(DESTDIR)$(PREFIX)/include/itg.h
