@@ -146,6 +146,18 @@ static itg_sender *run(const itg_flow_cfg *flows, size_t n,
   return s;
 }
 
+/* Starts one flow in a new sender with the default configuration (no
+ * sender log) and returns the sender, still running. */
+static itg_sender *start_one(const itg_flow_cfg *c) {
+  itg_sender_cfg cfg;
+  itg_sender *s;
+  itg_sender_cfg_init(&cfg);
+  assert_int_equal(itg_sender_new(&cfg, &s), 0);
+  assert_int_equal(itg_sender_add_flow(s, c), 0);
+  assert_int_equal(itg_sender_start(s), 0);
+  return s;
+}
+
 static itg_flow_result result(itg_sender *s, size_t i) {
   itg_flow_result res;
   assert_int_equal(itg_sender_flow_result(s, i, &res), 0);
@@ -367,7 +379,6 @@ static void test_garbage(void **state) {
   itg_receiver *r = start_receiver("garbage.log");
   itg_receiver_stats st;
   itg_flow_cfg c;
-  itg_sender_cfg sc;
   itg_sender *s;
   itg_flow_result res;
   uint16_t port = free_port(1);
@@ -377,10 +388,7 @@ static void test_garbage(void **state) {
   int i;
   (void)state;
   make_flow(&c, r, port, "-z 1000 -C 2000 -c 64");
-  itg_sender_cfg_init(&sc);
-  assert_int_equal(itg_sender_new(&sc, &s), 0);
-  assert_int_equal(itg_sender_add_flow(s, &c), 0);
-  assert_int_equal(itg_sender_start(s), 0);
+  s = start_one(&c);
 
   fd = bound_socket(1, 0);
   for (i = 0; i < 5000; i++) {
@@ -495,17 +503,13 @@ static void test_same_seed(void **state) {
 static void test_sender_stop(void **state) {
   itg_receiver *r = start_receiver("stop.log");
   itg_flow_cfg c;
-  itg_sender_cfg sc;
   itg_sender *s;
   itg_flow_result res;
   itg_logrec *v;
   size_t n;
   (void)state;
   make_flow(&c, r, free_port(1), "-t 60000 -C 1000 -c 64");
-  itg_sender_cfg_init(&sc);
-  assert_int_equal(itg_sender_new(&sc, &s), 0);
-  assert_int_equal(itg_sender_add_flow(s, &c), 0);
-  assert_int_equal(itg_sender_start(s), 0);
+  s = start_one(&c);
   assert_int_equal(itg_sender_wait(s, SEC / 5), ITG_ETIMEDOUT);
   assert_int_equal(itg_sender_stop(s), 0);
   assert_int_equal(itg_sender_wait(s, WAIT), 0);
@@ -525,15 +529,11 @@ static void test_sender_stop(void **state) {
 static void test_receiver_goes_away(void **state) {
   itg_receiver *r = start_receiver(NULL);
   itg_flow_cfg c;
-  itg_sender_cfg sc;
   itg_sender *s;
   itg_flow_result res;
   (void)state;
   make_flow(&c, r, free_port(1), "-t 60000 -C 1000 -c 64");
-  itg_sender_cfg_init(&sc);
-  assert_int_equal(itg_sender_new(&sc, &s), 0);
-  assert_int_equal(itg_sender_add_flow(s, &c), 0);
-  assert_int_equal(itg_sender_start(s), 0);
+  s = start_one(&c);
   assert_int_equal(itg_sender_wait(s, SEC / 5), ITG_ETIMEDOUT);
   assert_int_equal(itg_receiver_stop(r), 0);
   assert_int_equal(itg_sender_wait(s, WAIT), 0);
@@ -551,18 +551,14 @@ static void test_receiver_goes_away(void **state) {
 static void test_flow_ids(void **state) {
   itg_receiver *r = start_receiver("ids.log");
   itg_flow_cfg c;
-  itg_sender_cfg sc;
   itg_sender *first, *second, *third, *fourth;
   itg_flow_result a, b, u, d;
   uint16_t port = free_port(1);
   itg_logrec *v;
   size_t n;
   (void)state;
-  itg_sender_cfg_init(&sc);
   make_flow(&c, r, port, "-t 60000 -C 500 -c 64");
-  assert_int_equal(itg_sender_new(&sc, &first), 0);
-  assert_int_equal(itg_sender_add_flow(first, &c), 0);
-  assert_int_equal(itg_sender_start(first), 0);
+  first = start_one(&c);
 
   make_flow(&c, r, port, "-z 100 -C 1000 -c 64");
   second = run(&c, 1, NULL);

@@ -12,28 +12,14 @@
 #include <cmocka.h>
 #include <uv.h>
 
+#include "helpers/rng.h"
 #include "helpers/vectors.h"
 #include "itg/log.h"
 
 #define HDR ITG_LOG_HEADER_LEN
 #define REC ITG_LOG_RECORD_LEN
 
-#define VEQ(v, a, b)                                                           \
-  do {                                                                         \
-    long long va_ = (long long)(a), vb_ = (long long)(b);                      \
-    if (va_ != vb_)                                                            \
-      fail_msg("%s:%d [%s]: %s is %lld, expected %lld", (v)->file, (v)->line,  \
-               (v)->name, #a, va_, vb_);                                       \
-  } while (0)
-
 /* ---- helpers ---------------------------------------------------------- */
-
-static uint64_t rng_next(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 /* A path in the temporary directory, unique to this process. */
 static void tmp_path(const char *name, char *buf, size_t len) {
@@ -44,15 +30,10 @@ static void tmp_path(const char *name, char *buf, size_t len) {
            name);
 }
 
-static void write_file(const char *path, const uint8_t *bytes, size_t len) {
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(bytes, 1, len, f), len);
-  assert_int_equal(fclose(f), 0);
-}
-
-static void append_file(const char *path, const uint8_t *bytes, size_t len) {
-  FILE *f = fopen(path, "ab");
+/* Writes bytes to path, opened with mode ("wb" or "ab"). */
+static void put_file(const char *path, const char *mode, const uint8_t *bytes,
+                     size_t len) {
+  FILE *f = fopen(path, mode);
   assert_non_null(f);
   assert_int_equal(fwrite(bytes, 1, len, f), len);
   assert_int_equal(fclose(f), 0);
@@ -399,7 +380,7 @@ static void test_truncated_last_record(void **state) {
   assert_int_equal(len, HDR + N * REC);
   for (cut = 0; cut < REC; cut++) {
     size_t keep = HDR + (N - 1) * REC + cut;
-    write_file(cut_path, bytes, keep);
+    put_file(cut_path, "wb", bytes, keep);
     expect_log(cut_path, recs, N - 1, cut == 0 ? 0 : ITG_ETRUNC,
                HDR + (N - 1) * REC);
   }
@@ -420,7 +401,7 @@ static void test_truncated_header(void **state) {
   bytes = read_file(path, &len);
   for (cut = 0; cut < HDR; cut++) {
     itg_logreader *r = NULL;
-    write_file(cut_path, bytes, cut);
+    put_file(cut_path, "wb", bytes, cut);
     assert_int_equal(itg_logreader_open(cut_path, &r), ITG_ETRUNC);
     assert_null(r);
   }
@@ -443,14 +424,14 @@ static void test_corrupt_middle_record(void **state) {
   bytes = read_file(path, &len);
   /* An unknown flag bit. */
   bytes[HDR + BAD * REC + 6] = 0x80;
-  write_file(path, bytes, len);
+  put_file(path, "wb", bytes, len);
   expect_log(path, recs, BAD, ITG_EBADMSG, HDR + BAD * REC);
   /* A packet record of size 0. */
   bytes[HDR + BAD * REC + 4] = 0;
   bytes[HDR + BAD * REC + 5] = 0;
   bytes[HDR + BAD * REC + 6] = ITG_REC_TX;
   bytes[HDR + BAD * REC + 7] = 0;
-  write_file(path, bytes, len);
+  put_file(path, "wb", bytes, len);
   expect_log(path, recs, BAD, ITG_EBADMSG, HDR + BAD * REC);
   free(bytes);
   remove(path);
@@ -465,7 +446,7 @@ static int open_patched(const char *path, const uint8_t *bytes, size_t len,
   assert_non_null(copy);
   memcpy(copy, bytes, len);
   copy[at] = value;
-  write_file(path, copy, len);
+  put_file(path, "wb", copy, len);
   free(copy);
   rc = itg_logreader_open(path, &r);
   if (rc == 0)
@@ -514,13 +495,13 @@ static void test_growing_file(void **state) {
   tmp_path("grow.log", path, sizeof path);
   make_log(path, 3, 17, recs);
   bytes = read_file(path, &len);
-  write_file(path, bytes, HDR + REC + REC / 2);
+  put_file(path, "wb", bytes, HDR + REC + REC / 2);
   assert_int_equal(itg_logreader_open(path, &r), 0);
   assert_int_equal(itg_logreader_next(r, &got), 1);
   assert_rec_equal(&got, &recs[0]);
   assert_int_equal(itg_logreader_next(r, &got), ITG_ETRUNC);
   assert_int_equal(itg_logreader_offset(r), HDR + REC);
-  append_file(path, bytes + HDR + REC + REC / 2, REC / 2 + REC);
+  put_file(path, "ab", bytes + HDR + REC + REC / 2, REC / 2 + REC);
   assert_int_equal(itg_logreader_next(r, &got), 1);
   assert_rec_equal(&got, &recs[1]);
   assert_int_equal(itg_logreader_next(r, &got), 1);

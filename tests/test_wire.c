@@ -9,28 +9,12 @@
 
 #include <cmocka.h>
 
+#include "helpers/rng.h"
 #include "helpers/vectors.h"
 #include "itg/wire.h"
 
 #define DAY_NS (86400LL * 1000000000LL)
 #define HALF_DAY_NS (DAY_NS / 2)
-
-/* Fails with the vector's name when a and b differ. */
-#define VEQ(v, a, b)                                                           \
-  do {                                                                         \
-    long long va_ = (long long)(a), vb_ = (long long)(b);                      \
-    if (va_ != vb_)                                                            \
-      fail_msg("%s:%d [%s]: %s is %lld, expected %lld", (v)->file, (v)->line,  \
-               (v)->name, #a, va_, vb_);                                       \
-  } while (0)
-
-/* splitmix64: a small generator with a fixed seed, the same everywhere. */
-static uint64_t rng_next(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 static uint64_t rng_below(uint64_t *s, uint64_t n) { return rng_next(s) % n; }
 

@@ -2,6 +2,7 @@
 #include "core/idmap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "itg/common.h"
 
@@ -58,4 +59,30 @@ int itg__idmap_put(itg__idmap *m, uint32_t id, void *value) {
   place(m->slots, m->cap, id, value);
   m->used++;
   return 0;
+}
+
+void *itg__idmap_put_new(itg__idmap *m, uint32_t id, size_t size) {
+  void *value = calloc(1, size);
+  if (value != NULL && itg__idmap_put(m, id, value) != 0) {
+    free(value);
+    value = NULL;
+  }
+  return value;
+}
+
+void itg__id_insert(void *base, size_t *n, size_t size, const void *item,
+                    uint32_t (*id_of)(const void *elem)) {
+  unsigned char *b = base;
+  uint32_t id = id_of(item);
+  size_t lo = 0, hi = *n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (id_of(b + mid * size) < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  memmove(b + (lo + 1) * size, b + lo * size, (*n - lo) * size);
+  memcpy(b + lo * size, item, size);
+  (*n)++;
 }

@@ -103,14 +103,10 @@ static sflow *flow_get(itg_series *s, uint32_t id) {
     return f;
   if (room_for_one(&s->all, s->nall, &s->cap_all) != 0)
     return NULL;
-  f = calloc(1, sizeof *f);
+  f = itg__idmap_put_new(&s->map, id, sizeof *f);
   if (f == NULL)
     return NULL;
   f->id = id;
-  if (itg__idmap_put(&s->map, id, f) != 0) {
-    free(f);
-    return NULL;
-  }
   s->all[s->nall++] = f;
   return f;
 }
@@ -185,26 +181,21 @@ static int cover(itg_series *s, int64_t idx, size_t flows) {
   return 0;
 }
 
+/* The id of an element of s->listed. */
+static uint32_t listed_id_of(const void *elem) {
+  return (*(sflow *const *)elem)->id;
+}
+
 /* Lists a flow that got its first sample, in id order. */
 static int list_flow(itg_series *s, sflow *f) {
-  size_t lo = 0, hi = s->nlisted;
   int rc = room_for_one(&s->listed, s->nlisted, &s->cap_listed);
   if (rc != 0)
     return rc;
   f->cells = calloc(s->span ? s->span : 1, sizeof *f->cells);
   if (f->cells == NULL)
     return ITG_ENOMEM;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (s->listed[mid]->id < f->id)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  memmove(&s->listed[lo + 1], &s->listed[lo],
-          (s->nlisted - lo) * sizeof *s->listed);
-  s->listed[lo] = f;
-  s->nlisted++;
+  itg__id_insert(s->listed, &s->nlisted, sizeof *s->listed, &f,
+                 listed_id_of);
   return 0;
 }
 

@@ -102,11 +102,15 @@ static void flow_free(flow *f) {
   free(f);
 }
 
+/* The id of an element of s->flows. */
+static uint32_t flow_id_of(const void *elem) {
+  return (*(flow *const *)elem)->id;
+}
+
 /* Returns the flow with this id, created (and placed in id order) if new;
  * NULL when out of memory. */
 static flow *flow_get(itg_stats *s, uint32_t id) {
   flow *f = itg__idmap_get(&s->map, id);
-  size_t lo = 0, hi = s->nflows;
   if (f != NULL)
     return f;
   if (s->nflows == s->cap_flows) {
@@ -117,25 +121,11 @@ static flow *flow_get(itg_stats *s, uint32_t id) {
     s->flows = grown;
     s->cap_flows = cap;
   }
-  f = calloc(1, sizeof *f);
+  f = itg__idmap_put_new(&s->map, id, sizeof *f);
   if (f == NULL)
     return NULL;
   f->id = id;
-  if (itg__idmap_put(&s->map, id, f) != 0) {
-    free(f);
-    return NULL;
-  }
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (s->flows[mid]->id < id)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  memmove(&s->flows[lo + 1], &s->flows[lo],
-          (s->nflows - lo) * sizeof *s->flows);
-  s->flows[lo] = f;
-  s->nflows++;
+  itg__id_insert(s->flows, &s->nflows, sizeof *s->flows, &f, flow_id_of);
   s->dirty = 1;
   return f;
 }

@@ -24,6 +24,20 @@ int itg__cli_is_help(const char *word, int short_h) {
   return strcmp(word, "--help") == 0 || (short_h && strcmp(word, "-h") == 0);
 }
 
+int itg__cli_info(const char *prog, const char *word, int short_h,
+                  const char *usage, const char *help) {
+  if (itg__cli_is_help(word, short_h)) {
+    fputs(usage, stdout);
+    fputs(help, stdout);
+    return ITG__CLI_EXIT_OK;
+  }
+  if (strcmp(word, "--version") == 0) {
+    itg__cli_print_version(prog);
+    return ITG__CLI_EXIT_OK;
+  }
+  return -1;
+}
+
 int itg__cli_value(const char *prog, const char *usage, int argc,
                    char **argv, int *i, const char **out) {
   char msg[128];

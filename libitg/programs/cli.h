@@ -24,6 +24,12 @@ void itg__cli_print_version(const char *prog);
 /* Returns 1 if word is "--help" (or "-h" when short_h is set). */
 int itg__cli_is_help(const char *word, int short_h);
 
+/* Answers the words itg-send and itg-recv treat alike: --help (and -h when
+ * short_h is set) prints usage and help on stdout, --version the version
+ * line. Returns ITG__CLI_EXIT_OK when word was one of them, else -1. */
+int itg__cli_info(const char *prog, const char *word, int short_h,
+                  const char *usage, const char *help);
+
 /* Fetches the value of option argv[*i] into *out, advancing *i. Returns 0,
  * or prints "PROG: OPTION: missing value" with the usage and returns
  * ITG__CLI_EXIT_USAGE. */

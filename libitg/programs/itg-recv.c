@@ -81,15 +81,9 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
     uint64_t n;
-    if (itg__cli_is_help(a, 1)) {
-      fputs(usage_text, stdout);
-      fputs(help_text, stdout);
-      return ITG__CLI_EXIT_OK;
-    }
-    if (strcmp(a, "--version") == 0) {
-      itg__cli_print_version(prog);
-      return ITG__CLI_EXIT_OK;
-    }
+    rc = itg__cli_info(prog, a, 1, usage_text, help_text);
+    if (rc >= 0)
+      return rc;
     if (strcmp(a, "-Sp") != 0 && strcmp(a, "--sig-port") != 0 &&
         strcmp(a, "-a") != 0 && strcmp(a, "-l") != 0 &&
         strcmp(a, "--log-dir") != 0 && strcmp(a, "-q") != 0 &&

@@ -95,15 +95,10 @@ static int parse_args(int argc, char **argv, options *o) {
   }
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (itg__cli_is_help(a, 1) && !is_voip_header(argc, argv, i)) {
-      fputs(usage_text, stdout);
-      fputs(help_text, stdout);
-      return ITG__CLI_EXIT_OK;
-    }
-    if (strcmp(a, "--version") == 0) {
-      itg__cli_print_version(prog);
-      return ITG__CLI_EXIT_OK;
-    }
+    rc = itg__cli_info(prog, a, !is_voip_header(argc, argv, i), usage_text,
+                       help_text);
+    if (rc >= 0)
+      return rc;
     if (strcmp(a, "-poll") == 0) {
       o->cfg.wait = ITG_WAIT_SPIN;
       continue;

@@ -52,4 +52,14 @@ size_t vec_bytes(const vec *v, uint8_t *buf, size_t cap);
  * for an unknown name. */
 int vec_result(const vec *v);
 
+/* Fails the running test, naming vector v, when a and b differ (compared
+ * as long long). */
+#define VEQ(v, a, b)                                                           \
+  do {                                                                         \
+    long long va_ = (long long)(a), vb_ = (long long)(b);                      \
+    if (va_ != vb_)                                                            \
+      fail_msg("%s:%d [%s]: %s is %lld, expected %lld", (v)->file, (v)->line,  \
+               (v)->name, #a, va_, vb_);                                       \
+  } while (0)
+
 #endif

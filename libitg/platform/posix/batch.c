@@ -176,33 +176,35 @@ static int recv_mmsg(itg__sock s, itg__dgram *d, int n) {
 }
 #endif
 
-int itg__send_batch(itg__sock s, itg__dgram *d, int n) {
+/* One direction's batch: the mmsg call where it is built in (NULL when
+ * not), one by one when the kernel or a sandbox lacks it (ENOSYS). Returns
+ * a count or an ITG_E* code. */
+static int run_batch(itg__sock s, itg__dgram *d, int n,
+                     int (*mmsg)(itg__sock, itg__dgram *, int),
+                     int (*each)(itg__sock, itg__dgram *, int)) {
   int r;
 
   if (n <= 0)
     return 0;
-#ifdef HAVE_MMSG
-  r = send_mmsg(s, d, n);
-  /* A kernel or sandbox without the call: send one by one. */
-  if (r < 0 && errno == ENOSYS)
-    r = send_each(s, d, n);
-#else
-  r = send_each(s, d, n);
-#endif
+  if (mmsg == NULL)
+    r = each(s, d, n);
+  else if ((r = mmsg(s, d, n)) < 0 && errno == ENOSYS)
+    r = each(s, d, n);
   return r < 0 ? itg__sock_last_error() : r;
 }
 
-int itg__recv_batch(itg__sock s, itg__dgram *d, int n) {
-  int r;
-
-  if (n <= 0)
-    return 0;
 #ifdef HAVE_MMSG
-  r = recv_mmsg(s, d, n);
-  if (r < 0 && errno == ENOSYS)
-    r = recv_each(s, d, n);
+#define SEND_MMSG send_mmsg
+#define RECV_MMSG recv_mmsg
 #else
-  r = recv_each(s, d, n);
+#define SEND_MMSG NULL
+#define RECV_MMSG NULL
 #endif
-  return r < 0 ? itg__sock_last_error() : r;
+
+int itg__send_batch(itg__sock s, itg__dgram *d, int n) {
+  return run_batch(s, d, n, SEND_MMSG, send_each);
+}
+
+int itg__recv_batch(itg__sock s, itg__dgram *d, int n) {
+  return run_batch(s, d, n, RECV_MMSG, recv_each);
 }
