@@ -15,7 +15,9 @@
  * sent), the receiver keeps taking that flow's packets until it has them
  * all, or the TCP data connection ends, or 300 ms pass without one of them
  * arriving; then it logs a FLOW_END record and answers with what it
- * received. A sender that vanishes without saying ends its flows with what
+ * received. A sender that vanishes without saying (killed, network gone)
+ * has its flows kept until 300 ms pass without one of their packets, so
+ * the datagrams still on their way are logged too; they end with what
  * arrived and no FLOW_END record.
  *
  * Flow ids: packets are told apart by sender address and flow id, and log

@@ -177,8 +177,7 @@ static void fill_event(const itg__rx_flow *f, itg_flow_event_kind kind,
   ev->proto = f->proto;
   ev->meter = f->meter;
   ev->port = f->port;
-  if (f->conn != NULL)
-    snprintf(ev->peer, sizeof ev->peer, "%s", f->conn->peer);
+  snprintf(ev->peer, sizeof ev->peer, "%s", f->peer);
   ev->packets = f->packets;
   ev->bytes = f->bytes;
   ev->sent = f->sent;
@@ -236,6 +235,7 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
   f->wire = (itg_wire_profile)m->wire;
   f->port = s->port;
   f->conn = c;
+  snprintf(f->peer, sizeof f->peer, "%s", c->peer);
   f->sock = s;
   f->log = lg;
   uv_timer_init(&r->loop, &f->linger);
@@ -302,6 +302,18 @@ void itg__rx_flow_closing(itg__rx_flow *f, uint64_t sent) {
     f->linger_mark = f->packets;
     uv_timer_start(&f->linger, on_linger, ITG__RX_LINGER_MS, 0);
   }
+}
+
+void itg__rx_flow_orphan(itg__rx_flow *f) {
+  /* Its last datagrams may still be on their way: over loopback the kernel
+   * can queue them on another CPU than the connection's close, so the
+   * close is seen first. */
+  f->conn->flow = NULL;
+  f->conn = NULL;
+  if (f->proto == ITG_PROTO_UDP)
+    itg__rx_udp_drain(f->sock);
+  f->linger_mark = f->packets;
+  uv_timer_start(&f->linger, on_linger, ITG__RX_LINGER_MS, 0);
 }
 
 static void on_flow_freed(uv_handle_t *h) { free(h->data); }

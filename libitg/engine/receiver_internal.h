@@ -84,7 +84,8 @@ struct itg__rx_flow {
   itg_meter meter;
   itg_wire_profile wire;
   uint16_t port;
-  itg__rx_conn *conn;
+  itg__rx_conn *conn; /* NULL once the sender's signaling is gone */
+  char peer[ITG_HOST_MAX]; /* the sender, for events after that */
   itg__rx_sock *sock;
   itg__rx_tcp *data;
   int data_ended; /* TCP: the data connection has closed */
@@ -180,6 +181,11 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
 /* FLOW_CLOSE: the sender sent `sent` packets; the flow ends when they are
  * all in, or its linger runs out. */
 void itg__rx_flow_closing(itg__rx_flow *f, uint64_t sent);
+/* The sender's signaling connection vanished without FLOW_CLOSE (sender
+ * killed, network gone): detaches the flow from it and ends it after a
+ * linger period without packets, keeping every packet that arrives till
+ * then. */
+void itg__rx_flow_orphan(itg__rx_flow *f);
 
 /* Ends a flow now: logs FLOW_END if its count is known, answers
  * FLOW_CLOSE_ACK if the sender waits for it, releases its port and log. */

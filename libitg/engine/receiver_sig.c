@@ -53,8 +53,9 @@ void itg__rx_conn_close(itg__rx_conn *c, int graceful) {
   uv_shutdown_t *req;
   if (c->closing)
     return;
-  if (f != NULL) {
-    /* Datagrams already queued for this flow still count for it. */
+  if (f != NULL && !graceful) {
+    itg__rx_flow_orphan(f);
+  } else if (f != NULL) {
     if (f->proto == ITG_PROTO_UDP)
       itg__rx_udp_drain(f->sock);
     itg__rx_flow_end(f);
