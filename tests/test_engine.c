@@ -855,6 +855,26 @@ static void test_bounds(void **state) {
   stop_receiver(r);
 }
 
+/* A rate far above what any machine sends still ends at its duration:
+ * the sender does not go on sending afterwards what it owes. */
+static void test_duration_when_behind(void **state) {
+  itg_receiver *r = start_receiver(NULL);
+  itg_flow_cfg c;
+  itg_sender *s;
+  itg_flow_result res;
+  (void)state;
+  make_flow(&c, r, free_port(1), "-t 200 -C 5000000 -c 64");
+  s = run(&c, 1, NULL);
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  /* 1 000 000 packets would be owed by the end; sending them all would
+   * take seconds past the end. */
+  assert_true(res.packets < 1000000);
+  assert_true(res.last_tx_ns - res.first_tx_ns < 200000000 + 20000000);
+  itg_sender_free(s);
+  stop_receiver(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_udp_flow),
@@ -872,6 +892,7 @@ int main(void) {
       cmocka_unit_test(test_ditg_profile),
       cmocka_unit_test(test_limits),
       cmocka_unit_test(test_bounds),
+      cmocka_unit_test(test_duration_when_behind),
   };
   return cmocka_run_group_tests(tests, set_tmpdir, remove_logs);
 }

@@ -57,12 +57,15 @@ static void heap_pop(heap *h) {
 
 /* ---- the flow's schedule -------------------------------------------- */
 
-/* Whether the flow has nothing left to send at its next departure. */
-static int flow_over(const itg__tx_flow *f) {
+/* Whether the flow has nothing left to send at its next departure, or
+ * its time is up at `now`: a flow behind its schedule (asked for more
+ * than the machine can send) stops at its duration too, without sending
+ * later what it owes. */
+static int flow_over(const itg__tx_flow *f, int64_t now) {
   const itg_flow_cfg *c = &f->cfg;
   return (c->max_packets != 0 && f->seq >= c->max_packets) ||
          (c->max_bytes != 0 && f->bytes_planned >= c->max_bytes) ||
-         f->next_ns >= f->end_ns;
+         f->next_ns >= f->end_ns || now >= f->end_ns;
 }
 
 /* The next IDT in ns, and the next size in bytes (see flow.h for the
@@ -81,7 +84,7 @@ static size_t draw_size(itg__tx_flow *f) {
 /* Decides the packets due by `now` (at least the first), at most max. */
 static int plan(itg__tx_flow *f, int64_t now, planned *p, int max) {
   int k = 0;
-  while (k < max && !flow_over(f) && (k == 0 || f->next_ns <= now)) {
+  while (k < max && !flow_over(f, now) && (k == 0 || f->next_ns <= now)) {
     p[k].seq = ++f->seq;
     p[k].size = draw_size(f);
     p[k].due_ns = f->next_ns;
@@ -231,7 +234,7 @@ static int depart(itg__tx_flow *f, int64_t now) {
       return 1;
     }
   }
-  return flow_over(f);
+  return flow_over(f, now);
 }
 
 /* Waits towards deadline, at most ITG__TX_STOP_NS at a time so a stop is
@@ -284,7 +287,7 @@ void itg__tx_send_main(void *arg) {
   while (h.n > 0) {
     itg__tx_flow *f = h.v[0];
     int64_t now = itg__mono_ns();
-    if (atomic_load(&s->stop) || atomic_load(&f->abort) || flow_over(f)) {
+    if (atomic_load(&s->stop) || atomic_load(&f->abort) || flow_over(f, now)) {
       heap_pop(&h);
       finish(f);
     } else if (f->next_ns > now) {
