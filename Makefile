@@ -136,6 +136,7 @@ demo: setup
 	$(Q)sh examples/demo/run.sh $(BUILD)
 
 include ports/targets.mk
+include tests/bench/bench.mk
 
 # ---- install ---------------------------------------------------------------
 

@@ -1,0 +1,41 @@
+# make bench: libitg, D-ITG and a bare socket loop measured side by side on
+# the wire (tests/bench/README.md). Included from the top-level Makefile;
+# never part of `make test`. Needs root (wiretap opens a packet socket).
+#
+#   make bench                 the full run (about 10 minutes)
+#   make bench BENCH_ARGS=--quick   a subset (about 2 minutes)
+#
+# Results go to $(BUILD)/bench/: results.md, *.csv, *.png.
+
+ITG_SHARED ?= ../shared
+BENCH_ARGS ?=
+BENCH_BIN := $(BUILD)/bench/bin
+BENCH_TOOLS := $(BENCH_BIN)/bare_loop $(BENCH_BIN)/wiretap $(BENCH_BIN)/blaster
+BENCH_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+
+.PHONY: bench bench-quick bench-tools bench-deps
+
+$(BENCH_BIN)/bare_loop: tests/bench/bare_loop.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+# The instruments are built as they are shipped, from the shared copy.
+$(BENCH_BIN)/wiretap: $(ITG_SHARED)/tools/wiretap.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -o $@ $<
+
+$(BENCH_BIN)/blaster: $(ITG_SHARED)/tools/blaster.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -o $@ $<
+
+bench-tools: $(BENCH_TOOLS)
+
+# matplotlib draws the plots; numpy and scipy come with the set-up.
+bench-deps:
+	$(Q)python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet matplotlib
+
+bench: all bench-tools bench-deps
+	$(Q)python3 tests/bench/run.py --build $(BUILD) --shared $(ITG_SHARED) $(BENCH_ARGS)
+
+bench-quick: all bench-tools bench-deps
+	$(Q)python3 tests/bench/run.py --build $(BUILD) --shared $(ITG_SHARED) --quick $(BENCH_ARGS)

@@ -1,0 +1,550 @@
+#!/usr/bin/env python3
+"""make bench: D-ITG, a bare socket loop and libitg side by side, measured on
+the wire.
+
+Every run starts a receiver, starts wiretap on the data port (the kernel's
+timestamp of each packet as it enters the loopback device, in the sender's
+own context), runs the sender for a fixed time, then reads the capture
+with wirestats.py and counts what the receiver logged. Nothing the senders
+say about themselves is used, except the CPU time the kernel charged them.
+
+    python3 tests/bench/run.py [--quick] [--build build] [--shared ../shared]
+
+Results: a table on stdout; CSV, PNG and results.md in BUILD/bench/.
+Numbers, not verdicts: nothing here passes or fails on timing.
+"""
+import argparse
+import contextlib
+import datetime
+import importlib.util
+import io
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+# The modules beside this script are part of the source tree: no
+# __pycache__ there.
+sys.dont_write_bytecode = True
+import procs  # noqa: E402
+import report  # noqa: E402
+from procs import Ports, Proc, wait_until  # noqa: E402
+from report import Table, num, ratio, loss_text  # noqa: E402
+from tools import MAX_REQUEST_PPS, Bare, Blaster, Ditg, Libitg, Load  # noqa: E402
+
+CAP_DTYPE = np.dtype([("ts", "<u8"), ("len", "<u4"), ("head", ">u4")])
+RATES_SECTION = "rates"
+LAW_RATE = 10000
+FLOWS, FLOW_RATE = 100, 1000
+
+# IDT laws of mean 100 us (10 000 pkt/s): the sender's words (D-ITG's units:
+# -E and -U take pkt/s, -V and -N take ms) and the same law for wirestats
+# (seconds). Pareto shape 3, scale 66.67 us has mean 3 * 66.67 / 2 = 100 us;
+# -U 6666.67 20000 draws IDTs uniformly in [50, 150] us.
+LAWS = [
+    ("exponential", ["-E", "10000"], "exp:0.0001"),
+    ("pareto", ["-V", "3", "0.0666667"], "pareto:3,0.0000666667"),
+    ("uniform", ["-U", "6666.6667", "20000"], "uniform:0.00005,0.00015"),
+    ("normal", ["-N", "0.1", "0.02"], "normal:0.0001,0.00002"),
+]
+
+
+def cap_records(path):
+    return np.fromfile(path, dtype=CAP_DTYPE) if os.path.exists(path) else np.zeros(0, CAP_DTYPE)
+
+
+def last_departure(path):
+    """Wall-clock time (s) of the last packet in a capture, 0 if none."""
+    if not os.path.exists(path) or os.path.getsize(path) < CAP_DTYPE.itemsize:
+        return 0.0
+    with open(path, "rb") as f:
+        f.seek(-CAP_DTYPE.itemsize, os.SEEK_END)
+        return float(np.frombuffer(f.read(), dtype=CAP_DTYPE)["ts"][0]) / 1e9
+
+
+def drop_foreign(path, size, one_flow):
+    """Removes from a capture the packets that some other program sent to
+    the same port: every load sends one packet size, and a one-flow load
+    one flow id (the one most packets carry). Returns how many went."""
+    r = cap_records(path)
+    mine = r["len"] == size
+    if one_flow and mine.any():
+        ids, counts = np.unique(r["head"][mine], return_counts=True)
+        mine &= r["head"] == ids[np.argmax(counts)]
+    if mine.all():
+        return 0
+    r[mine].tofile(path)
+    return int((~mine).sum())
+
+
+def idt_errors_us(path, rate):
+    """Signed inter-departure errors (us) of a capture against 1/rate."""
+    ts = cap_records(path)["ts"].astype(np.int64)
+    return np.diff(ts) / 1e3 - 1e6 / rate
+
+
+def per_flow(path, each_pps):
+    """Per-flow view of a capture of many flows (told apart by the flow id
+    each packet carries first): the sum of the flows' own rates against
+    what was asked, the worst flow's rate error, and the median over flows
+    of each flow's p99 inter-departure error."""
+    r = cap_records(path)
+    rates, errs, p99s = [], [], []
+    for fid in np.unique(r["head"]):
+        ts = np.sort(r["ts"][r["head"] == fid].astype(np.int64))
+        if len(ts) < 3:
+            continue
+        span = (ts[-1] - ts[0]) / 1e9
+        pps = (len(ts) - 1) / span
+        rates.append(pps)
+        errs.append(100.0 * (pps - each_pps) / each_pps)
+        p99s.append(float(np.percentile(np.abs(np.diff(ts) / 1e3 - 1e6 / each_pps), 99)))
+    if not rates:
+        return {"flows_seen": 0}
+    agg = float(sum(rates))
+    want = each_pps * len(rates)
+    return {"flows_seen": len(rates), "agg_pps": agg,
+            "agg_err_pct": 100.0 * (agg - want) / want,
+            "worst_flow_err_pct": float(max(errs, key=abs)),
+            "flow_idt_p99_median_us": float(np.median(p99s))}
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.out = Path(args.build) / "bench"
+        self.work = self.out / "work"
+        self.caps = self.out / "captures"
+        # Logs and captures of an earlier run must not be taken for this one's.
+        shutil.rmtree(self.work, ignore_errors=True)
+        for d in (self.out, self.work, self.caps):
+            d.mkdir(parents=True, exist_ok=True)
+        bindir = self.out / "bin"
+        self.wiretap = bindir / "wiretap"
+        self.wirestats = Path(args.shared) / "tools" / "wirestats.py"
+        self.wirestats_mod = None
+        self.ports = Ports()
+        self.rows = []
+        self.notes = []
+        self.ditg = Ditg()
+        self.bare = Bare(str(bindir / "bare_loop"))
+        self.libitg = Libitg(str(Path(args.build) / "bin"), "hybrid")
+        self.libitg_sleep = Libitg(str(Path(args.build) / "bin"), "sleep")
+        self.blaster32 = Blaster(str(bindir / "blaster"), 32)
+        self.blaster1 = Blaster(str(bindir / "blaster"), 1)
+        wanted = set(args.tools.split(",")) if args.tools else None
+        self.tools = {}
+        for t in (self.ditg, self.bare, self.libitg, self.libitg_sleep, self.blaster32, self.blaster1):
+            if wanted is not None and t.key not in wanted and t.key.split("-")[0] not in wanted:
+                continue
+            if t.available():
+                self.tools[t.key] = t
+            else:
+                self.notes.append(f"{t.name}: not found, its rows are left out")
+
+    def has(self, tool):
+        return tool.key in self.tools
+
+    # ---- one run -----------------------------------------------------------
+
+    def run(self, section, tool, load, label, law=None, analyse=None, keep=False):
+        """Runs load with tool under wiretap; returns the row of results."""
+        row = {"section": section, "tool": tool.name, "label": label,
+               "requested_pps": (load.rate * load.flows) if load.rate else None,
+               "size": load.size, "log_batch": load.log_batch, "flows": load.flows,
+               "seconds": load.seconds, "law": law[0] if law else None}
+        notes = []
+        why = tool.unsupported(load)
+        if why:
+            row["note"] = why
+            return row
+        sig, data = self.ports.pair()
+        stem = str(self.work / f"{section}-{tool.key}-{label}")
+        rlog, slog, cap, script = stem + ".recv.log", stem + ".send.log", stem + ".cap", stem + ".flows"
+        for p in (rlog, slog, cap):
+            if os.path.exists(p):
+                os.remove(p)
+        margin = tool.tap_margin_s + (0.02 * load.flows if load.flows > 1 else 0.0)
+        tap_s = load.seconds + margin
+        life_s = tap_s + tool.sender_grace_s + 30
+        recv = Proc(tool.receiver_argv(sig, data, rlog, load, life_s), stem + ".recv.out", life_s + 30)
+        wait_until(lambda: recv.poll() is not None or tool.receiver_ready(recv, sig, data), 10)
+        if recv.poll() is not None or not tool.receiver_ready(recv, sig, data):
+            recv.stop(tool.stop_signal, 2)
+            row["note"] = "receiver did not start: " + recv.tail()
+            return row
+        tap_wall0 = time.time()
+        tap = Proc([self.wiretap, "lo", data, f"{tap_s:.3f}", cap], stem + ".tap.out", tap_s + 15)
+        wait_until(lambda: "ready" in tap.output() or tap.poll() is not None, 5)
+        if tap.poll() is not None or "ready" not in tap.output():
+            tap.stop()
+            tool.stop_receiver(recv)
+            row["note"] = "wiretap did not start: " + tap.tail()
+            return row
+        send = Proc(tool.sender_argv(sig, data, slog, load, script), stem + ".send.out",
+                    load.seconds + tool.sender_grace_s)
+        stopped = send.wait() is None
+        if stopped:
+            send.stop(tool.stop_signal, 2)
+            notes.append(f"sender still running {tool.sender_grace_s:.0f} s after its flows' end: stopped")
+        if tap.wait() is None:
+            tap.stop()
+            notes.append("wiretap overran: capture lost")
+        foreign = drop_foreign(cap, load.size, load.flows == 1)
+        if foreign:
+            notes.append(f"{foreign} packets from another program on the port left out")
+        # Packets sent after the capture ended reach the receiver's log but
+        # not the capture: if traffic still flowed at its end, the wire count
+        # is a prefix and the loss cannot be known.
+        cut = last_departure(cap) > tap_wall0 + tap_s - 0.25
+        if cut:
+            notes.append(f"traffic still flowing when the {tap_s:.1f} s capture ended: loss unknown")
+        tool.stop_receiver(recv)
+        if recv.killed:
+            notes.append("receiver had to be killed")
+        logged = tool.logged(rlog, recv)
+        stats = self.wirestats_json(cap, load, law)
+        row.update(self.row_from(load, stats, None if cut else logged, send, recv))
+        tap_out = tap.output()
+        if "kernel drops" in tap_out:
+            row["tap_drops"] = int(tap_out.rsplit("kernel drops", 1)[1].split()[0])
+            if row["tap_drops"]:
+                notes.append(f"wiretap: kernel dropped {row['tap_drops']}")
+        if send.rc not in (0, None) and not stopped:
+            notes.append(f"sender exit {send.rc}: {send.tail()}")
+        if analyse:
+            row.update(analyse(cap))
+        if keep and os.path.exists(cap):
+            shutil.copy(cap, self.caps / f"{section}-{tool.key}-{label}.cap")
+        if not self.args.keep:
+            for p in Path(self.work).glob(os.path.basename(stem) + ".*"):
+                p.unlink()
+        row["note"] = "; ".join(notes) or None
+        return row
+
+    def wirestats_json(self, cap, load, law):
+        """wirestats.py --json on a capture: IDT errors only for one
+        constant-rate flow, a KS test for a law."""
+        argv = ["wirestats.py", cap, "--json"]
+        if load.rate and load.flows == 1 and load.idt[0] == "-C":
+            argv += ["--rate", str(load.rate)]
+        if law:
+            argv += ["--idt-dist", law[2]]
+        if not os.path.exists(cap):
+            return {}
+        # The tool's own main() runs in this process: starting Python and
+        # importing scipy for every run would cost seconds each time.
+        saved = sys.argv
+        sys.argv = argv
+        text = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(text):
+                self.wirestats_mod.main()
+        finally:
+            sys.argv = saved
+        try:
+            return json.loads(text.getvalue())
+        except ValueError:
+            return {}
+
+    @staticmethod
+    def row_from(load, s, logged, send, recv):
+        wire = s.get("packets")
+        pps = s.get("rate_pps")
+        want = load.rate * load.flows if load.rate else None
+        row = {"wire_packets": wire, "achieved_pps": pps,
+               "rate_err_pct": 100.0 * (pps - want) / want if pps and want else None,
+               "mbit_s": pps * s["mean_size"] * 8 / 1e6 if pps else None,
+               "idt_err_p50_us": s.get("idt_abs_err_p50_us"),
+               "idt_err_p99_us": s.get("idt_abs_err_p99_us"),
+               "idt_err_p999_us": s.get("idt_abs_err_p999_us"),
+               "drift_p99_us": s.get("sched_lag_p99_us"),
+               "idt_mean_us": s.get("idt_mean_us"),
+               "ks_stat": s.get("idt_ks_stat"), "ks_p": s.get("idt_ks_p"),
+               "logged": logged, "sender_cpu_s": send.cpu_s,
+               "sender_cpu_pct": 100.0 * send.cpu_s / send.wall_s if send.cpu_s is not None else None,
+               "recv_cpu_s": recv.cpu_s, "sender_rc": send.rc}
+        if wire is not None and logged is not None:
+            row["loss"] = wire - logged
+            row["loss_pct"] = 100.0 * (wire - logged) / wire if wire else 0.0
+        return row
+
+    # ---- the plan ----------------------------------------------------------
+
+    def plan(self):
+        """Every run, in order: (section, tool, load, label, options)."""
+        q = self.args.quick
+        sections = set(self.args.sections.split(",")) if self.args.sections else None
+        want = lambda s: sections is None or s in sections
+        items = []
+
+        def add(sec, tool, load, label, **kw):
+            if self.has(tool):
+                items.append((sec, tool, load, label, kw))
+        big = ["-C", str(MAX_REQUEST_PPS)]
+        if want(RATES_SECTION):
+            rates = [1000, 10000, None] if q else [10, 100, 1000, 10000, 100000, None]
+            secs = {10: 20, 100: 5}
+            for rate in rates:
+                t = 2 if q else secs.get(rate, 3)
+                label = str(rate) if rate else "max"
+                load = Load(["-C", str(rate)] if rate else big, rate, t)
+                tools = [self.ditg, self.bare, self.libitg]
+                if rate and (not q or rate == 1000):
+                    tools.append(self.libitg_sleep)
+                if rate is None:
+                    tools += [self.blaster32] if q else [self.blaster32, self.blaster1]
+                for tool in tools:
+                    add(RATES_SECTION, tool, load, label, keep=(rate == LAW_RATE))
+        if want("size1024"):
+            load = Load(big, None, 2 if q else 3, size=1024)
+            for tool in (self.ditg, self.bare, self.libitg, self.blaster32):
+                add("size1024", tool, load, "max")
+        if want("flows"):
+            load = Load(["-C", str(FLOW_RATE)], FLOW_RATE, 2 if q else 3, flows=FLOWS)
+            for tool in ((self.libitg,) if q else (self.libitg, self.ditg)):
+                add("flows", tool, load, "100x1000", analyse=lambda cap: per_flow(cap, FLOW_RATE))
+        if want("laws"):
+            for law in LAWS[:1] if q else LAWS:
+                load = Load(law[1], LAW_RATE, 2 if q else 3)
+                for tool in ((self.libitg,) if q else (self.libitg, self.ditg)):
+                    add("laws", tool, load, law[0], law=law)
+        t = 1 if q else 2
+        if want("sweep_D"):
+            for d in ([1, 40] if q else [1, 5, 10, 20, 40, 100]):
+                for tool in (self.libitg, self.ditg):
+                    add("sweep_D", tool, Load(big, None, t, size=512, log_batch=d), f"D{d}")
+        if want("sweep_c"):
+            for c in ([64, 1024] if q else [64, 256, 512, 1024, 4096, 16384]):
+                for tool in (self.libitg, self.ditg):
+                    add("sweep_c", tool, Load(big, None, t, size=c), f"c{c}")
+        if want("sweep_C"):
+            for rate in ([50000, 200000] if q else [10000, 25000, 50000, 100000, 200000, 300000]):
+                for tool in (self.libitg, self.ditg):
+                    add("sweep_C", tool, Load(["-C", str(rate)], rate, t, size=1024), f"C{rate}")
+        return items
+
+    def execute(self):
+        items = self.plan()
+        t0 = time.monotonic()
+        for i, (sec, tool, load, label, kw) in enumerate(items, 1):
+            row = self.run(sec, tool, load, label, **kw)
+            self.rows.append(row)
+            print(f"[{i}/{len(items)} {time.monotonic() - t0:5.0f} s] {sec:9s} {tool.name:22s} {label:10s} "
+                  f"wire {num(row.get('achieved_pps'), '.0f'):>8s} pkt/s  "
+                  f"loss {loss_text(row)}" + (f"  ({row['note']})" if row.get("note") else ""),
+                  file=sys.stderr, flush=True)
+        return time.monotonic() - t0
+
+
+# ---- tables -----------------------------------------------------------------
+
+def section_rows(rows, section):
+    return [r for r in rows if r["section"] == section]
+
+
+def find(rows, tool, label):
+    for r in rows:
+        if r["tool"] == tool and r["label"] == label:
+            return r
+    return None
+
+
+def rates_tables(rows):
+    rr = section_rows(rows, RATES_SECTION)
+    if not rr:
+        return []
+    main = Table("Constant rate, 64-byte UDP over loopback, logging on both sides (wire: wiretap)",
+                 ["tool", "rate", "achieved", "err %", "idt p50 us", "idt p99 us", "idt p99.9 us",
+                  "drift p99 us", "loss", "cpu s", "cpu %", "x D-ITG", "x bare"],
+                 "idt: |actual - scheduled inter-departure time|; drift: |departure - ideal schedule|; "
+                 "loss: wire - receiver log; cpu: sender user+system, % of one core while it ran; "
+                 "x D-ITG / x bare: achieved rate over theirs at the same request.")
+    for r in rr:
+        d = find(rr, "D-ITG", r["label"])
+        b = find(rr, "bare loop", r["label"])
+        is_ref = r["tool"] in ("D-ITG", "bare loop") or r["tool"].startswith("blaster")
+        main.add([r["tool"], r["label"], num(r.get("achieved_pps"), ".1f"), num(r.get("rate_err_pct"), "+.3f"),
+                  num(r.get("idt_err_p50_us"), ".2f"), num(r.get("idt_err_p99_us"), ".1f"),
+                  num(r.get("idt_err_p999_us"), ".1f"), num(r.get("drift_p99_us"), ".1f"), loss_text(r),
+                  num(r.get("sender_cpu_s"), ".2f"), num(r.get("sender_cpu_pct"), ".1f"),
+                  "-" if is_ref or not d else ratio(r.get("achieved_pps"), d.get("achieved_pps")),
+                  "-" if is_ref or not b else ratio(r.get("achieved_pps"), b.get("achieved_pps"))])
+    ratios = Table("Ratios libitg / D-ITG and libitg / bare loop (same request; idt and cpu: lower is better)",
+                   ["rate", "achieved /D-ITG", "achieved /bare", "idt p99 /D-ITG", "idt p99 /bare",
+                    "cpu /D-ITG", "cpu /bare"])
+    for label in dict.fromkeys(r["label"] for r in rr):
+        l, d, b = (find(rr, t, label) for t in ("libitg", "D-ITG", "bare loop"))
+        if not l:
+            continue
+        g = lambda x, k: x.get(k) if x else None
+        ratios.add([label, ratio(g(l, "achieved_pps"), g(d, "achieved_pps"), ".3f"),
+                    ratio(g(l, "achieved_pps"), g(b, "achieved_pps"), ".3f"),
+                    ratio(g(l, "idt_err_p99_us"), g(d, "idt_err_p99_us"), ".3f"),
+                    ratio(g(l, "idt_err_p99_us"), g(b, "idt_err_p99_us"), ".3f"),
+                    ratio(g(l, "sender_cpu_s"), g(d, "sender_cpu_s")),
+                    ratio(g(l, "sender_cpu_s"), g(b, "sender_cpu_s"))])
+    out = [main, ratios] if ratios.rows else [main]
+    ceiling = find(rr, "blaster sendmmsg x32", "max")
+    top = [r for r in rr if r["label"] == "max"]
+    if top:
+        t = Table("As fast as possible, against the ceiling measured in the same run",
+                  ["tool", "pkt/s on the wire", "% of blaster sendmmsg x32", "loss", "cpu s"])
+        top_pps = ceiling.get("achieved_pps") if ceiling else None
+        for r in top:
+            pct = 100.0 * r["achieved_pps"] / top_pps if top_pps and r.get("achieved_pps") else None
+            t.add([r["tool"], num(r.get("achieved_pps"), ".0f"), num(pct, ".1f"),
+                   loss_text(r), num(r.get("sender_cpu_s"), ".2f")])
+        out.append(t)
+    return out
+
+
+def other_tables(rows):
+    out = []
+    rr = section_rows(rows, "size1024")
+    if rr:
+        t = Table("1 024-byte packets, as fast as possible", ["tool", "pkt/s", "Mbit/s", "paper (ITG-LS/MPI)",
+                                                             "loss"])
+        for r in rr:
+            t.add([r["tool"], num(r.get("achieved_pps"), ".0f"), num(r.get("mbit_s"), ".1f"),
+                   f"{report.PAPER_MBIT_S:.0f}", loss_text(r)])
+        t.note = "Mbit/s of UDP payload; the paper's 230 Mbit/s was its best sender on 2004 hardware."
+        out.append(t)
+    rr = section_rows(rows, "flows")
+    if rr:
+        t = Table(f"{FLOWS} flows of {FLOW_RATE} pkt/s each, one sender, one data port",
+                  ["tool", "flows seen", "sum of flow rates", "aggregate err %", "worst flow err %",
+                   "median flow idt p99 us", "loss", "cpu s"])
+        for r in rr:
+            t.add([r["tool"], num(r.get("flows_seen"), "d"), num(r.get("agg_pps"), ".1f"),
+                   num(r.get("agg_err_pct"), "+.3f"), num(r.get("worst_flow_err_pct"), "+.2f"),
+                   num(r.get("flow_idt_p99_median_us"), ".1f"), loss_text(r), num(r.get("sender_cpu_s"), ".2f")])
+        out.append(t)
+    rr = section_rows(rows, "laws")
+    if rr:
+        t = Table(f"IDT laws at a mean of {LAW_RATE} pkt/s on the wire (KS test of the wire IDTs)",
+                  ["tool", "law", "options", "mean idt us", "achieved", "KS D", "KS p", "loss"])
+        words = {name: " ".join(w) for name, w, _ in LAWS}
+        for r in rr:
+            t.add([r["tool"], r["label"], words.get(r["label"], ""), num(r.get("idt_mean_us"), ".1f"),
+                   num(r.get("achieved_pps"), ".0f"), num(r.get("ks_stat"), ".4f"), num(r.get("ks_p"), ".3g"),
+                   loss_text(r)])
+        t.note = "Expected mean IDT 100 us. p > 0.01: the wire cannot be told from the law."
+        out.append(t)
+    sweeps = [("sweep_D", "Sweep of the log buffer D (-q, both sides), 512-byte packets, as fast as possible",
+               ["tool", "D", "pkt/s", "loss"], lambda r: [r["tool"], str(r["log_batch"]),
+                                                          num(r.get("achieved_pps"), ".0f"), loss_text(r)]),
+              ("sweep_c", "Sweep of the packet size c, as fast as possible, default D",
+               ["tool", "c (bytes)", "pkt/s", "Mbit/s", "loss"],
+               lambda r: [r["tool"], str(r["size"]), num(r.get("achieved_pps"), ".0f"),
+                          num(r.get("mbit_s"), ".1f"), loss_text(r)]),
+              ("sweep_C", "Sweep of the rate C, 1 024-byte packets, default D",
+               ["tool", "C (pkt/s)", "achieved", "err %", "Mbit/s", "loss"],
+               lambda r: [r["tool"], num(r.get("requested_pps"), ".0f"), num(r.get("achieved_pps"), ".0f"),
+                          num(r.get("rate_err_pct"), "+.2f"), num(r.get("mbit_s"), ".1f"), loss_text(r)])]
+    for sec, title, headers, cells in sweeps:
+        rr = section_rows(rows, sec)
+        if rr:
+            t = Table(title, headers)
+            for r in rr:
+                t.add(cells(r))
+            out.append(t)
+    return out
+
+
+def plots(bench, rows):
+    """The PNG files; returns their names."""
+    out = bench.out
+    made = []
+    rr = section_rows(rows, RATES_SECTION)
+    series = []
+    for r in rr:
+        if r["label"] == str(LAW_RATE):
+            key = next(k for k, t in bench.tools.items() if t.name == r["tool"])
+            cap = bench.caps / f"{RATES_SECTION}-{key}-{LAW_RATE}.cap"
+            if cap.exists():
+                series.append((r["tool"], idt_errors_us(str(cap), LAW_RATE)))
+    if series:
+        report.plot_idt_errors(out / "idt_error_10000.png", series, LAW_RATE)
+        made.append("idt_error_10000.png")
+    if rr:
+        ceiling = find(rr, "blaster sendmmsg x32", "max")
+        report.plot_achieved(out / "achieved_vs_requested.png", rr, (ceiling or {}).get("achieved_pps"))
+        made.append("achieved_vs_requested.png")
+    for sec, x, y, xl, yl, title, extra in [
+            ("sweep_D", "log_batch", "achieved_pps", "log buffer D (records per write)", "pkt/s on the wire",
+             "Max rate vs log buffer D (c = 512 B)", {}),
+            ("sweep_c", "size", "mbit_s", "packet size c (bytes)", "Mbit/s on the wire",
+             "Max rate vs packet size", {}),
+            ("sweep_C", "requested_pps", "mbit_s", "requested rate C (pkt/s)", "Mbit/s on the wire",
+             "Rate vs C (c = 1 024 B)", {"hline": (report.PAPER_MBIT_S, "paper: 230 Mbit/s"),
+                                         "ideal": lambda c: c * 1024 * 8 / 1e6})]:
+        s = section_rows(rows, sec)
+        if s:
+            report.plot_sweep(out / f"{sec}.png", s, x, y, xl, yl, title, logx=True, **extra)
+            made.append(f"{sec}.png")
+    return made
+
+
+def main():
+    here = Path(__file__).resolve().parent
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="a subset that takes about two minutes")
+    ap.add_argument("--build", default=str(here.parent.parent / "build"), help="the build directory")
+    ap.add_argument("--shared", default=os.environ.get("ITG_SHARED", str(here.parent.parent.parent / "shared")),
+                    help="the directory holding tools/wirestats.py")
+    ap.add_argument("--sections", help="comma-separated subset of: rates,size1024,flows,laws,"
+                                       "sweep_D,sweep_c,sweep_C")
+    ap.add_argument("--tools", help="comma-separated subset of: ditg,bare,libitg (both wait modes),"
+                                    "libitg-sleep,blaster32,blaster1")
+    ap.add_argument("--keep", action="store_true", help="keep logs and captures in BUILD/bench/work")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bench: wiretap needs a packet socket: run as root")
+    bench = Bench(args)
+    for needed in (bench.wiretap, bench.wirestats):
+        if not os.path.exists(needed):
+            sys.exit(f"bench: {needed} is missing (make bench builds the instruments)")
+    spec = importlib.util.spec_from_file_location("wirestats", bench.wirestats)
+    bench.wirestats_mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench.wirestats_mod)
+    versions = [t.version() for t in bench.tools.values() if not t.key.startswith(("blaster", "libitg-"))]
+    before = report.machine()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    try:
+        took = bench.execute()
+    except KeyboardInterrupt:
+        sys.exit("bench: interrupted (every program it started has been stopped)")
+    finally:
+        procs.stop_all()
+    after = report.machine()
+    tables = rates_tables(bench.rows) + other_tables(bench.rows)
+    made = plots(bench, bench.rows) if report.have_matplotlib() else []
+    if not report.have_matplotlib():
+        bench.notes.append("matplotlib is missing: no PNG plots")
+    report.write_csv(bench.out / "all.csv", bench.rows)
+    for sec in dict.fromkeys(r["section"] for r in bench.rows):
+        report.write_csv(bench.out / f"{sec}.csv", section_rows(bench.rows, sec))
+    head = [f"Measured {started:%Y-%m-%d %H:%M} UTC{' (--quick)' if args.quick else ''}, {took:.0f} s, "
+            f"on {before['nproc']} CPUs ({before['cpu']}), Linux {before['kernel']}; "
+            f"load average {before['load']} before, {after['load']} after.",
+            "Tools: " + "; ".join(versions) + ".",
+            "Sender, receiver and wiretap share the machine; other work on it moves the numbers."]
+    if max(before["load1"], after["load1"]) > (before["nproc"] or 1):
+        head.append("The load average was above the number of CPUs: these numbers measure the contention "
+                    "as much as the senders.")
+    head += bench.notes
+    text = "\n".join(head) + "\n\n" + "\n".join(t.text() for t in tables)
+    print(text)
+    with open(bench.out / "results.md", "w") as f:
+        f.write("## Benchmark: libitg, D-ITG and a bare socket loop on the wire\n\n")
+        f.write("\n\n".join(head) + "\n\n" + "\n".join(t.markdown() for t in tables))
+    print(f"CSV, plots ({', '.join(made) or 'none'}) and results.md in {bench.out}/")
+
+
+if __name__ == "__main__":
+    main()
