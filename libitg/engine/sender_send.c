@@ -262,8 +262,8 @@ void itg__tx_send_main(void *arg) {
   /* The pacer calibrates itself on first use and the thread has just
    * started: the schedules begin after both, so no packet is born late and
    * sent in a catch-up burst. */
-  itg_pacer_init(&pacer, s->cfg.wait, itg__mono_ns());
-  t0 = itg_pacer_next(&pacer);
+  itg_pacer_init(&pacer, s->cfg.wait, 0);
+  t0 = itg__mono_ns();
   h.v = malloc(s->n * sizeof *h.v);
   h.n = 0;
   if (h.v == NULL) {
