@@ -14,8 +14,12 @@
  * an IDT after the previous instant.
  *
  * End of a flow (duration, packets or bytes reached, or itg_sender_stop;
- * no packet leaves at or after start + duration, and a byte bound is met
- * by the packet that reaches it, which may pass it): in round-trip mode the flow first waits for the echoes still on their
+ * no packet is scheduled at or after start + duration, and a byte bound
+ * is met by the packet that reaches it, which may pass it). A departure
+ * the machine delays may leave up to a tenth of the duration (1 s at most)
+ * after the end; a flow still behind its schedule then (asked for more
+ * than the machine can send) stops without sending what it owes. In
+ * round-trip mode the flow first waits for the echoes still on their
  * way, until all are back or 500 ms pass without one; then it closes its
  * data socket, tells the receiver how many packets it sent and waits (at
  * most connect_timeout_ns) for the count the receiver logged. A flow whose
@@ -30,6 +34,7 @@
 #define ITG_SENDER_H
 
 #include "itg/flow.h"
+#include "itg/log.h"
 #include "itg/pacer.h"
 
 #ifdef __cplusplus
@@ -42,6 +47,11 @@ typedef struct itg_sender_cfg {
   itg_wait_mode wait;         /* default ITG_WAIT_HYBRID */
   char log_path[ITG_PATH_MAX]; /* sender log ("" for none) */
   uint32_t log_batch;         /* D, records per write (default 64) */
+  char log_server[ITG_HOST_MAX]; /* ship the sender log to this log
+                                  server instead ("" for none; then
+                                  log_path is the name asked of it) */
+  uint16_t log_server_port;   /* default 9001 */
+  itg_log_transport log_transport; /* default ITG_LOG_TCP */
   int64_t connect_timeout_ns; /* signaling set-up, default 5 s */
   int cpu;                    /* pin the sending thread to a CPU; -1 none */
 } itg_sender_cfg;

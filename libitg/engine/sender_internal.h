@@ -20,6 +20,7 @@
 
 #define ITG__TX_BATCH 32                 /* due datagrams sent per call */
 #define ITG__TX_STOP_NS 5000000          /* longest wait between stop checks */
+#define ITG__TX_GRACE_MAX_NS 1000000000LL /* lateness allowed past the end */
 #define ITG__TX_ECHO_BATCH 64            /* echoes read per call */
 #define ITG__TX_ECHO_BUF 65536           /* room per echoed datagram */
 #define ITG__TX_ECHO_GRACE_MS 500        /* wait for late echoes, see ctl */
@@ -60,7 +61,8 @@ typedef struct itg__tx_flow {
 
   /* sending thread */
   int64_t next_ns; /* next departure, monotonic */
-  int64_t end_ns;  /* no departure at or after this instant */
+  int64_t end_ns;  /* no departure scheduled at or after this instant */
+  int64_t stop_ns; /* a flow still behind its schedule stops here */
   uint64_t seq;
   uint64_t bytes_planned;
   _Atomic int sent_all; /* sending thread -> control thread */

@@ -58,14 +58,14 @@ static void heap_pop(heap *h) {
 /* ---- the flow's schedule -------------------------------------------- */
 
 /* Whether the flow has nothing left to send at its next departure, or
- * its time is up at `now`: a flow behind its schedule (asked for more
- * than the machine can send) stops at its duration too, without sending
- * later what it owes. */
+ * its time is up at `now`: a flow still behind its schedule (asked for
+ * more than the machine can send) a while after its duration stops then,
+ * without sending what it owes. */
 static int flow_over(const itg__tx_flow *f, int64_t now) {
   const itg_flow_cfg *c = &f->cfg;
   return (c->max_packets != 0 && f->seq >= c->max_packets) ||
          (c->max_bytes != 0 && f->bytes_planned >= c->max_bytes) ||
-         f->next_ns >= f->end_ns || now >= f->end_ns;
+         f->next_ns >= f->end_ns || now >= f->stop_ns;
 }
 
 /* The next IDT in ns, and the next size in bytes (see flow.h for the
@@ -281,6 +281,14 @@ void itg__tx_send_main(void *arg) {
     f->next_ns = t0 + f->cfg.start_delay_ns;
     f->end_ns = f->cfg.duration_ns > 0 ? f->next_ns + f->cfg.duration_ns
                                        : INT64_MAX;
+    /* A departure due before the end may leave late by up to a tenth of
+     * the duration (1 s at most): a last packet that a busy machine
+     * delays is still sent, a flow that cannot keep up does not run on. */
+    f->stop_ns = f->cfg.duration_ns > 0
+                     ? f->end_ns + (f->cfg.duration_ns / 10 < ITG__TX_GRACE_MAX_NS
+                                        ? f->cfg.duration_ns / 10
+                                        : ITG__TX_GRACE_MAX_NS)
+                     : INT64_MAX;
     h.v[h.n++] = f;
     heap_up(&h, h.n - 1);
   }
