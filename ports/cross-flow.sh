@@ -76,9 +76,11 @@ if ! wait_until 120 listening; then
 fi
 
 timeout 180 "$@" "$BIN/itg-send$EXE" -a 127.0.0.1 -Sdp "$port" \
-  -rp $((port + 1)) -C 1000 -c 512 -z "$PACKETS" >"$WORK/send.out" 2>&1
+  -rp $((port + 1)) -C 1000 -c 512 -z "$PACKETS" >"$WORK/send.raw" 2>&1
 check "itg-send exits 0" [ $? -eq 0 ]
-check "itg-send sent $PACKETS packets" grep -q "$PACKETS packets" "$WORK/send.out"
+# Windows programs end their lines with CR LF.
+tr -d '\r' <"$WORK/send.raw" >"$WORK/send.out"
+check "itg-send sent $PACKETS packets" grep -q ": $PACKETS packets," "$WORK/send.out"
 check "the receiver got all $PACKETS" grep -q "receiver got $PACKETS\$" \
   "$WORK/send.out"
 

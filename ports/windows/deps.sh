@@ -28,18 +28,10 @@ recipe() {
     sha256sum | cut -d' ' -f1
 }
 
-tools_present() {
-  for pkg in $TOOL_DEBS; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" \
-      || return 1
-  done
-}
-
-if [ "$(cat "$STAMP" 2>/dev/null)" = "$(recipe)" ] && tools_present; then
-  exit 0
-fi
-
+# Returns at once when everything is installed.
 sh "$ROOT/ports/need-debs.sh" $TOOL_DEBS
+
+[ "$(cat "$STAMP" 2>/dev/null)" = "$(recipe)" ] && exit 0
 
 start=$(date +%s)
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}

@@ -1,0 +1,766 @@
+/* The Windows platform layer, over loopback only: addresses, batched
+ * datagrams (no kernel timestamps), streams through ConnectEx, options,
+ * Winsock error mapping, clocks and threads. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "platform/platform.h"
+
+#include <windows.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define SEC INT64_C(1000000000)
+#define NDGRAM 32
+
+/* ---- helpers --------------------------------------------------------- */
+
+static itg__addr resolve(const char *host, uint16_t port, int passive) {
+  itg__addr a;
+  assert_int_equal(itg__addr_resolve(host, port, passive, &a), 0);
+  return a;
+}
+
+/* A socket of a's family bound to a (port 0: the system picks). */
+static itg__sock bound(const itg__addr *a, int dgram) {
+  itg__sock s;
+  assert_int_equal(itg__sock_open(a, dgram, &s), 0);
+  assert_int_equal(itg__sock_bind(s, a), 0);
+  return s;
+}
+
+static itg__addr local_of(itg__sock s) {
+  itg__addr a;
+  assert_int_equal(itg__sock_local(s, &a), 0);
+  return a;
+}
+
+/* Reads an int or BOOL option; zeroed first, since Winsock writes some
+ * (TCP_NODELAY, IPV6_V6ONLY) as a single byte. */
+static int int_opt(itg__sock s, int level, int name) {
+  int v = 0, len = (int)sizeof v;
+  assert_int_equal(getsockopt(s, level, name, (char *)&v, &len), 0);
+  return v;
+}
+
+/* Datagram i: length 10 + 3 i, bytes (i * 7 + j) & 0xff. */
+static size_t fill_dgram(uint8_t *buf, int i) {
+  size_t len = 10 + 3 * (size_t)i;
+  for (size_t j = 0; j < len; j++)
+    buf[j] = (uint8_t)(i * 7 + j);
+  return len;
+}
+
+/* Receives exactly n datagrams into d, waiting for readiness between
+ * batches (bounded: 5 s per wait). */
+static void recv_all(itg__sock s, itg__dgram *d, int n) {
+  int got = 0;
+  while (got < n) {
+    assert_int_equal(itg__sock_wait_readable(s, 5 * SEC), 1);
+    int r = itg__recv_batch(s, d + got, n - got);
+    assert_true(r >= 0);
+    got += r;
+  }
+}
+
+/* Whether this system makes IPv6 sockets at all. */
+static int have_ipv6(void) {
+  SOCKET s = socket(AF_INET6, SOCK_DGRAM, 0);
+  if (s == INVALID_SOCKET)
+    return 0;
+  closesocket(s);
+  return 1;
+}
+
+/* ---- addresses ------------------------------------------------------- */
+
+static void test_resolve_and_format(void **state) {
+  char buf[64];
+  (void)state;
+
+  itg__addr a = resolve("127.0.0.1", 9, 0);
+  assert_int_equal(a.ss.ss_family, AF_INET);
+  assert_int_equal(a.len, sizeof(struct sockaddr_in));
+  assert_int_equal(itg__addr_port(&a), 9);
+  itg__addr_format(&a, buf, sizeof buf);
+  assert_string_equal(buf, "127.0.0.1:9");
+
+  a = resolve("::1", 9, 0);
+  assert_int_equal(a.ss.ss_family, AF_INET6);
+  assert_int_equal(a.len, sizeof(struct sockaddr_in6));
+  itg__addr_format(&a, buf, sizeof buf);
+  assert_string_equal(buf, "[::1]:9");
+
+  a = resolve("localhost", 65535, 0);
+  assert_int_equal(itg__addr_port(&a), 65535);
+  assert_true(a.ss.ss_family == AF_INET || a.ss.ss_family == AF_INET6);
+
+  /* Truncated to len - 1 and terminated; len 0 writes nothing. */
+  a = resolve("127.0.0.1", 9, 0);
+  itg__addr_format(&a, buf, 5);
+  assert_string_equal(buf, "127.");
+  buf[0] = 'x';
+  itg__addr_format(&a, buf, 0);
+  assert_int_equal(buf[0], 'x');
+
+  /* The port changes alone. */
+  itg__addr_set_port(&a, 4242);
+  itg__addr_format(&a, buf, sizeof buf);
+  assert_string_equal(buf, "127.0.0.1:4242");
+  a = resolve("::1", 9, 0);
+  itg__addr_set_port(&a, 65535);
+  itg__addr_format(&a, buf, sizeof buf);
+  assert_string_equal(buf, "[::1]:65535");
+
+  /* Neither IPv4 nor IPv6: no port, left alone. */
+  memset(&a, 0, sizeof a);
+  a.ss.ss_family = AF_UNIX;
+  itg__addr_set_port(&a, 7);
+  assert_int_equal(itg__addr_port(&a), 0);
+  itg__addr_format(&a, buf, sizeof buf);
+  assert_string_equal(buf, "?");
+}
+
+static void test_resolve_wildcard(void **state) {
+  char buf[64];
+  (void)state;
+  for (int k = 0; k < 2; k++) {
+    itg__addr a = resolve(k == 0 ? NULL : "", 5000, 1);
+    assert_int_equal(itg__addr_port(&a), 5000);
+    itg__addr_format(&a, buf, sizeof buf);
+    if (have_ipv6()) {
+      assert_int_equal(a.ss.ss_family, AF_INET6);
+      assert_string_equal(buf, "[::]:5000");
+    } else {
+      assert_int_equal(a.ss.ss_family, AF_INET);
+      assert_string_equal(buf, "0.0.0.0:5000");
+    }
+  }
+}
+
+static void test_resolve_bad(void **state) {
+  itg__addr a;
+  (void)state;
+  /* An empty label: refused by the resolver without asking any server. */
+  assert_int_equal(itg__addr_resolve("bad..host", 9, 0, &a), ITG_EADDR);
+  assert_int_equal(itg__addr_resolve("bad..host", 9, 1, &a), ITG_EADDR);
+  /* No destination. */
+  assert_int_equal(itg__addr_resolve(NULL, 9, 0, &a), ITG_EADDR);
+  assert_int_equal(itg__addr_resolve("", 9, 0, &a), ITG_EADDR);
+}
+
+/* ---- datagrams ------------------------------------------------------- */
+
+/* 32 distinct datagrams from tx to rx in one batch; all arrive, intact, in
+ * order, from tx's port, without kernel timestamps (rx_ns 0). */
+static void batch_round_trip(const char *host) {
+  static uint8_t out[NDGRAM][256], in[NDGRAM][256];
+  itg__dgram sd[NDGRAM], rd[NDGRAM];
+  itg__addr peers[NDGRAM];
+  itg__addr lo = resolve(host, 0, 1);
+  itg__sock rx = bound(&lo, 1), tx = bound(&lo, 1);
+  itg__addr rx_addr = local_of(rx), tx_addr = local_of(tx);
+  char want[64], got[64];
+  int sent = 0;
+
+  assert_int_equal(itg__sock_set_rx_timestamps(rx), ITG_ENOTSUP);
+  for (int i = 0; i < NDGRAM; i++) {
+    sd[i] = (itg__dgram){.buf = out[i], .len = fill_dgram(out[i], i),
+                         .peer = &rx_addr};
+    rd[i] = (itg__dgram){
+        .buf = in[i], .cap = sizeof in[i], .peer = &peers[i], .rx_ns = -1};
+  }
+  while (sent < NDGRAM) {
+    int r = itg__send_batch(tx, sd + sent, NDGRAM - sent);
+    assert_true(r > 0);
+    sent += r;
+  }
+  recv_all(rx, rd, NDGRAM);
+  itg__addr_format(&tx_addr, want, sizeof want);
+  for (int i = 0; i < NDGRAM; i++) {
+    assert_int_equal(rd[i].len, sd[i].len);
+    assert_memory_equal(rd[i].buf, out[i], sd[i].len);
+    assert_int_equal(rd[i].rx_ns, 0);
+    itg__addr_format(&peers[i], got, sizeof got);
+    assert_string_equal(got, want);
+  }
+  /* Nothing left: returns at once with 0. */
+  assert_int_equal(itg__recv_batch(rx, rd, NDGRAM), 0);
+  assert_int_equal(itg__sock_wait_readable(rx, 0), 0);
+  itg__sock_close(tx);
+  itg__sock_close(rx);
+}
+
+static void test_batch_v4(void **state) {
+  (void)state;
+  batch_round_trip("127.0.0.1");
+}
+
+static void test_batch_v6(void **state) {
+  (void)state;
+  batch_round_trip("::1");
+}
+
+/* On a connected socket (no per-datagram peer); n = 0 moves nothing. */
+static void test_batch_connected(void **state) {
+  enum { N = 150 };
+  static uint8_t out[N][4], in[N][4];
+  static itg__dgram sd[N], rd[N];
+  itg__addr lo = resolve("127.0.0.1", 0, 1);
+  itg__sock rx = bound(&lo, 1), tx = bound(&lo, 1);
+  itg__addr rx_addr = local_of(rx);
+  int sent = 0;
+  (void)state;
+
+  assert_int_equal(itg__sock_connect(tx, &rx_addr, SEC), 0);
+  assert_int_equal(itg__sock_set_bufs(rx, 0, 1 << 20), 0);
+  for (int i = 0; i < N; i++) {
+    memcpy(out[i], &i, sizeof i);
+    sd[i] = (itg__dgram){.buf = out[i], .len = sizeof i};
+    rd[i] = (itg__dgram){.buf = in[i], .cap = sizeof in[i]};
+  }
+  while (sent < N) {
+    int r = itg__send_batch(tx, sd + sent, N - sent);
+    assert_true(r > 0);
+    sent += r;
+  }
+  recv_all(rx, rd, N);
+  for (int i = 0; i < N; i++) {
+    assert_int_equal(rd[i].len, sizeof i);
+    assert_memory_equal(in[i], &i, sizeof i);
+  }
+  assert_int_equal(itg__send_batch(tx, sd, 0), 0);
+  assert_int_equal(itg__recv_batch(rx, rd, 0), 0);
+  itg__sock_close(tx);
+  itg__sock_close(rx);
+}
+
+/* Winsock has no MSG_DONTWAIT: a socket left in blocking mode must still
+ * not block an empty receive. Run in a thread, so that a regression fails
+ * on a time limit instead of hanging the test. */
+static DWORD WINAPI empty_recv_thread(void *arg) {
+  itg__sock s = *(itg__sock *)arg;
+  uint8_t buf[16];
+  itg__dgram d = {.buf = buf, .cap = sizeof buf};
+  return (DWORD)(itg__recv_batch(s, &d, 1) + 100);
+}
+
+static void test_recv_never_blocks(void **state) {
+  itg__addr lo = resolve("127.0.0.1", 0, 1);
+  itg__sock rx = bound(&lo, 1);
+  HANDLE th;
+  DWORD code = 0;
+  (void)state;
+
+  th = CreateThread(NULL, 0, empty_recv_thread, &rx, 0, NULL);
+  assert_non_null(th);
+  assert_int_equal(WaitForSingleObject(th, 5000), WAIT_OBJECT_0);
+  assert_true(GetExitCodeThread(th, &code));
+  assert_int_equal(code, 100);
+  CloseHandle(th);
+  itg__sock_close(rx);
+}
+
+/* A datagram longer than the buffer is cut to the buffer. */
+static void test_recv_truncates(void **state) {
+  uint8_t out[100], in[16];
+  itg__addr lo = resolve("127.0.0.1", 0, 1);
+  itg__sock rx = bound(&lo, 1), tx = bound(&lo, 1);
+  itg__addr rx_addr = local_of(rx);
+  itg__dgram sd = {.buf = out, .len = fill_dgram(out, 30), .peer = &rx_addr};
+  itg__dgram rd = {.buf = in, .cap = sizeof in};
+  (void)state;
+
+  assert_int_equal(itg__send_batch(tx, &sd, 1), 1);
+  recv_all(rx, &rd, 1);
+  assert_int_equal(rd.len, sizeof in);
+  assert_memory_equal(in, out, sizeof in);
+  itg__sock_close(tx);
+  itg__sock_close(rx);
+}
+
+/* A datagram to a closed port draws an ICMP report; the receive that
+ * follows on the sending socket must not fail because of it. */
+static void test_port_unreachable_ignored(void **state) {
+  uint8_t out[4] = "ping", in[8];
+  itg__addr lo = resolve("127.0.0.1", 0, 1);
+  itg__sock gone = bound(&lo, 1), tx = bound(&lo, 1), peer = bound(&lo, 1);
+  itg__addr gone_addr = local_of(gone), tx_addr = local_of(tx);
+  itg__dgram sd = {.buf = out, .len = sizeof out, .peer = &gone_addr};
+  itg__dgram back = {.buf = out, .len = sizeof out, .peer = &tx_addr};
+  itg__dgram rd = {.buf = in, .cap = sizeof in};
+  (void)state;
+
+  itg__sock_close(gone);
+  assert_int_equal(itg__send_batch(tx, &sd, 1), 1);
+  assert_int_equal(itg__send_batch(peer, &back, 1), 1);
+  recv_all(tx, &rd, 1);
+  assert_int_equal(rd.len, sizeof out);
+  assert_memory_equal(in, "ping", 4);
+  itg__sock_close(peer);
+  itg__sock_close(tx);
+}
+
+/* The wildcard socket is dual-stack: it hears IPv4 senders, as
+ * IPv4-mapped addresses. */
+static void test_wildcard_dual_stack(void **state) {
+  uint8_t out[8] = "dual", in[8];
+  itg__addr any, lo = resolve("127.0.0.1", 0, 1);
+  itg__sock rx, tx;
+  itg__addr rx_local, tx_local, to, from;
+  char buf[64], want[64];
+  (void)state;
+
+  if (!have_ipv6())
+    return;
+  any = resolve(NULL, 0, 1);
+  rx = bound(&any, 1);
+  tx = bound(&lo, 1);
+  rx_local = local_of(rx);
+  tx_local = local_of(tx);
+  to = resolve("127.0.0.1", itg__addr_port(&rx_local), 0);
+  itg__dgram sd = {.buf = out, .len = 4, .peer = &to};
+  itg__dgram rd = {.buf = in, .cap = sizeof in, .peer = &from};
+
+  assert_int_equal(rx_local.ss.ss_family, AF_INET6);
+  assert_int_equal(int_opt(rx, IPPROTO_IPV6, IPV6_V6ONLY), 0);
+  assert_int_equal(itg__send_batch(tx, &sd, 1), 1);
+  recv_all(rx, &rd, 1);
+  assert_int_equal(rd.len, 4);
+  assert_memory_equal(in, "dual", 4);
+  itg__addr_format(&from, buf, sizeof buf);
+  snprintf(want, sizeof want, "[::ffff:127.0.0.1]:%u",
+           (unsigned)itg__addr_port(&tx_local));
+  assert_string_equal(buf, want);
+  itg__sock_close(tx);
+  itg__sock_close(rx);
+}
+
+static void test_bind_twice(void **state) {
+  (void)state;
+  for (int dgram = 0; dgram < 2; dgram++) {
+    itg__addr lo = resolve("127.0.0.1", 0, 1);
+    itg__sock a = bound(&lo, dgram), b;
+    itg__addr taken = local_of(a);
+    if (!dgram)
+      assert_int_equal(listen(a, 1), 0);
+    assert_int_equal(itg__sock_open(&taken, dgram, &b), 0);
+    assert_int_equal(itg__sock_bind(b, &taken), ITG_EADDRINUSE);
+    itg__sock_close(b);
+    itg__sock_close(a);
+  }
+}
+
+/* ---- streams --------------------------------------------------------- */
+
+static void test_connect_refused(void **state) {
+  (void)state;
+  for (int v6 = 0; v6 < 2; v6++) {
+    /* A port bound but not listening refuses, and stays ours. */
+    itg__addr lo = resolve(v6 ? "::1" : "127.0.0.1", 0, 1);
+    itg__sock holder = bound(&lo, 0), c;
+    itg__addr closed = local_of(holder);
+    assert_int_equal(itg__sock_open(&closed, 0, &c), 0);
+    assert_int_equal(itg__sock_connect(c, &closed, 10 * SEC),
+                     ITG_ECONNREFUSED);
+    assert_int_equal(itg__sock_last_error(), ITG_ECONNREFUSED);
+    itg__sock_close(c);
+    itg__sock_close(holder);
+  }
+}
+
+/* Sends all of buf, blocking. */
+static void send_all(itg__sock s, const char *buf, size_t len) {
+  size_t done = 0;
+  while (done < len) {
+    int r = itg__stream_send(s, (const uint8_t *)buf + done, len - done);
+    assert_true(r > 0);
+    done += (size_t)r;
+  }
+}
+
+/* Receives exactly len bytes, blocking. */
+static void recv_exact(itg__sock s, char *buf, size_t len) {
+  size_t done = 0;
+  while (done < len) {
+    int r = itg__stream_recv(s, (uint8_t *)buf + done, len - done);
+    assert_true(r > 0);
+    done += (size_t)r;
+  }
+}
+
+static void stream_round_trip(const char *host) {
+  char buf[16];
+  itg__addr lo = resolve(host, 0, 1);
+  itg__sock lst = bound(&lo, 0), c, srv;
+  itg__addr where = local_of(lst);
+  DWORD limit_ms = 200;
+  int r = ITG_EINVAL;
+
+  assert_int_equal(listen(lst, 4), 0);
+  assert_int_equal(itg__sock_open(&where, 0, &c), 0);
+  assert_int_equal(itg__sock_connect(c, &where, 5 * SEC), 0);
+  srv = accept(lst, NULL, NULL);
+  assert_true(srv != INVALID_SOCKET);
+
+  send_all(c, "ping", 4);
+  recv_exact(srv, buf, 4);
+  assert_memory_equal(buf, "ping", 4);
+  send_all(srv, "pong!", 5);
+  recv_exact(c, buf, 5);
+  assert_memory_equal(buf, "pong!", 5);
+
+  /* The connect left the socket blocking, as it was: an empty read waits
+   * for the receive time limit instead of returning "would block". */
+  assert_int_equal(setsockopt(c, SOL_SOCKET, SO_RCVTIMEO,
+                              (const char *)&limit_ms, (int)sizeof limit_ms),
+                   0);
+  assert_int_equal(itg__stream_recv(c, (uint8_t *)buf, sizeof buf),
+                   ITG_ETIMEDOUT);
+
+  /* Nothing to read on a non-blocking socket: 0; an empty read: 0. */
+  assert_int_equal(itg__sock_set_nonblock(srv, 1), 0);
+  assert_int_equal(itg__stream_recv(srv, (uint8_t *)buf, sizeof buf), 0);
+  assert_int_equal(itg__stream_recv(srv, (uint8_t *)buf, 0), 0);
+  assert_int_equal(itg__sock_set_nonblock(srv, 0), 0);
+
+  /* The client goes: the server reads ECLOSED, and its writes end in
+   * ECLOSED too, once the peer's reset is back (the first writes may still
+   * be accepted; bounded at 5 s). */
+  itg__sock_close(c);
+  assert_int_equal(itg__sock_wait_readable(srv, 5 * SEC), 1);
+  assert_int_equal(itg__stream_recv(srv, (uint8_t *)buf, sizeof buf),
+                   ITG_ECLOSED);
+  for (int64_t end = itg__mono_ns() + 5 * SEC; itg__mono_ns() < end;) {
+    r = itg__stream_send(srv, (const uint8_t *)"x", 1);
+    if (r < 0)
+      break;
+    assert_int_equal(r, 1);
+  }
+  assert_int_equal(r, ITG_ECLOSED);
+  itg__sock_close(srv);
+  itg__sock_close(lst);
+}
+
+static void test_stream_v4(void **state) {
+  (void)state;
+  stream_round_trip("127.0.0.1");
+}
+
+static void test_stream_v6(void **state) {
+  (void)state;
+  stream_round_trip("::1");
+}
+
+/* A socket made non-blocking before its connect stays non-blocking. */
+static void test_connect_keeps_nonblocking(void **state) {
+  uint8_t buf[4];
+  itg__addr lo = resolve("127.0.0.1", 0, 1);
+  itg__sock lst = bound(&lo, 0), c, srv;
+  itg__addr where = local_of(lst);
+  (void)state;
+
+  assert_int_equal(listen(lst, 4), 0);
+  assert_int_equal(itg__sock_open(&where, 0, &c), 0);
+  assert_int_equal(itg__sock_set_nonblock(c, 1), 0);
+  assert_int_equal(itg__sock_connect(c, &where, 5 * SEC), 0);
+  srv = accept(lst, NULL, NULL);
+  assert_true(srv != INVALID_SOCKET);
+  assert_int_equal(itg__stream_recv(c, buf, sizeof buf), 0);
+  closesocket(srv);
+  itg__sock_close(c);
+  itg__sock_close(lst);
+}
+
+/* ---- options --------------------------------------------------------- */
+
+static int tos_ok(int rc, int v6) {
+  return rc == 0 || (v6 && rc == ITG_ENOTSUP);
+}
+
+static void options_on(const char *host) {
+  itg__addr lo = resolve(host, 0, 1);
+  int v6 = lo.ss.ss_family == AF_INET6;
+  itg__sock u, t;
+  DWORD flags = 0;
+
+  assert_int_equal(itg__sock_open(&lo, 1, &u), 0);
+  assert_int_equal(itg__sock_open(&lo, 0, &t), 0);
+
+  /* Unbound sockets: the family comes from the socket itself. Windows may
+   * ignore the DS byte by policy, so only the call is checked, and an IPv6
+   * socket may lack the option. */
+  assert_true(tos_ok(itg__sock_set_tos(u, 0xb8), v6));
+  assert_int_equal(itg__sock_set_ttl(u, 17), 0);
+  assert_int_equal(v6 ? int_opt(u, IPPROTO_IPV6, IPV6_UNICAST_HOPS)
+                      : int_opt(u, IPPROTO_IP, IP_TTL),
+                   17);
+  assert_int_equal(itg__sock_set_tos(u, 256), ITG_EINVAL);
+  assert_int_equal(itg__sock_set_tos(u, -1), ITG_EINVAL);
+  assert_int_equal(itg__sock_set_ttl(u, 0), ITG_EINVAL);
+  assert_int_equal(itg__sock_set_ttl(u, 256), ITG_EINVAL);
+
+  assert_int_equal(itg__sock_set_bufs(u, 128 * 1024, 96 * 1024), 0);
+  int snd = int_opt(u, SOL_SOCKET, SO_SNDBUF);
+  int rcv = int_opt(u, SOL_SOCKET, SO_RCVBUF);
+  assert_true(snd >= 128 * 1024);
+  assert_true(rcv >= 96 * 1024);
+  assert_int_equal(itg__sock_set_bufs(u, 0, -1), 0);
+  assert_int_equal(int_opt(u, SOL_SOCKET, SO_SNDBUF), snd);
+  assert_int_equal(int_opt(u, SOL_SOCKET, SO_RCVBUF), rcv);
+
+  assert_int_equal(itg__sock_set_nodelay(t, 1), 0);
+  assert_int_not_equal(int_opt(t, IPPROTO_TCP, TCP_NODELAY), 0);
+  assert_int_equal(itg__sock_set_nodelay(t, 0), 0);
+  assert_int_equal(int_opt(t, IPPROTO_TCP, TCP_NODELAY), 0);
+  assert_int_equal(itg__sock_set_nodelay(u, 1), ITG_ENOTSUP);
+  assert_true(tos_ok(itg__sock_set_tos(t, 0x20), v6));
+  assert_int_equal(itg__sock_set_ttl(t, 64), 0);
+
+  /* Not inherited by child processes; IPv6 sockets dual-stack. */
+  assert_true(GetHandleInformation((HANDLE)u, &flags));
+  assert_int_equal(flags & HANDLE_FLAG_INHERIT, 0);
+  if (v6)
+    assert_int_equal(int_opt(u, IPPROTO_IPV6, IPV6_V6ONLY), 0);
+
+  itg__sock_close(t);
+  itg__sock_close(u);
+}
+
+static void test_options_v4(void **state) {
+  (void)state;
+  options_on("127.0.0.1");
+}
+
+static void test_options_v6(void **state) {
+  (void)state;
+  options_on("::1");
+}
+
+static void test_open_bad_family(void **state) {
+  itg__addr a;
+  itg__sock s = ITG__BAD_SOCK;
+  (void)state;
+  memset(&a, 0, sizeof a);
+  a.ss.ss_family = AF_UNIX;
+  assert_int_equal(itg__sock_open(&a, 1, &s), ITG_EINVAL);
+  assert_true(s == ITG__BAD_SOCK);
+  itg__sock_close(ITG__BAD_SOCK);
+}
+
+/* The same conditions give the same codes as on POSIX. */
+static void test_last_error_map(void **state) {
+  static const struct {
+    int wsa, code;
+  } map[] = {{WSAEWOULDBLOCK, 0},
+             {WSAENOBUFS, 0},
+             {WSAECONNREFUSED, ITG_ECONNREFUSED},
+             {WSAEADDRINUSE, ITG_EADDRINUSE},
+             {WSAEADDRNOTAVAIL, ITG_EADDR},
+             {WSAETIMEDOUT, ITG_ETIMEDOUT},
+             {WSAECONNRESET, ITG_ECLOSED},
+             {WSAECONNABORTED, ITG_ECLOSED},
+             {WSAESHUTDOWN, ITG_ECLOSED},
+             {WSAEACCES, ITG_EPERM},
+             {WSAEMSGSIZE, ITG_ERANGE},
+             {WSA_NOT_ENOUGH_MEMORY, ITG_ENOMEM},
+             {WSAEMFILE, ITG_ELIMIT},
+             {WSAENOTCONN, ITG_ESTATE},
+             {WSAEINVAL, ITG_EINVAL},
+             {WSAENOPROTOOPT, ITG_ENOTSUP},
+             {WSAEAFNOSUPPORT, ITG_ENOTSUP},
+             {WSAENOTSOCK, ITG_ESOCKET}};
+  (void)state;
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+    WSASetLastError(map[i].wsa);
+    assert_int_equal(itg__sock_last_error(), map[i].code);
+  }
+}
+
+/* ---- clocks and threads ---------------------------------------------- */
+
+static void test_clocks(void **state) {
+  int64_t before, real, after, m0, m1, r0, r1;
+  (void)state;
+
+  /* The wall clock counts from the Unix epoch, as time() does. */
+  before = (int64_t)time(NULL);
+  real = itg__real_ns();
+  after = (int64_t)time(NULL);
+  assert_true(real >= (before - 1) * SEC);
+  assert_true(real <= (after + 1) * SEC);
+
+  m0 = itg__mono_ns();
+  for (int i = 0; i < 1000; i++) {
+    m1 = itg__mono_ns();
+    assert_true(m1 >= m0);
+    m0 = m1;
+  }
+  /* Both clocks count nanoseconds: the monotonic interval encloses 50 ms
+   * of wall clock, and a wrong scale would push it far out. */
+  m0 = itg__mono_ns();
+  r0 = itg__real_ns();
+  do {
+    itg__yield();
+    r1 = itg__real_ns();
+  } while (r1 - r0 < 50 * INT64_C(1000000));
+  m1 = itg__mono_ns();
+  assert_true(m1 - m0 >= r1 - r0 - INT64_C(1000000));
+  assert_true(m1 - m0 < 5 * SEC);
+}
+
+static void test_sleep_until(void **state) {
+  (void)state;
+  for (int i = 0; i < 50; i++) {
+    int64_t deadline = itg__mono_ns() + 50000 * (i % 5);
+    itg__sleep_until(deadline);
+    assert_true(itg__mono_ns() >= deadline);
+  }
+  /* A longer one, past a timer tick. */
+  int64_t deadline = itg__mono_ns() + 30 * INT64_C(1000000);
+  itg__sleep_until(deadline);
+  assert_true(itg__mono_ns() >= deadline);
+  /* Past and non-positive deadlines return. */
+  itg__sleep_until(itg__mono_ns() - SEC);
+  itg__sleep_until(0);
+  itg__sleep_until(INT64_MIN);
+  itg__cpu_relax();
+  itg__yield();
+  assert_int_equal(itg__platform_init(), 0);
+  assert_int_equal(itg__platform_init(), 0);
+}
+
+static itg__once once_flag = ITG__ONCE_INIT;
+static volatile LONG once_runs;
+
+static void count_run(void) {
+  /* Slow, so the other threads arrive while it runs. */
+  Sleep(20);
+  InterlockedIncrement(&once_runs);
+}
+
+static DWORD WINAPI run_once_thread(void *arg) {
+  (void)arg;
+  itg__run_once(&once_flag, count_run);
+  /* Callers that lose the race return after fn has finished. */
+  return (DWORD)once_runs;
+}
+
+static void test_run_once(void **state) {
+  HANDLE th[4];
+  DWORD code;
+  (void)state;
+  for (int i = 0; i < 4; i++) {
+    th[i] = CreateThread(NULL, 0, run_once_thread, NULL, 0, NULL);
+    assert_non_null(th[i]);
+  }
+  itg__run_once(&once_flag, count_run);
+  for (int i = 0; i < 4; i++) {
+    assert_int_equal(WaitForSingleObject(th[i], 10000), WAIT_OBJECT_0);
+    assert_true(GetExitCodeThread(th[i], &code));
+    assert_int_equal(code, 1);
+    CloseHandle(th[i]);
+  }
+  assert_int_equal(once_runs, 1);
+}
+
+/* Pins itself to CPU 0, then reads its mask back (SetThreadAffinityMask
+ * returns the previous one). */
+static DWORD WINAPI pin_thread(void *arg) {
+  (void)arg;
+  if (itg__thread_pin(0) != 0)
+    return 0;
+  return SetThreadAffinityMask(GetCurrentThread(), 1) == 1;
+}
+
+static void test_thread_pin(void **state) {
+  DWORD_PTR process_mask, system_mask;
+  HANDLE th;
+  DWORD ok = 0;
+  int beyond = 0;
+  (void)state;
+  /* In a thread of its own, so the test process keeps its CPUs. */
+  th = CreateThread(NULL, 0, pin_thread, NULL, 0, NULL);
+  assert_non_null(th);
+  assert_int_equal(WaitForSingleObject(th, 10000), WAIT_OBJECT_0);
+  assert_true(GetExitCodeThread(th, &ok));
+  assert_int_equal(ok, 1);
+  CloseHandle(th);
+
+  assert_int_equal(itg__thread_pin(-1), ITG_EINVAL);
+  assert_int_equal(itg__thread_pin(64), ITG_EINVAL);
+  /* The first CPU this process may not use, if there is one. */
+  assert_true(GetProcessAffinityMask(GetCurrentProcess(), &process_mask,
+                                     &system_mask));
+  while (beyond < 64 && (process_mask >> beyond) & 1)
+    beyond++;
+  if (beyond < 64)
+    assert_int_equal(itg__thread_pin(beyond), ITG_EINVAL);
+}
+
+static DWORD WINAPI boost_thread(void *arg) {
+  (void)arg;
+  return itg__thread_boost() == 0 &&
+         GetThreadPriority(GetCurrentThread()) == THREAD_PRIORITY_HIGHEST;
+}
+
+static void test_thread_boost(void **state) {
+  HANDLE th;
+  DWORD ok = 0;
+  (void)state;
+  th = CreateThread(NULL, 0, boost_thread, NULL, 0, NULL);
+  assert_non_null(th);
+  assert_int_equal(WaitForSingleObject(th, 10000), WAIT_OBJECT_0);
+  assert_true(GetExitCodeThread(th, &ok));
+  assert_int_equal(ok, 1);
+  CloseHandle(th);
+}
+
+static void test_hostname(void **state) {
+  char want[257], buf[257], small[3];
+  (void)state;
+  assert_int_equal(itg__platform_init(), 0);
+  assert_int_equal(gethostname(want, (int)sizeof want), 0);
+  itg__hostname(buf, sizeof buf);
+  assert_string_equal(buf, want);
+  itg__hostname(small, sizeof small);
+  assert_int_equal(strlen(small), strlen(want) < 2 ? strlen(want) : 2);
+  assert_memory_equal(small, want, strlen(small));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_resolve_and_format),
+      cmocka_unit_test(test_resolve_wildcard),
+      cmocka_unit_test(test_resolve_bad),
+      cmocka_unit_test(test_batch_v4),
+      cmocka_unit_test(test_batch_v6),
+      cmocka_unit_test(test_batch_connected),
+      cmocka_unit_test(test_recv_never_blocks),
+      cmocka_unit_test(test_recv_truncates),
+      cmocka_unit_test(test_port_unreachable_ignored),
+      cmocka_unit_test(test_wildcard_dual_stack),
+      cmocka_unit_test(test_bind_twice),
+      cmocka_unit_test(test_connect_refused),
+      cmocka_unit_test(test_stream_v4),
+      cmocka_unit_test(test_stream_v6),
+      cmocka_unit_test(test_connect_keeps_nonblocking),
+      cmocka_unit_test(test_options_v4),
+      cmocka_unit_test(test_options_v6),
+      cmocka_unit_test(test_open_bad_family),
+      cmocka_unit_test(test_last_error_map),
+      cmocka_unit_test(test_clocks),
+      cmocka_unit_test(test_sleep_until),
+      cmocka_unit_test(test_run_once),
+      cmocka_unit_test(test_thread_pin),
+      cmocka_unit_test(test_thread_boost),
+      cmocka_unit_test(test_hostname),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
