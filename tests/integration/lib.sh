@@ -96,7 +96,7 @@ start_tap() {
   "$WIRETAP" lo "$1" "$2" "$3" 2>"$3.err" &
   TAP_PID=$!
   PIDS="$PIDS $TAP_PID"
-  wait_until 10 grep -q ready "$3.err" || die "wiretap did not start"
+  wait_until 10 grep -qs ready "$3.err" || die "wiretap did not start"
 }
 
 # tap_count FILE: packets in a wiretap capture (16 bytes a record).
