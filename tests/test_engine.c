@@ -374,7 +374,11 @@ static void test_refused_flow(void **state) {
 /* (5) Garbage on the data port while a flow runs: every garbage datagram
  * is counted and dropped, the flow is whole, and the next sender is
  * served. The garbage never decodes: its bytes 4-5 are never the native
- * magic ("IT"), whatever flow id its first bytes spell. */
+ * magic ("IT"), whatever flow id its first bytes spell. The flow's port is
+ * open from itg_sender_start until the flow ends; the flow is long and is
+ * stopped only once the receiver has counted all the garbage, so however
+ * slowly the garbage goes out (under an emulator), it all meets the open
+ * port. */
 static void test_garbage(void **state) {
   itg_receiver *r = start_receiver("garbage.log");
   itg_receiver_stats st;
@@ -387,7 +391,7 @@ static void test_garbage(void **state) {
   itg__sock fd;
   int i;
   (void)state;
-  make_flow(&c, r, port, "-z 1000 -C 2000 -c 64");
+  make_flow(&c, r, port, "-t 60000 -C 1000 -c 64");
   s = start_one(&c);
 
   fd = bound_socket(1, 0);
@@ -414,15 +418,18 @@ static void test_garbage(void **state) {
     }
   }
   itg__sock_close(fd);
+  assert_int_equal(itg_sender_wait(s, 0), ITG_ETIMEDOUT);
+  assert_int_equal(itg_sender_stop(s), 0);
   assert_int_equal(itg_sender_wait(s, WAIT), 0);
   res = result(s, 0);
   assert_int_equal(res.status, 0);
-  assert_int_equal(res.received, 1000);
+  assert_true(res.packets > 0 && res.packets < 60000);
+  assert_true(res.received == res.packets);
   itg_sender_free(s);
   assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
   itg_receiver_get_stats(r, &st);
   assert_int_equal(st.malformed, 5000);
-  assert_int_equal(st.packets, 1000);
+  assert_int_equal(st.packets, res.packets);
 
   /* The receiver still serves the next sender. */
   make_flow(&c, r, port, "-z 50 -C 1000 -c 64");
@@ -867,11 +874,11 @@ static void test_duration_when_behind(void **state) {
   s = run(&c, 1, NULL);
   res = result(s, 0);
   assert_int_equal(res.status, 0);
-  /* 1 000 000 packets would be owed by the end; sending them all would
-   * take seconds past the end. */
+  /* 1 000 000 packets are owed by the end: paying them off would take
+   * several seconds past it on any machine. It stops a tenth of the
+   * duration after the end; the bound leaves room for a slow machine. */
   assert_true(res.packets < 1000000);
-  /* the end, plus the tenth of the duration a late departure may take */
-  assert_true(res.last_tx_ns - res.first_tx_ns < 200000000 + 20000000);
+  assert_true(res.last_tx_ns - res.first_tx_ns < 1000000000);
   itg_sender_free(s);
   stop_receiver(r);
 }
