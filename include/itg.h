@@ -12,6 +12,7 @@
  *   itg/flow.h      flow settings and their options
  *   itg/sender.h    the sender
  *   itg/receiver.h  the receiver
+ *   itg/logserver.h the log server (remote logging)
  */
 #ifndef ITG_H
 #define ITG_H
@@ -26,5 +27,6 @@
 #include "itg/flow.h"
 #include "itg/sender.h"
 #include "itg/receiver.h"
+#include "itg/logserver.h"
 
 #endif

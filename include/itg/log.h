@@ -158,8 +158,28 @@ ITG_API void itg_logreader_close(itg_logreader *r);
  * for room (counted in itg_logger_stats.full_waits): no record is dropped. */
 typedef struct itg_logger itg_logger;
 
+/* How a logger reaches a log server (itg/logserver.h). */
+typedef enum itg_log_transport {
+  ITG_LOG_TCP = 0, /* reliable: the server acknowledges what it wrote */
+  ITG_LOG_UDP = 1  /* datagrams: what is lost is counted by the server */
+} itg_log_transport;
+
+/* Remote sink: with server_host set, the writer thread ships the records
+ * to that log server instead of writing a file. It keeps two batches: one
+ * on the wire while the next fills. Over TCP it keeps every record the
+ * server has not yet acknowledged; when the server cannot be reached or
+ * goes away, those records and the following ones go to the spill file (a
+ * log file like any other, created when first needed) and the writer tries
+ * to register again every second, going on with the server once it can;
+ * no record is lost (a server killed between writing records and
+ * acknowledging them leaves them in both places). Over UDP records that
+ * leave are not kept: the server counts the lost ones (ITG_REC_GAP); the
+ * spill file takes the records only while the server cannot be
+ * registered with. */
 typedef struct itg_logger_cfg {
-  const char *path;   /* log file to create (required) */
+  const char *path;   /* log file to create (required for a file sink);
+                         with a remote sink, the log name asked of the
+                         server (NULL or "": the server chooses) */
   itg_log_role role;  /* ITG_LOG_ROLE_SENDER by default */
   itg_log_clock clock;
   uint32_t batch;     /* D: records written per batch, default 64 */
@@ -170,6 +190,14 @@ typedef struct itg_logger_cfg {
                          the writer takes it (>= 1), default 200; what
                          was taken on such a timeout is also flushed to
                          the operating system */
+  const char *server_host; /* NULL or "": a file sink */
+  uint16_t server_port;    /* default 9001 */
+  itg_log_transport transport; /* default ITG_LOG_TCP */
+  const char *token;       /* the server's shared token, NULL for none */
+  const char *spill_path;  /* NULL: "NAME.PID.spill" in the current
+                              directory, NAME being path or "itg" */
+  const uint32_t *flow_ids; /* told to the server (optional, at most 256) */
+  uint32_t n_flow_ids;
 } itg_logger_cfg;
 
 typedef struct itg_logger_stats {
@@ -177,6 +205,10 @@ typedef struct itg_logger_stats {
   uint64_t batches;    /* writes made */
   uint64_t full_waits; /* times a producer found its lane full */
   int error;           /* first sink error, 0 if none */
+  uint64_t spilled;    /* remote sink: records written to the spill file */
+  uint64_t reconnects; /* remote sink: registrations after the first */
+  uint64_t missing;    /* remote sink over UDP: records the server found
+                          missing (known after close) */
 } itg_logger_stats;
 
 /* Fills cfg with the defaults. */
@@ -184,8 +216,11 @@ ITG_API void itg_logger_cfg_init(itg_logger_cfg *cfg);
 
 /* Opens the sink and starts the writer thread. The file header takes the
  * role and clock from cfg, the host name and the current wall-clock time.
- * Returns 0, an error of itg_logwriter_open, ITG_EINVAL (NULL argument,
- * no path, a field out of range), ITG_ENOMEM or ITG_ETHREAD. */
+ * A remote sink tries to register with its server here (at most about a
+ * second): if it cannot, the logger still starts, spilling. Returns 0, an
+ * error of itg_logwriter_open, ITG_EINVAL (NULL argument, no path for a
+ * file sink, a field out of range, a server name that does not resolve),
+ * ITG_ENOMEM or ITG_ETHREAD. */
 ITG_API int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out);
 
 /* Appends a record to a lane (0 <= lane < lanes). Only that lane's producer
@@ -197,10 +232,21 @@ ITG_API int itg_logger_push(itg_logger *l, uint32_t lane,
 /* Copies the counters (safe from any thread; NULL arguments do nothing). */
 ITG_API void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out);
 
+/* Copies the spill file's path of a remote sink into buf (always
+ * terminated when len > 0). Returns 0, or ITG_EINVAL (a file sink, or a
+ * NULL argument). */
+ITG_API int itg_logger_spill_path(const itg_logger *l, char *buf, size_t len);
+
 /* Drains every lane, flushes, stops the writer and frees the logger; NULL
- * is accepted. Producers must have stopped. Returns 0 or the first sink
+ * is accepted. A remote sink leaves its session (waiting at most a few
+ * seconds for the server's last acknowledgement; what it does not
+ * acknowledge goes to the spill file). Producers must have stopped. Returns 0 or the first sink
  * error. */
 ITG_API int itg_logger_close(itg_logger *l);
+
+/* Like itg_logger_close, and copies the final counters into *final (if not
+ * NULL): for a remote sink over UDP, `missing` is known only then. */
+ITG_API int itg_logger_close_stats(itg_logger *l, itg_logger_stats *final);
 
 #ifdef __cplusplus
 }

@@ -34,6 +34,7 @@
 #define ITG_SENDER_H
 
 #include "itg/flow.h"
+#include "itg/log.h"
 #include "itg/pacer.h"
 
 #ifdef __cplusplus
@@ -46,6 +47,11 @@ typedef struct itg_sender_cfg {
   itg_wait_mode wait;         /* default ITG_WAIT_HYBRID */
   char log_path[ITG_PATH_MAX]; /* sender log ("" for none) */
   uint32_t log_batch;         /* D, records per write (default 64) */
+  char log_server[ITG_HOST_MAX]; /* ship the sender log to this log
+                                  server instead ("" for none; then
+                                  log_path is the name asked of it) */
+  uint16_t log_server_port;   /* default 9001 */
+  itg_log_transport log_transport; /* default ITG_LOG_TCP */
   int64_t connect_timeout_ns; /* signaling set-up, default 5 s */
   int cpu;                    /* pin the sending thread to a CPU; -1 none */
 } itg_sender_cfg;

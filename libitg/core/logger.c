@@ -1,5 +1,6 @@
 /* The logger: one SPSC ring per producer lane, drained in batches by one
- * writer thread into a log file (see itg/log.h).
+ * writer thread into a log file or to a log server (core/logship.c; see
+ * itg/log.h).
  *
  * The hot path is a ring push. A producer touches the mutex only when its
  * lane has just reached the wake-up level (once per batch) or is full; the
@@ -9,14 +10,18 @@
 #include "itg/log.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
 
+#include "core/logship.h"
 #include "core/ring.h"
+#include "itg/flow.h"
 
 struct itg_logger {
-  itg_logwriter *w;
+  itg_logwriter *w; /* file sink, or */
+  itg__ship *ship;  /* remote sink */
   itg__ring **ring;
   uint32_t lanes;
   uint32_t batch;
@@ -34,6 +39,10 @@ struct itg_logger {
   _Atomic uint64_t batches;
   _Atomic uint64_t full_waits;
   _Atomic int error;
+  _Atomic uint64_t spilled;
+  _Atomic uint64_t reconnects;
+  _Atomic uint64_t missing;
+  char spill_path[512];
 };
 
 void itg_logger_cfg_init(itg_logger_cfg *cfg) {
@@ -44,6 +53,8 @@ void itg_logger_cfg_init(itg_logger_cfg *cfg) {
   cfg->capacity = 65536;
   cfg->lanes = 1;
   cfg->flush_ms = 200;
+  cfg->server_port = ITG_DEFAULT_LOG_PORT;
+  cfg->transport = ITG_LOG_TCP;
 }
 
 /* Keeps the first sink error; later ones are consequences of it. */
@@ -52,8 +63,20 @@ static void note_error(itg_logger *l, int rc) {
   atomic_compare_exchange_strong(&l->error, &none, rc);
 }
 
+/* Publishes the remote sink's counters for itg_logger_get_stats. */
+static void ship_counters(itg_logger *l) {
+  itg__ship_stats st;
+  itg__ship_get_stats(l->ship, &st);
+  atomic_store_explicit(&l->spilled, st.spilled, memory_order_relaxed);
+  atomic_store_explicit(&l->reconnects, st.reconnects, memory_order_relaxed);
+  atomic_store_explicit(&l->missing, st.missing, memory_order_relaxed);
+}
+
 static void sink_write(itg_logger *l, size_t n) {
-  int rc = itg_logwriter_write(l->w, l->scratch, n);
+  int rc = l->ship != NULL ? itg__ship_write(l->ship, l->scratch, n)
+                           : itg_logwriter_write(l->w, l->scratch, n);
+  if (l->ship != NULL)
+    ship_counters(l);
   if (rc != 0) {
     note_error(l, rc);
     return;
@@ -110,7 +133,8 @@ static void writer_main(void *arg) {
     uv_mutex_unlock(&l->mu);
     drain(l, timed_out || stop);
     if (timed_out || stop) {
-      int rc = itg_logwriter_flush(l->w);
+      int rc = l->ship != NULL ? itg__ship_flush(l->ship)
+                               : itg_logwriter_flush(l->w);
       if (rc != 0)
         note_error(l, rc);
     }
@@ -134,10 +158,43 @@ static void make_header(const itg_logger_cfg *cfg, itg_log_hdr *hdr) {
   }
 }
 
+static int remote(const itg_logger_cfg *cfg) {
+  return cfg->server_host != NULL && cfg->server_host[0] != '\0';
+}
+
 static int cfg_ok(const itg_logger_cfg *cfg) {
-  return cfg->path != NULL && cfg->batch >= 1 && cfg->capacity >= 1 &&
+  return (cfg->path != NULL || remote(cfg)) && cfg->batch >= 1 &&
+         cfg->capacity >= 1 &&
+         (cfg->transport == ITG_LOG_TCP || cfg->transport == ITG_LOG_UDP) &&
          cfg->capacity <= ITG__RING_MAX_CAPACITY && cfg->lanes >= 1 &&
          cfg->flush_ms >= 1;
+}
+
+/* Opens the file, or the session with the log server. */
+static int open_sink(itg_logger *l, const itg_logger_cfg *cfg,
+                     const itg_log_hdr *hdr) {
+  itg__ship_cfg sc;
+  int rc;
+  if (!remote(cfg))
+    return itg_logwriter_open(cfg->path, hdr, &l->w);
+  memset(&sc, 0, sizeof sc);
+  sc.host = cfg->server_host;
+  sc.port = cfg->server_port;
+  sc.transport = cfg->transport;
+  sc.token = cfg->token;
+  sc.name = cfg->path != NULL && cfg->path[0] != '\0' ? cfg->path : NULL;
+  sc.spill_path = cfg->spill_path;
+  sc.flows = cfg->flow_ids;
+  sc.nflows = cfg->n_flow_ids;
+  sc.batch = cfg->batch;
+  sc.hdr = *hdr;
+  rc = itg__ship_open(&sc, &l->ship);
+  if (rc == 0) {
+    snprintf(l->spill_path, sizeof l->spill_path, "%s",
+             itg__ship_spill_path(l->ship));
+    ship_counters(l);
+  }
+  return rc;
 }
 
 int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out) {
@@ -157,6 +214,9 @@ int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out) {
   atomic_init(&l->batches, 0);
   atomic_init(&l->full_waits, 0);
   atomic_init(&l->error, 0);
+  atomic_init(&l->spilled, 0);
+  atomic_init(&l->reconnects, 0);
+  atomic_init(&l->missing, 0);
   rc = ITG_ENOMEM;
   l->ring = calloc(cfg->lanes, sizeof *l->ring);
   if (l->ring == NULL)
@@ -180,7 +240,7 @@ int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out) {
   if (uv_cond_init(&l->room) != 0)
     goto out_destroy_work;
   make_header(cfg, &hdr);
-  rc = itg_logwriter_open(cfg->path, &hdr, &l->w);
+  rc = open_sink(l, cfg, &hdr);
   if (rc != 0)
     goto out_destroy_room;
   rc = ITG_ETHREAD;
@@ -190,6 +250,7 @@ int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out) {
   return 0;
 
 out_close_writer:
+  itg__ship_close(l->ship, NULL);
   itg_logwriter_close(l->w);
 out_destroy_room:
   uv_cond_destroy(&l->room);
@@ -246,9 +307,22 @@ void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out) {
   out->batches = atomic_load_explicit(&l->batches, memory_order_relaxed);
   out->full_waits = atomic_load_explicit(&l->full_waits, memory_order_relaxed);
   out->error = atomic_load(&l->error);
+  out->spilled = atomic_load_explicit(&l->spilled, memory_order_relaxed);
+  out->reconnects = atomic_load_explicit(&l->reconnects, memory_order_relaxed);
+  out->missing = atomic_load_explicit(&l->missing, memory_order_relaxed);
 }
 
-int itg_logger_close(itg_logger *l) {
+int itg_logger_spill_path(const itg_logger *l, char *buf, size_t len) {
+  if (l == NULL || buf == NULL || l->ship == NULL)
+    return ITG_EINVAL;
+  if (len > 0)
+    snprintf(buf, len, "%s", l->spill_path);
+  return 0;
+}
+
+int itg_logger_close(itg_logger *l) { return itg_logger_close_stats(l, NULL); }
+
+int itg_logger_close_stats(itg_logger *l, itg_logger_stats *final) {
   int rc, rc_close;
   uint32_t i;
   if (l == NULL)
@@ -259,7 +333,17 @@ int itg_logger_close(itg_logger *l) {
   uv_mutex_unlock(&l->mu);
   uv_thread_join(&l->thread);
   rc = atomic_load(&l->error);
-  rc_close = itg_logwriter_close(l->w);
+  if (l->ship != NULL) {
+    itg__ship_stats st;
+    rc_close = itg__ship_close(l->ship, &st);
+    atomic_store(&l->spilled, st.spilled);
+    atomic_store(&l->reconnects, st.reconnects);
+    atomic_store(&l->missing, st.missing);
+  } else {
+    rc_close = itg_logwriter_close(l->w);
+  }
+  if (final != NULL)
+    itg_logger_get_stats(l, final);
   if (rc == 0)
     rc = rc_close;
   uv_cond_destroy(&l->room);

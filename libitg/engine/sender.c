@@ -10,6 +10,8 @@ void itg_sender_cfg_init(itg_sender_cfg *cfg) {
   memset(cfg, 0, sizeof *cfg);
   cfg->wait = ITG_WAIT_HYBRID;
   cfg->log_batch = 64;
+  cfg->log_server_port = ITG_DEFAULT_LOG_PORT;
+  cfg->log_transport = ITG_LOG_TCP;
   cfg->connect_timeout_ns = 5000000000LL;
   cfg->cpu = -1;
 }
@@ -19,7 +21,8 @@ int itg_sender_new(const itg_sender_cfg *cfg, itg_sender **out) {
   if (cfg == NULL || out == NULL || cfg->wait < ITG_WAIT_HYBRID ||
       cfg->wait > ITG_WAIT_SPIN || cfg->log_batch == 0 ||
       cfg->connect_timeout_ns <= 0 || cfg->cpu < -1 ||
-      strnlen(cfg->log_path, ITG_PATH_MAX) == ITG_PATH_MAX)
+      strnlen(cfg->log_path, ITG_PATH_MAX) == ITG_PATH_MAX ||
+      strnlen(cfg->log_server, ITG_HOST_MAX) == ITG_HOST_MAX)
     return ITG_EINVAL;
   s = calloc(1, sizeof *s);
   if (s == NULL)
@@ -127,10 +130,15 @@ static void assign_ids(itg_sender *s) {
  * thread. */
 static int open_log(itg_sender *s) {
   itg_logger_cfg lc;
-  if (s->cfg.log_path[0] == '\0')
+  if (s->cfg.log_path[0] == '\0' && s->cfg.log_server[0] == '\0')
     return 0;
   itg_logger_cfg_init(&lc);
   lc.path = s->cfg.log_path;
+  if (s->cfg.log_server[0] != '\0') {
+    lc.server_host = s->cfg.log_server;
+    lc.server_port = s->cfg.log_server_port;
+    lc.transport = s->cfg.log_transport;
+  }
   lc.role = ITG_LOG_ROLE_SENDER;
   lc.clock = ITG_LOG_CLOCK_REALTIME;
   lc.batch = s->cfg.log_batch;

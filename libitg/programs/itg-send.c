@@ -16,7 +16,8 @@ static const char prog[] = "itg-send";
 static const char usage_text[] =
     "usage: itg-send [options] [flow options]\n"
     "       itg-send [options] -F script   (or: itg-send [options] script)\n"
-    "options: -l FILE sender log, -q D records per log write,\n"
+    "options: -l FILE sender log, -L ADDR[:PORT] [TCP|UDP] log server,\n"
+    "  -q D records per log write,\n"
     "  --wait hybrid|sleep|spin (-poll: spin), --cpu N, -h/--help, "
     "--version\n";
 
@@ -28,6 +29,11 @@ static const char help_text[] =
     "Options of itg-send itself:\n"
     "  -l FILE          log every packet sent (and every round trip) to FILE\n"
     "                   (default: no log)\n"
+    "  -L ADDR[:PORT] [TCP|UDP]  ship the sender log to the log server\n"
+    "                   itg-log at ADDR (port 9001, TCP by default) instead\n"
+    "                   of a file; -l then names the log asked for. Records\n"
+    "                   the server cannot take go to a spill file, named on\n"
+    "                   stderr\n"
     "  -q D             records per log write (default 64)\n"
     "  --wait MODE      how to wait between packets: hybrid (default: sleep,\n"
     "                   then spin the last microseconds), sleep, spin\n"
@@ -59,6 +65,48 @@ typedef struct options {
   const char **words; /* flow options, in order */
   int nwords;
 } options;
+
+/* -L ADDR[:PORT] [TCP|UDP] ("[v6]:PORT" for an IPv6 address with a port).
+ * Returns 0, or the usage exit status. */
+static int parse_log_server(options *o, int argc, char **argv, int *i) {
+  char msg[160];
+  const char *v, *colon, *host = NULL;
+  size_t hlen;
+  int rc = itg__cli_value(prog, usage_text, argc, argv, i, &v);
+  if (rc != 0)
+    return rc;
+  colon = strrchr(v, ':');
+  if (v[0] == '[') {
+    const char *end = strchr(v, ']');
+    if (end == NULL || (end[1] != '\0' && end[1] != ':'))
+      colon = NULL, host = NULL, v = "";
+    else {
+      host = v + 1;
+      hlen = (size_t)(end - host);
+      colon = end[1] == ':' ? end + 1 : NULL;
+    }
+  } else if (colon != NULL && strchr(v, ':') != colon) {
+    colon = NULL; /* a bare IPv6 address */
+  }
+  if (host == NULL) {
+    host = v;
+    hlen = colon != NULL ? (size_t)(colon - v) : strlen(v);
+  }
+  if (hlen == 0 || hlen >= sizeof o->cfg.log_server ||
+      (colon != NULL && itg__parse_port(colon + 1, &o->cfg.log_server_port) != 0)) {
+    snprintf(msg, sizeof msg, "-L: '%.64s' is not ADDR[:PORT]", v);
+    return itg__cli_bad_usage(prog, msg, usage_text);
+  }
+  memcpy(o->cfg.log_server, host, hlen);
+  o->cfg.log_server[hlen] = '\0';
+  if (*i + 1 < argc && (strcasecmp(argv[*i + 1], "TCP") == 0 ||
+                        strcasecmp(argv[*i + 1], "UDP") == 0)) {
+    (*i)++;
+    o->cfg.log_transport =
+        strcasecmp(argv[*i], "UDP") == 0 ? ITG_LOG_UDP : ITG_LOG_TCP;
+  }
+  return 0;
+}
 
 static int parse_wait(const char *w, itg_wait_mode *out) {
   if (strcmp(w, "hybrid") == 0)
@@ -101,6 +149,12 @@ static int parse_args(int argc, char **argv, options *o) {
       return rc;
     if (strcmp(a, "-poll") == 0) {
       o->cfg.wait = ITG_WAIT_SPIN;
+      continue;
+    }
+    if (strcmp(a, "-L") == 0) {
+      rc = parse_log_server(o, argc, argv, &i);
+      if (rc != 0)
+        return rc;
       continue;
     }
     if (strcmp(a, "-l") != 0 && strcmp(a, "-q") != 0 &&

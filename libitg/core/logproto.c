@@ -1,0 +1,272 @@
+/* The log-server protocol's frames and datagrams (see core/logproto.h). */
+#include "core/logproto.h"
+
+#include <string.h>
+
+#include "core/byteorder.h"
+
+void itg__lp_init(itg__lp_msg *m, itg__lp_type type) {
+  memset(m, 0, sizeof *m);
+  m->type = type;
+}
+
+/* Bounded writer over a buffer: `bad` is set once something did not fit. */
+typedef struct put {
+  uint8_t *p;
+  size_t len, at;
+  int bad;
+} put;
+
+static uint8_t *put_room(put *w, size_t n) {
+  uint8_t *at;
+  if (w->bad || w->len - w->at < n) {
+    w->bad = 1;
+    return NULL;
+  }
+  at = w->p + w->at;
+  w->at += n;
+  return at;
+}
+
+static void put_u8(put *w, uint8_t v) {
+  uint8_t *p = put_room(w, 1);
+  if (p != NULL)
+    *p = v;
+}
+
+static void put_u16(put *w, uint16_t v) {
+  uint8_t *p = put_room(w, 2);
+  if (p != NULL)
+    itg__put_be16(p, v);
+}
+
+static void put_u32(put *w, uint32_t v) {
+  uint8_t *p = put_room(w, 4);
+  if (p != NULL)
+    itg__put_be32(p, v);
+}
+
+static void put_u64(put *w, uint64_t v) {
+  uint8_t *p = put_room(w, 8);
+  if (p != NULL)
+    itg__put_be64(p, v);
+}
+
+static void put_text(put *w, const char *s) {
+  size_t n = strlen(s);
+  uint8_t *p;
+  put_u16(w, (uint16_t)n);
+  p = put_room(w, n);
+  if (p != NULL)
+    memcpy(p, s, n);
+}
+
+int itg__lp_encode(const itg__lp_msg *m, const itg_logrec *batch, uint8_t *buf,
+                   size_t len) {
+  put w = {buf, len, ITG__LP_HDR_LEN, 0};
+  size_t body;
+  uint32_t i;
+  if (len < ITG__LP_HDR_LEN)
+    return ITG_ETRUNC;
+  switch (m->type) {
+  case ITG__LP_REGISTER:
+    if (m->nflows > ITG__LP_MAX_FLOWS ||
+        strnlen(m->token, sizeof m->token) > ITG__LP_TOKEN_MAX ||
+        strnlen(m->host, sizeof m->host) >= sizeof m->host ||
+        strnlen(m->name, sizeof m->name) > ITG__LP_NAME_MAX)
+      return ITG_EINVAL;
+    put_u8(&w, m->transport);
+    put_u8(&w, m->role);
+    put_u16(&w, m->nflows);
+    for (i = 0; i < m->nflows; i++)
+      put_u32(&w, m->flows[i]);
+    put_text(&w, m->token);
+    put_text(&w, m->host);
+    put_text(&w, m->name);
+    break;
+  case ITG__LP_REGISTER_ACK:
+    if (strnlen(m->name, sizeof m->name) > ITG__LP_NAME_MAX)
+      return ITG_EINVAL;
+    put_u32(&w, (uint32_t)m->status);
+    put_u32(&w, m->session);
+    put_u32(&w, m->key);
+    put_u16(&w, m->udp_port);
+    put_text(&w, m->name);
+    break;
+  case ITG__LP_BATCH:
+    if (m->nrecs > ITG__LP_MAX_RECS || (batch == NULL && m->nrecs > 0))
+      return ITG_EINVAL;
+    put_u64(&w, m->seq);
+    for (i = 0; i < m->nrecs; i++) {
+      uint8_t *p = put_room(&w, ITG_LOG_RECORD_LEN);
+      if (p != NULL)
+        itg_logrec_encode(&batch[i], p);
+    }
+    break;
+  case ITG__LP_ACK:
+  case ITG__LP_LEAVE:
+    put_u64(&w, m->seq);
+    break;
+  case ITG__LP_LEAVE_ACK:
+    put_u64(&w, m->seq);
+    put_u64(&w, m->missing);
+    break;
+  default:
+    return ITG_EINVAL;
+  }
+  if (w.bad)
+    return ITG_ETRUNC;
+  body = w.at - ITG__LP_HDR_LEN;
+  buf[0] = (uint8_t)m->type;
+  buf[1] = (uint8_t)ITG__LP_VERSION;
+  itg__put_be16(buf + 2, 0);
+  itg__put_be32(buf + 4, (uint32_t)body);
+  return (int)w.at;
+}
+
+/* Bounded reader over a body: `bad` is set on any overrun. */
+typedef struct get {
+  const uint8_t *p;
+  size_t len, at;
+  int bad;
+} get;
+
+static const uint8_t *get_room(get *r, size_t n) {
+  const uint8_t *at;
+  if (r->bad || r->len - r->at < n) {
+    r->bad = 1;
+    return NULL;
+  }
+  at = r->p + r->at;
+  r->at += n;
+  return at;
+}
+
+static uint8_t get_u8(get *r) {
+  const uint8_t *p = get_room(r, 1);
+  return p != NULL ? *p : 0;
+}
+
+static uint16_t get_u16(get *r) {
+  const uint8_t *p = get_room(r, 2);
+  return p != NULL ? itg__get_be16(p) : 0;
+}
+
+static uint32_t get_u32(get *r) {
+  const uint8_t *p = get_room(r, 4);
+  return p != NULL ? itg__get_be32(p) : 0;
+}
+
+static uint64_t get_u64(get *r) {
+  const uint8_t *p = get_room(r, 8);
+  return p != NULL ? itg__get_be64(p) : 0;
+}
+
+/* Reads a text field into dst[0..cap): too long or holding a NUL is bad. */
+static void get_text(get *r, char *dst, size_t cap) {
+  uint16_t n = get_u16(r);
+  const uint8_t *p = get_room(r, n);
+  if (p == NULL || n >= cap || memchr(p, 0, n) != NULL) {
+    r->bad = 1;
+    return;
+  }
+  memcpy(dst, p, n);
+  dst[n] = '\0';
+}
+
+int itg__lp_decode(const uint8_t *buf, size_t len, itg__lp_msg *out) {
+  get r;
+  uint32_t body, i;
+  if (len < ITG__LP_HDR_LEN)
+    return ITG_ETRUNC;
+  if (buf[1] != ITG__LP_VERSION)
+    return ITG_EVERSION;
+  body = itg__get_be32(buf + 4);
+  if (itg__get_be16(buf + 2) != 0 || body > ITG__LP_MAX_BODY)
+    return ITG_EBADMSG;
+  if (len - ITG__LP_HDR_LEN < body)
+    return ITG_ETRUNC;
+  itg__lp_init(out, (itg__lp_type)buf[0]);
+  r.p = buf + ITG__LP_HDR_LEN;
+  r.len = body;
+  r.at = 0;
+  r.bad = 0;
+  switch (buf[0]) {
+  case ITG__LP_REGISTER:
+    out->transport = get_u8(&r);
+    out->role = get_u8(&r);
+    out->nflows = get_u16(&r);
+    if (out->transport > ITG__LP_UDP || out->nflows > ITG__LP_MAX_FLOWS ||
+        (out->role != ITG_LOG_ROLE_SENDER && out->role != ITG_LOG_ROLE_RECEIVER))
+      return ITG_EBADMSG;
+    for (i = 0; i < out->nflows; i++)
+      out->flows[i] = get_u32(&r);
+    get_text(&r, out->token, sizeof out->token);
+    get_text(&r, out->host, sizeof out->host);
+    get_text(&r, out->name, sizeof out->name);
+    break;
+  case ITG__LP_REGISTER_ACK:
+    out->status = (int32_t)get_u32(&r);
+    out->session = get_u32(&r);
+    out->key = get_u32(&r);
+    out->udp_port = get_u16(&r);
+    get_text(&r, out->name, sizeof out->name);
+    break;
+  case ITG__LP_BATCH:
+    out->seq = get_u64(&r);
+    if (r.bad || (body - 8u) % ITG_LOG_RECORD_LEN != 0)
+      return ITG_EBADMSG;
+    out->nrecs = (body - 8u) / ITG_LOG_RECORD_LEN;
+    out->recs = get_room(&r, body - 8u);
+    break;
+  case ITG__LP_ACK:
+  case ITG__LP_LEAVE:
+    out->seq = get_u64(&r);
+    break;
+  case ITG__LP_LEAVE_ACK:
+    out->seq = get_u64(&r);
+    out->missing = get_u64(&r);
+    break;
+  default:
+    return ITG_EBADMSG;
+  }
+  if (r.bad || r.at != body)
+    return ITG_EBADMSG;
+  return (int)(ITG__LP_HDR_LEN + body);
+}
+
+size_t itg__lp_dgram_encode(uint32_t session, uint32_t key, uint64_t seq,
+                            const itg_logrec *recs, size_t n, uint8_t *buf) {
+  size_t i;
+  itg__put_be32(buf, session);
+  itg__put_be32(buf + 4, key);
+  itg__put_be64(buf + 8, seq);
+  for (i = 0; i < n; i++)
+    itg_logrec_encode(&recs[i], buf + ITG__LP_UDP_HDR + i * ITG_LOG_RECORD_LEN);
+  return ITG__LP_UDP_HDR + n * ITG_LOG_RECORD_LEN;
+}
+
+int itg__lp_dgram_decode(const uint8_t *buf, size_t len, uint32_t *session,
+                         uint32_t *key, uint64_t *seq) {
+  if (len < ITG__LP_UDP_HDR || (len - ITG__LP_UDP_HDR) % ITG_LOG_RECORD_LEN != 0 ||
+      len > ITG__LP_MAX_DGRAM)
+    return ITG_EBADMSG;
+  *session = itg__get_be32(buf);
+  *key = itg__get_be32(buf + 4);
+  *seq = itg__get_be64(buf + 8);
+  return (int)((len - ITG__LP_UDP_HDR) / ITG_LOG_RECORD_LEN);
+}
+
+int itg__lp_name_ok(const char *name) {
+  size_t n = strnlen(name, ITG__LP_NAME_MAX + 1);
+  size_t i;
+  if (n == 0 || n > ITG__LP_NAME_MAX || name[0] == '.' ||
+      strstr(name, "..") != NULL)
+    return 0;
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)name[i];
+    if (c < 0x20 || c == 0x7f || c == '/' || c == '\\' || c == ':')
+      return 0;
+  }
+  return 1;
+}

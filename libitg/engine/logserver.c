@@ -1,0 +1,317 @@
+/* The log server's public face: configuration, allowed networks, its loop
+ * thread with the TCP and UDP ports and the flush timer, counters and
+ * stopping. Clients and their sessions are in logserver_session.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/parse.h"
+#include "engine/logserver_internal.h"
+#include "engine/receiver_internal.h"
+#include "platform/platform.h"
+
+void itg_logserver_cfg_init(itg_logserver_cfg *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->port = ITG_DEFAULT_LOG_PORT;
+  cfg->max_clients = 1024;
+  cfg->flush_ms = 1000;
+}
+
+int itg_logserver_cfg_allow(itg_logserver_cfg *cfg, const char *cidr) {
+  char addr[64];
+  const char *slash;
+  itg_logserver_net net;
+  size_t n;
+  uint64_t prefix;
+  if (cfg == NULL || cidr == NULL)
+    return ITG_EINVAL;
+  slash = strchr(cidr, '/');
+  n = slash != NULL ? (size_t)(slash - cidr) : strlen(cidr);
+  if (n == 0 || n >= sizeof addr)
+    return ITG_EINVAL;
+  memcpy(addr, cidr, n);
+  addr[n] = '\0';
+  memset(&net, 0, sizeof net);
+  if (uv_inet_pton(AF_INET, addr, net.addr) == 0)
+    net.family = 4;
+  else if (uv_inet_pton(AF_INET6, addr, net.addr) == 0)
+    net.family = 6;
+  else
+    return ITG_EINVAL;
+  prefix = net.family == 4 ? 32 : 128;
+  if (slash != NULL && itg__parse_u64(slash + 1, 0, prefix, &prefix) != 0)
+    return ITG_EINVAL;
+  net.prefix = (uint8_t)prefix;
+  if (cfg->n_allow >= ITG_LOGSERVER_MAX_NETS)
+    return ITG_ELIMIT;
+  cfg->allow[cfg->n_allow++] = net;
+  return 0;
+}
+
+/* Returns 1 if the first `bits` bits of a and b agree. */
+static int prefix_match(const uint8_t *a, const uint8_t *b, unsigned bits) {
+  unsigned whole = bits / 8, rest = bits % 8;
+  if (memcmp(a, b, whole) != 0)
+    return 0;
+  return rest == 0 ||
+         ((a[whole] ^ b[whole]) & (uint8_t)(0xFF << (8 - rest))) == 0;
+}
+
+int itg__ls_allowed(const itg_logserver *s, const struct sockaddr *sa) {
+  static const uint8_t v4_loop[4] = {127, 0, 0, 0};
+  static const uint8_t v6_loop[16] = {0, 0, 0, 0, 0, 0, 0, 0,
+                                      0, 0, 0, 0, 0, 0, 0, 1};
+  static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+  uint8_t a[16];
+  int family;
+  uint32_t i;
+  if (sa->sa_family == AF_INET) {
+    memcpy(a, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+    family = 4;
+  } else if (sa->sa_family == AF_INET6) {
+    memcpy(a, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+    family = 6;
+    if (memcmp(a, v4_mapped, sizeof v4_mapped) == 0) {
+      memmove(a, a + 12, 4);
+      family = 4;
+    }
+  } else {
+    return 0;
+  }
+  if (family == 4 ? prefix_match(a, v4_loop, 8) : prefix_match(a, v6_loop, 128))
+    return 1;
+  for (i = 0; i < s->cfg.n_allow; i++)
+    if (s->cfg.allow[i].family == family &&
+        prefix_match(a, s->cfg.allow[i].addr, s->cfg.allow[i].prefix))
+      return 1;
+  return 0;
+}
+
+int itg_logserver_new(const itg_logserver_cfg *cfg, itg_logserver **out) {
+  itg_logserver *s;
+  if (cfg == NULL || out == NULL || cfg->max_clients == 0 ||
+      cfg->flush_ms == 0 || cfg->n_allow > ITG_LOGSERVER_MAX_NETS ||
+      strnlen(cfg->bind_host, ITG_HOST_MAX) == ITG_HOST_MAX ||
+      strnlen(cfg->dir, ITG_PATH_MAX) == ITG_PATH_MAX ||
+      strnlen(cfg->token, sizeof cfg->token) == sizeof cfg->token)
+    return ITG_EINVAL;
+  s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return ITG_ENOMEM;
+  if (uv_mutex_init(&s->lock) != 0) {
+    free(s);
+    return ITG_ENOMEM;
+  }
+  s->cfg = *cfg;
+  s->next_session = 1;
+  s->key_state = (uint64_t)itg__real_ns() ^ ((uint64_t)uv_os_getpid() << 32);
+  *out = s;
+  return 0;
+}
+
+void itg__ls_event(itg_logserver *s, const itg_log_session_event *ev) {
+  if (s->cfg.on_session != NULL)
+    s->cfg.on_session(ev, s->cfg.user);
+}
+
+/* Frees a refused client (its handle is its first member). */
+static void free_refused(uv_handle_t *h) { free(h); }
+
+static void on_connection(uv_stream_t *server, int status) {
+  itg_logserver *s = server->data;
+  itg__ls_client *c;
+  struct sockaddr_storage ss;
+  int len = (int)sizeof ss;
+  if (status < 0)
+    return;
+  c = calloc(1, sizeof *c);
+  if (c == NULL || uv_tcp_init(&s->loop, &c->tcp) != 0) {
+    free(c);
+    return;
+  }
+  if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0 ||
+      uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) != 0 ||
+      !itg__ls_allowed(s, (struct sockaddr *)&ss) ||
+      s->nclients >= s->cfg.max_clients) {
+    itg_log_session_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ITG_LOG_SESSION_REFUSED;
+    ev.status = s->nclients >= s->cfg.max_clients ? ITG_ELIMIT : ITG_EPERM;
+    snprintf(ev.message, sizeof ev.message, "%s",
+             ev.status == ITG_ELIMIT ? "too many clients"
+                                     : "address not allowed");
+    atomic_fetch_add(&s->n_refused, 1);
+    itg__ls_event(s, &ev);
+    c->tcp.data = c;
+    uv_close((uv_handle_t *)&c->tcp, free_refused);
+    return;
+  }
+  {
+    itg__addr a;
+    memcpy(&a.ss, &ss, sizeof ss);
+    a.len = (socklen_t)len;
+    itg__addr_format(&a, c->peer, sizeof c->peer);
+  }
+  itg__ls_client_start(s, c);
+}
+
+static void on_udp_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
+  itg_logserver *s = h->data;
+  (void)hint;
+  *buf = uv_buf_init((char *)s->dgram, sizeof s->dgram);
+}
+
+static void on_udp(uv_udp_t *h, ssize_t n, const uv_buf_t *buf,
+                   const struct sockaddr *from, unsigned flags) {
+  itg_logserver *s = h->data;
+  (void)buf;
+  if (n <= 0 || from == NULL || (flags & UV_UDP_PARTIAL) ||
+      !itg__ls_allowed(s, from))
+    return;
+  itg__ls_udp_batch(s, s->dgram, (size_t)n);
+}
+
+static void on_flush(uv_timer_t *t) { itg__ls_flush_all(t->data); }
+
+/* Wake-up from another thread: the only message is "stop". */
+static void on_wake(uv_async_t *h) {
+  itg_logserver *s = h->data;
+  if (s->stop_asked)
+    return;
+  s->stop_asked = 1;
+  uv_close((uv_handle_t *)&s->server, NULL);
+  uv_close((uv_handle_t *)&s->udp, NULL);
+  uv_close((uv_handle_t *)&s->flush, NULL);
+  while (s->clients != NULL)
+    itg__ls_client_close(s->clients);
+  uv_close((uv_handle_t *)&s->wake, NULL);
+}
+
+static void loop_main(void *arg) {
+  itg_logserver *s = arg;
+  uv_run(&s->loop, UV_RUN_DEFAULT);
+}
+
+/* Binds the TCP port, then the UDP port (the same number unless 0). */
+static int bind_ports(itg_logserver *s) {
+  itg__addr a;
+  struct sockaddr_storage ss;
+  int len = (int)sizeof ss;
+  int rc;
+  if (itg__addr_resolve(s->cfg.bind_host, s->cfg.port, 1, &a) != 0)
+    return ITG_EADDR;
+  rc = uv_tcp_bind(&s->server, (const struct sockaddr *)&a.ss, 0);
+  if (rc == 0)
+    rc = uv_listen((uv_stream_t *)&s->server, 128, on_connection);
+  if (rc != 0)
+    return itg__rx_uv_err(rc);
+  if (uv_tcp_getsockname(&s->server, (struct sockaddr *)&ss, &len) != 0)
+    return ITG_ESOCKET;
+  memcpy(&a.ss, &ss, sizeof ss);
+  s->port = itg__addr_port(&a);
+  itg__addr_set_port(&a, s->cfg.port == 0 ? 0 : s->port);
+  rc = uv_udp_bind(&s->udp, (const struct sockaddr *)&a.ss, 0);
+  if (rc != 0)
+    return itg__rx_uv_err(rc);
+  len = (int)sizeof ss;
+  if (uv_udp_getsockname(&s->udp, (struct sockaddr *)&ss, &len) != 0)
+    return ITG_ESOCKET;
+  memcpy(&a.ss, &ss, sizeof ss);
+  s->udp_port = itg__addr_port(&a);
+  {
+    int size = 8 * 1024 * 1024;
+    uv_recv_buffer_size((uv_handle_t *)&s->udp, &size);
+  }
+  rc = uv_udp_recv_start(&s->udp, on_udp_alloc, on_udp);
+  return rc != 0 ? itg__rx_uv_err(rc) : 0;
+}
+
+int itg_logserver_start(itg_logserver *s) {
+  uv_fs_t req;
+  int rc;
+  if (s == NULL)
+    return ITG_EINVAL;
+  if (s->started || s->stopped)
+    return ITG_ESTATE;
+  rc = itg__platform_init();
+  if (rc < 0)
+    return rc;
+  rc = uv_fs_stat(NULL, &req, s->cfg.dir[0] != '\0' ? s->cfg.dir : ".", NULL);
+  uv_fs_req_cleanup(&req);
+  if (rc != 0 || !(req.statbuf.st_mode & S_IFDIR))
+    return ITG_ENOENT;
+  if (uv_loop_init(&s->loop) != 0)
+    return ITG_ENOMEM;
+  uv_tcp_init(&s->loop, &s->server);
+  uv_udp_init(&s->loop, &s->udp);
+  uv_timer_init(&s->loop, &s->flush);
+  s->server.data = s->udp.data = s->flush.data = s;
+  rc = bind_ports(s);
+  if (rc < 0)
+    goto out_close;
+  uv_timer_start(&s->flush, on_flush, s->cfg.flush_ms, s->cfg.flush_ms);
+  rc = ITG_ETHREAD;
+  if (uv_async_init(&s->loop, &s->wake, on_wake) != 0)
+    goto out_close;
+  s->wake.data = s;
+  if (uv_thread_create(&s->thread, loop_main, s) != 0) {
+    uv_close((uv_handle_t *)&s->wake, NULL);
+    goto out_close;
+  }
+  s->started = 1;
+  return 0;
+
+out_close:
+  uv_close((uv_handle_t *)&s->server, NULL);
+  uv_close((uv_handle_t *)&s->udp, NULL);
+  uv_close((uv_handle_t *)&s->flush, NULL);
+  uv_run(&s->loop, UV_RUN_DEFAULT);
+  uv_loop_close(&s->loop);
+  return rc;
+}
+
+uint16_t itg_logserver_port(const itg_logserver *s) {
+  return s != NULL ? s->port : 0;
+}
+
+uint16_t itg_logserver_udp_port(const itg_logserver *s) {
+  return s != NULL ? s->udp_port : 0;
+}
+
+void itg_logserver_get_stats(itg_logserver *s, itg_logserver_stats *out) {
+  memset(out, 0, sizeof *out);
+  if (s == NULL)
+    return;
+  out->sessions_open = atomic_load(&s->n_open);
+  out->sessions_total = atomic_load(&s->n_total);
+  out->incomplete = atomic_load(&s->n_incomplete);
+  out->refused = atomic_load(&s->n_refused);
+  out->records = atomic_load(&s->n_records);
+  out->missing = atomic_load(&s->n_missing);
+}
+
+int itg_logserver_stop(itg_logserver *s) {
+  int join = 0;
+  if (s == NULL)
+    return ITG_EINVAL;
+  uv_mutex_lock(&s->lock);
+  if (!s->stopped) {
+    s->stopped = 1;
+    join = s->started;
+  }
+  uv_mutex_unlock(&s->lock);
+  if (join) {
+    uv_async_send(&s->wake);
+    uv_thread_join(&s->thread);
+    uv_loop_close(&s->loop);
+  }
+  return 0;
+}
+
+void itg_logserver_free(itg_logserver *s) {
+  if (s == NULL)
+    return;
+  itg_logserver_stop(s);
+  uv_mutex_destroy(&s->lock);
+  free(s);
+}

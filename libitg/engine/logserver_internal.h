@@ -1,0 +1,82 @@
+/* The log server's insides, shared by logserver.c (loop, ports, access)
+ * and logserver_session.c (clients, sessions, files). Everything here runs
+ * on the server's loop thread unless said otherwise. */
+#ifndef ITG_ENGINE_LOGSERVER_INTERNAL_H
+#define ITG_ENGINE_LOGSERVER_INTERNAL_H
+
+#include <stdatomic.h>
+#include <uv.h>
+
+#include "core/logproto.h"
+#include "itg/logserver.h"
+
+/* A UDP session's leave waits this long for its last datagrams. */
+#define ITG__LS_LINGER_MS 300
+
+typedef struct itg__ls_client {
+  uv_tcp_t tcp;
+  uv_timer_t linger; /* UDP: the wait for datagrams after LEAVE */
+  int handles;       /* handles still open; freed at 0 */
+  itg_logserver *srv;
+  struct itg__ls_client *next, *prev;
+  int registered;    /* a session is open */
+  int closing;
+  uint32_t session, key;
+  uint8_t transport, role;
+  uint32_t gap_flow; /* flow id of gap records */
+  itg_logwriter *w;
+  char file[ITG_PATH_MAX]; /* name in the directory */
+  char path[2 * ITG_PATH_MAX + 16];
+  char peer[ITG_HOST_MAX];
+  char host[32];
+  uint64_t next_seq;  /* offset of the next record expected */
+  uint64_t written;   /* records written */
+  uint64_t missing;
+  uint64_t acked;     /* TCP: last ACK sent */
+  uint64_t leave_total;
+  int leave_asked;
+  int dirty;          /* written since the last flush */
+  size_t rlen;
+  uint8_t rbuf[ITG__LP_MAX_FRAME];
+} itg__ls_client;
+
+struct itg_logserver {
+  itg_logserver_cfg cfg;
+  uv_loop_t loop;
+  uv_tcp_t server;
+  uv_udp_t udp;
+  uv_timer_t flush;
+  uv_async_t wake;
+  uv_thread_t thread;
+  int started, stopped, stop_asked;
+  uint16_t port, udp_port;
+  uv_mutex_t lock; /* started / stopped */
+  itg__ls_client *clients;
+  uint32_t nclients;
+  uint32_t next_session;
+  uint64_t key_state; /* splitmix64 state for session keys */
+  uint8_t dgram[ITG__LP_MAX_DGRAM];
+  itg_logrec recs[ITG__LP_MAX_RECS];
+  _Atomic uint64_t n_open, n_total, n_incomplete, n_refused, n_records,
+      n_missing;
+};
+
+/* Returns 1 if the address may use the server (loopback or cfg.allow). */
+int itg__ls_allowed(const itg_logserver *s, const struct sockaddr *sa);
+
+/* Takes a new TCP connection (accepted already, allowed). */
+void itg__ls_client_start(itg_logserver *s, itg__ls_client *c);
+
+/* Handles one UDP batch datagram. */
+void itg__ls_udp_batch(itg_logserver *s, const uint8_t *buf, size_t len);
+
+/* Flushes every session written since the last flush (the timer). */
+void itg__ls_flush_all(itg_logserver *s);
+
+/* Closes a client: its open session is kept, marked incomplete. */
+void itg__ls_client_close(itg__ls_client *c);
+
+/* Reports an event to cfg.on_session. */
+void itg__ls_event(itg_logserver *s, const itg_log_session_event *ev);
+
+#endif

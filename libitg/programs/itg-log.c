@@ -1,0 +1,166 @@
+/* itg-log: the log server (D-ITG's ITGLog). Writes each client's session
+ * to a file of its own in DIR until SIGINT or SIGTERM, one line per session
+ * opened, refused or closed on stderr. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/parse.h"
+#include "itg.h"
+#include "programs/cli.h"
+
+static const char prog[] = "itg-log";
+
+static const char usage_text[] =
+    "usage: itg-log [-p PORT] [-a ADDR] [-d DIR] [-A CIDR]... [-k TOKEN]\n"
+    "               [--max-clients N] [-h|--help] [--version]\n";
+
+static const char help_text[] =
+    "\n"
+    "Collects the logs that itg-send (-L) and itg-recv (asked with -X) ship,\n"
+    "one file per session in DIR, until SIGINT or SIGTERM. A session whose\n"
+    "client did not leave is kept with the suffix .incomplete.\n"
+    "\n"
+    "  -p PORT        TCP and UDP port (default 9001)\n"
+    "  -a ADDR        address to listen on (default: every address)\n"
+    "  -d DIR         where the files go (default: the current directory)\n"
+    "  -A CIDR        also accept clients from this network (loopback always)\n"
+    "  -k TOKEN, --token TOKEN  clients must present this token\n"
+    "  --max-clients N  clients at once (default 1024)\n";
+
+static const char *role_name(uint32_t role) {
+  return role == ITG_LOG_ROLE_RECEIVER ? "receiver" : "sender";
+}
+
+static void on_session(const itg_log_session_event *ev, void *user) {
+  const char *t = ev->transport == ITG_LOG_UDP ? "UDP" : "TCP";
+  (void)user;
+  switch (ev->kind) {
+  case ITG_LOG_SESSION_OPENED:
+    fprintf(stderr, "%s: session %u from %s (%s %s, %s): %s\n", prog,
+            ev->session, ev->peer, ev->host, role_name(ev->role), t, ev->file);
+    break;
+  case ITG_LOG_SESSION_REFUSED:
+    fprintf(stderr, "%s: client %s refused: %s\n", prog,
+            ev->peer[0] ? ev->peer : "?", ev->message);
+    break;
+  case ITG_LOG_SESSION_CLOSED:
+    fprintf(stderr, "%s: session %u %s: %s, %llu records, %llu missing\n",
+            prog, ev->session, ev->complete ? "closed" : "ended incomplete",
+            ev->file, (unsigned long long)ev->records,
+            (unsigned long long)ev->missing);
+    break;
+  }
+}
+
+static int copy_value(const char *opt, const char *v, char *dst, size_t len) {
+  char msg[128];
+  if (strlen(v) >= len) {
+    snprintf(msg, sizeof msg, "%s: value too long", opt);
+    return itg__cli_bad_usage(prog, msg, usage_text);
+  }
+  strcpy(dst, v);
+  return 0;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, itg_logserver_cfg *cfg) {
+  char msg[160];
+  const char *v;
+  int i, rc;
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    uint64_t n;
+    rc = itg__cli_info(prog, a, 1, usage_text, help_text);
+    if (rc >= 0)
+      return rc;
+    if (strcmp(a, "-p") != 0 && strcmp(a, "-a") != 0 && strcmp(a, "-d") != 0 &&
+        strcmp(a, "-A") != 0 && strcmp(a, "-k") != 0 &&
+        strcmp(a, "--token") != 0 && strcmp(a, "--max-clients") != 0) {
+      snprintf(msg, sizeof msg, "unknown option '%.64s'", a);
+      return itg__cli_bad_usage(prog, msg, usage_text);
+    }
+    rc = itg__cli_value(prog, usage_text, argc, argv, &i, &v);
+    if (rc != 0)
+      return rc;
+    if (strcmp(a, "-a") == 0)
+      rc = copy_value(a, v, cfg->bind_host, sizeof cfg->bind_host);
+    else if (strcmp(a, "-d") == 0)
+      rc = copy_value(a, v, cfg->dir, sizeof cfg->dir);
+    else if (strcmp(a, "-k") == 0 || strcmp(a, "--token") == 0)
+      rc = copy_value(a, v, cfg->token, sizeof cfg->token);
+    else if (strcmp(a, "-A") == 0) {
+      if (itg_logserver_cfg_allow(cfg, v) != 0) {
+        snprintf(msg, sizeof msg, "-A: '%.64s' is not a network (or too many)",
+                 v);
+        return itg__cli_bad_usage(prog, msg, usage_text);
+      }
+    } else if (strcmp(a, "--max-clients") == 0) {
+      if (itg__parse_u64(v, 1, 1000000, &n) != 0) {
+        snprintf(msg, sizeof msg, "%s: '%.64s' is not a count in 1..1000000",
+                 a, v);
+        return itg__cli_bad_usage(prog, msg, usage_text);
+      }
+      cfg->max_clients = (uint32_t)n;
+    } else if (itg__parse_port(v, &cfg->port) != 0) {
+      snprintf(msg, sizeof msg, "%s: '%.64s' is not a port", a, v);
+      return itg__cli_bad_usage(prog, msg, usage_text);
+    }
+    if (rc != 0)
+      return rc;
+  }
+  return -1;
+}
+
+static void on_signal(void *user, int signum) {
+  (void)signum;
+  uv_sem_post(user);
+}
+
+int main(int argc, char **argv) {
+  itg_logserver_cfg cfg;
+  itg_logserver_stats st;
+  itg__cli_sigwatch w;
+  itg_logserver *s;
+  uv_sem_t quit;
+  char msg[256];
+  int rc, status;
+  itg_logserver_cfg_init(&cfg);
+  cfg.on_session = on_session;
+  status = parse_args(argc, argv, &cfg);
+  if (status >= 0)
+    return status;
+  if (uv_sem_init(&quit, 0) != 0 || itg_logserver_new(&cfg, &s) != 0) {
+    itg__cli_error(prog, "out of memory");
+    return ITG__CLI_EXIT_FAIL;
+  }
+  if (itg__cli_sigwatch_start(&w, on_signal, &quit) != 0) {
+    itg__cli_error(prog, "cannot watch for signals");
+    itg_logserver_free(s);
+    return ITG__CLI_EXIT_FAIL;
+  }
+  rc = itg_logserver_start(s);
+  if (rc < 0) {
+    snprintf(msg, sizeof msg, "cannot start on %.100s port %u (dir %.100s): %s",
+             cfg.bind_host[0] ? cfg.bind_host : "every address",
+             (unsigned)cfg.port, cfg.dir[0] ? cfg.dir : ".", itg_strerror(rc));
+    itg__cli_error(prog, msg);
+    itg__cli_sigwatch_stop(&w);
+    itg_logserver_free(s);
+    return ITG__CLI_EXIT_FAIL;
+  }
+  fprintf(stderr, "%s: listening on TCP %u and UDP %u\n", prog,
+          itg_logserver_port(s), itg_logserver_udp_port(s));
+  uv_sem_wait(&quit);
+  itg_logserver_stop(s);
+  itg__cli_sigwatch_stop(&w);
+  itg_logserver_get_stats(s, &st);
+  fprintf(stderr, "%s: %llu sessions (%llu incomplete), %llu refused, %llu "
+          "records, %llu missing\n", prog,
+          (unsigned long long)st.sessions_total,
+          (unsigned long long)st.incomplete, (unsigned long long)st.refused,
+          (unsigned long long)st.records, (unsigned long long)st.missing);
+  status = ITG__CLI_EXIT_OK;
+  itg_logserver_free(s);
+  uv_sem_destroy(&quit);
+  return status;
+}

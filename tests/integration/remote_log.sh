@@ -1,0 +1,95 @@
+#!/bin/sh
+# Remote logging with the programs: itg-send ships its log (-L) to itg-log
+# at 20 000 pkt/s for 3 s. Over TCP the server's file decodes to exactly
+# the packets counted on the wire; with the log server killed (SIGKILL) and
+# restarted mid-run, its files plus the sender's spill file hold every
+# packet; over UDP the records written plus the gap count are every record
+# shipped.
+BUILD=$1
+. "$(dirname "$0")/lib.sh"
+
+LOGD="$WORK/logs"
+mkdir -p "$LOGD"
+build_wiretap
+cd "$WORK" || die "cd"
+
+start_log() {
+  "$BIN/itg-log" -p 19701 -d "$LOGD" >>"$WORK/log.out" 2>&1 &
+  LOG_PID=$!
+  PIDS="$PIDS $LOG_PID"
+  wait_until 10 tcp_listening 19701 || die "itg-log did not listen"
+}
+
+# records FILE...: distinct (flow, seq) of the sender's packet records, all
+# records that are packets, and the sum of gap records, over the files.
+records() {
+  python3 - "$@" <<'PY'
+import struct, sys
+seen, packets, gaps = set(), 0, 0
+for path in sys.argv[1:]:
+    data = open(path, "rb").read()
+    for off in range(64, len(data) - 31, 32):
+        flow, size, flags, seq = struct.unpack_from("<IHHQ", data, off)
+        if flags & 0x20:
+            gaps += seq
+        elif not flags & 0x10:
+            packets += 1
+            seen.add((flow, seq))
+print(len(seen), packets, gaps)
+PY
+}
+
+start_recv 19702 "$WORK/recv.log"
+start_log
+
+# 1. TCP, against the wire.
+start_tap 19703 6 "$WORK/cap1.bin"
+"$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19703 -C 20000 -c 100 -t 3000 \
+  -L 127.0.0.1:19701 TCP -l tcp.log >"$WORK/send1.out" 2>&1
+check "the TCP-logged flow succeeds" [ $? -eq 0 ]
+wait "$TAP_PID"
+wire=$(tap_count "$WORK/cap1.bin")
+"$BIN/itg-dec" --json "$LOGD/tcp.log" >"$WORK/tcp.json" || die "itg-dec"
+logged=$(json_field "$WORK/tcp.json" 'r["total"]["packets"]')
+echo "wire $wire, server log $logged"
+check "the server's log holds exactly the packets on the wire" [ "$wire" -eq "$logged" ]
+check "the session closed complete" grep -q "closed: tcp.log," "$WORK/log.out"
+
+# 2. The log server killed and restarted mid-run.
+"$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19704 -C 20000 -c 100 -t 3000 \
+  -L 127.0.0.1:19701 TCP -l kill.log >"$WORK/send2.out" 2>&1 &
+SEND_PID=$!
+PIDS="$PIDS $SEND_PID"
+grown() { [ -f "$LOGD/kill.log" ] && [ "$(stat -c %s "$LOGD/kill.log")" -ge 320000 ]; }
+wait_until 10 grown || die "the second session never got going"
+kill -9 "$LOG_PID"
+wait "$LOG_PID" 2>/dev/null
+start_log
+wait "$SEND_PID"
+check "the flow goes on through the server's death" [ $? -eq 0 ]
+kill -TERM "$LOG_PID"
+wait "$LOG_PID"
+check "itg-log exits 0 on SIGTERM" [ $? -eq 0 ]
+sent=$(sed -n 's/.*flow [0-9]*: \([0-9]*\) packets.*/\1/p' "$WORK/send2.out")
+spill=$(ls "$WORK"/kill.log.*.spill 2>/dev/null)
+set -- $(records "$LOGD"/kill.log* $spill)
+echo "sent $sent; distinct $1, records $2 (server files + spill: $(ls "$LOGD" | tr '\n' ' ') $spill)"
+check "a spill file was written" [ -n "$spill" ]
+check "server files plus spill hold every packet" [ "$1" -eq "$sent" ]
+start_log
+
+# 3. UDP: what is written plus what is counted missing is everything.
+"$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19705 -C 20000 -c 100 -t 3000 \
+  -L 127.0.0.1:19701 UDP -l udp.log >"$WORK/send3.out" 2>&1
+check "the UDP-logged flow succeeds" [ $? -eq 0 ]
+sent=$(sed -n 's/.*flow [0-9]*: \([0-9]*\) packets.*/\1/p' "$WORK/send3.out")
+set -- $(records "$LOGD/udp.log")
+echo "sent $sent; records $2, gaps $3"
+check "UDP: records written plus gaps are every packet" [ $(($2 + $3)) -eq "$sent" ]
+check "UDP: the gap count is what the server reported" \
+  grep -q "closed: udp.log, [0-9]* records, $3 missing" "$WORK/log.out"
+
+stop_recv
+kill -TERM "$LOG_PID"
+wait "$LOG_PID"
+finish

@@ -1,0 +1,439 @@
+/* The log server and the logger's remote sink, on loopback, in process:
+ * a TCP session written complete; UDP datagrams dropped on purpose counted
+ * exactly as gap records; names that could leave the directory and wrong
+ * tokens refused; a client that vanishes leaves an .incomplete file with
+ * its records; an unreachable server makes the logger spill everything;
+ * 64 clients at once. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <uv.h>
+
+#include "core/logproto.h"
+#include "itg.h"
+#include "platform/platform.h"
+
+typedef struct fixture {
+  char dir[400];
+  itg_logserver *srv;
+  uint16_t port;
+} fixture;
+
+static itg_logrec test_rec(uint32_t flow, uint64_t seq) {
+  itg_logrec r;
+  memset(&r, 0, sizeof r);
+  r.flow_id = flow;
+  r.size = (uint16_t)(20 + seq % 1000);
+  r.flags = ITG_REC_TX;
+  r.seq = seq;
+  r.tx_ns = (int64_t)(1000000000 + seq * 1000);
+  return r;
+}
+
+static void start_server(fixture *f, const char *token) {
+  itg_logserver_cfg cfg;
+  itg_logserver_cfg_init(&cfg);
+  cfg.port = 0;
+  snprintf(cfg.dir, sizeof cfg.dir, "%s", f->dir);
+  if (token != NULL)
+    snprintf(cfg.token, sizeof cfg.token, "%s", token);
+  assert_int_equal(itg_logserver_new(&cfg, &f->srv), 0);
+  assert_int_equal(itg_logserver_start(f->srv), 0);
+  f->port = itg_logserver_port(f->srv);
+  assert_true(f->port != 0);
+}
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  char tmp[300];
+  size_t n = sizeof tmp;
+  assert_non_null(f);
+  assert_int_equal(uv_os_tmpdir(tmp, &n), 0);
+  snprintf(f->dir, sizeof f->dir, "%s/itg_test_logserver_XXXXXX", tmp);
+  assert_non_null(mkdtemp(f->dir));
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  char cmd[1200];
+  itg_logserver_free(f->srv);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+  assert_int_equal(system(cmd), 0);
+  free(f);
+  return 0;
+}
+
+/* Reads a log: counts packet records (checking they are test_rec(flow, 0..)
+ * in order when flow is given) and sums gap records. Returns the count. */
+static uint64_t read_log(const char *path, int64_t flow, uint64_t *gaps) {
+  itg_logreader *r = NULL;
+  itg_logrec rec;
+  uint64_t n = 0, g = 0;
+  int rc;
+  assert_int_equal(itg_logreader_open(path, &r), 0);
+  while ((rc = itg_logreader_next(r, &rec)) == 1) {
+    if (rec.flags & ITG_REC_GAP) {
+      g += rec.seq;
+      continue;
+    }
+    if (flow >= 0) {
+      itg_logrec want = test_rec((uint32_t)flow, n);
+      assert_memory_equal(&rec, &want, sizeof rec);
+    }
+    n++;
+  }
+  assert_int_equal(rc, 0);
+  itg_logreader_close(r);
+  if (gaps != NULL)
+    *gaps = g;
+  return n;
+}
+
+static void in_dir(const fixture *f, const char *name, char *buf, size_t len) {
+  snprintf(buf, len, "%s/%s", f->dir, name);
+}
+
+static int file_exists(const char *path) {
+  uv_fs_t req;
+  int rc = uv_fs_stat(NULL, &req, path, NULL);
+  uv_fs_req_cleanup(&req);
+  return rc == 0;
+}
+
+static void ship(const fixture *f, itg_log_transport t, const char *name,
+                 uint32_t flow, uint64_t n, itg_logger_stats *st) {
+  itg_logger_cfg lc;
+  itg_logger *l = NULL;
+  uint64_t i;
+  itg_logger_cfg_init(&lc);
+  lc.server_host = "127.0.0.1";
+  lc.server_port = f->port;
+  lc.transport = t;
+  lc.path = name;
+  lc.flow_ids = &flow;
+  lc.n_flow_ids = 1;
+  assert_int_equal(itg_logger_new(&lc, &l), 0);
+  for (i = 0; i < n; i++) {
+    itg_logrec r = test_rec(flow, i);
+    assert_int_equal(itg_logger_push(l, 0, &r), 0);
+  }
+  assert_int_equal(itg_logger_close_stats(l, st), 0);
+}
+
+static void tcp_session_complete(void **state) {
+  fixture *f = *state;
+  itg_logger_stats st;
+  itg_logserver_stats ss;
+  char path[1200];
+  start_server(f, NULL);
+  ship(f, ITG_LOG_TCP, "tcp.log", 7, 50000, &st);
+  assert_int_equal(st.records, 50000);
+  assert_int_equal(st.spilled, 0);
+  in_dir(f, "tcp.log", path, sizeof path);
+  assert_int_equal(read_log(path, 7, NULL), 50000);
+  itg_logserver_get_stats(f->srv, &ss);
+  assert_int_equal(ss.sessions_total, 1);
+  assert_int_equal(ss.sessions_open, 0);
+  assert_int_equal(ss.incomplete, 0);
+  assert_int_equal(ss.records, 50000);
+  /* The same name again never overwrites: the second session gets .1. */
+  ship(f, ITG_LOG_TCP, "tcp.log", 7, 10, &st);
+  in_dir(f, "tcp.log.1", path, sizeof path);
+  assert_int_equal(read_log(path, 7, NULL), 10);
+}
+
+static void udp_session_without_loss(void **state) {
+  fixture *f = *state;
+  itg_logger_stats st;
+  char path[1200];
+  uint64_t gaps;
+  start_server(f, NULL);
+  ship(f, ITG_LOG_UDP, "udp.log", 3, 5000, &st);
+  assert_int_equal(st.missing, 0);
+  in_dir(f, "udp.log", path, sizeof path);
+  assert_int_equal(read_log(path, 3, &gaps), 5000);
+  assert_int_equal(gaps, 0);
+}
+
+/* ---- a raw client, to do what a well-behaved logger never does -------- */
+
+typedef struct raw {
+  itg__sock s;
+  uint8_t in[ITG__LP_MAX_FRAME];
+  size_t in_len;
+} raw;
+
+static void raw_send(raw *c, const itg__lp_msg *m, const itg_logrec *recs) {
+  static uint8_t buf[ITG__LP_MAX_FRAME];
+  int n = itg__lp_encode(m, recs, buf, sizeof buf);
+  size_t at = 0;
+  assert_true(n > 0);
+  while (at < (size_t)n) {
+    int k = itg__stream_send(c->s, buf + at, (size_t)n - at);
+    assert_true(k > 0);
+    at += (size_t)k;
+  }
+}
+
+/* Waits (at most 5 s) for the next message from the server. */
+static void raw_recv(raw *c, itg__lp_msg *m) {
+  for (;;) {
+    int n = itg__lp_decode(c->in, c->in_len, m);
+    if (n > 0) {
+      memmove(c->in, c->in + n, c->in_len - (size_t)n);
+      c->in_len -= (size_t)n;
+      return;
+    }
+    assert_int_equal(n, ITG_ETRUNC);
+    assert_int_equal(itg__sock_wait_readable(c->s, 5000000000LL), 1);
+    n = itg__stream_recv(c->s, c->in + c->in_len, sizeof c->in - c->in_len);
+    assert_true(n > 0);
+    c->in_len += (size_t)n;
+  }
+}
+
+/* Connects and registers; returns the REGISTER_ACK's status. */
+static int raw_register(const fixture *f, raw *c, uint8_t transport,
+                        const char *name, const char *token, itg__lp_msg *ack) {
+  itg__addr a;
+  itg__lp_msg m;
+  memset(c, 0, sizeof *c);
+  assert_int_equal(itg__addr_resolve("127.0.0.1", f->port, 0, &a), 0);
+  assert_int_equal(itg__sock_open(&a, 0, &c->s), 0);
+  assert_int_equal(itg__sock_connect(c->s, &a, 5000000000LL), 0);
+  itg__lp_init(&m, ITG__LP_REGISTER);
+  m.transport = transport;
+  m.role = ITG_LOG_ROLE_RECEIVER;
+  m.nflows = 1;
+  m.flows[0] = 9;
+  snprintf(m.host, sizeof m.host, "tester");
+  snprintf(m.name, sizeof m.name, "%s", name);
+  if (token != NULL)
+    snprintf(m.token, sizeof m.token, "%s", token);
+  raw_send(c, &m, NULL);
+  raw_recv(c, ack);
+  assert_int_equal(ack->type, ITG__LP_REGISTER_ACK);
+  return ack->status;
+}
+
+static void udp_injected_loss(void **state) {
+  fixture *f = *state;
+  itg_logrec recs[10];
+  uint8_t dgram[ITG__LP_MAX_DGRAM];
+  itg__lp_msg ack, m;
+  itg__addr ua;
+  itg__sock us;
+  itg__dgram d;
+  raw c;
+  char path[1200];
+  uint64_t gaps, seq, sent = 0;
+  int i;
+  start_server(f, NULL);
+  assert_int_equal(raw_register(f, &c, ITG__LP_UDP, "loss.log", NULL, &ack), 0);
+  assert_true(ack.udp_port != 0);
+  assert_int_equal(itg__addr_resolve("127.0.0.1", ack.udp_port, 0, &ua), 0);
+  assert_int_equal(itg__sock_open(&ua, 1, &us), 0);
+  assert_int_equal(itg__sock_connect(us, &ua, 1000000000LL), 0);
+  /* 20 batches of 10; batches 3, 4, 11 and the last one are "lost". */
+  for (seq = 0; seq < 200; seq += 10) {
+    uint64_t b = seq / 10;
+    for (i = 0; i < 10; i++)
+      recs[i] = test_rec(9, seq + (uint64_t)i);
+    if (b == 3 || b == 4 || b == 11 || b == 19)
+      continue;
+    memset(&d, 0, sizeof d);
+    d.buf = dgram;
+    d.len = itg__lp_dgram_encode(ack.session, ack.key, seq, recs, 10, dgram);
+    assert_int_equal(itg__send_batch(us, &d, 1), 1);
+    sent += 10;
+  }
+  /* A datagram with a wrong key is ignored. */
+  d.len = itg__lp_dgram_encode(ack.session, ack.key ^ 1u, 190, recs, 10, dgram);
+  assert_int_equal(itg__send_batch(us, &d, 1), 1);
+  itg__lp_init(&m, ITG__LP_LEAVE);
+  m.seq = 200;
+  raw_send(&c, &m, NULL);
+  raw_recv(&c, &m);
+  assert_int_equal(m.type, ITG__LP_LEAVE_ACK);
+  assert_int_equal(m.seq, sent);
+  assert_int_equal(m.missing, 40);
+  in_dir(f, "loss.log", path, sizeof path);
+  assert_int_equal(read_log(path, -1, &gaps), sent);
+  assert_int_equal(gaps, 40);
+  itg__sock_close(us);
+  itg__sock_close(c.s);
+}
+
+static void bad_names_refused(void **state) {
+  fixture *f = *state;
+  static const char *const bad[] = {"../evil", "a/b", "a\\b", "..", ".hidden",
+                                    "x..y"};
+  itg__lp_msg ack;
+  itg_logserver_stats ss;
+  char path[1200];
+  size_t i;
+  raw c;
+  start_server(f, NULL);
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(raw_register(f, &c, ITG__LP_TCP, bad[i], NULL, &ack),
+                     ITG_EINVAL);
+    itg__sock_close(c.s);
+  }
+  snprintf(path, sizeof path, "%s/../evil", f->dir);
+  assert_false(file_exists(path));
+  itg_logserver_get_stats(f->srv, &ss);
+  assert_int_equal(ss.refused, sizeof bad / sizeof bad[0]);
+  assert_int_equal(ss.sessions_total, 0);
+}
+
+static void token_checked(void **state) {
+  fixture *f = *state;
+  itg__lp_msg ack;
+  char path[1200];
+  raw c;
+  start_server(f, "s3cret");
+  assert_int_equal(raw_register(f, &c, ITG__LP_TCP, "t.log", "wrong", &ack),
+                   ITG_EPERM);
+  itg__sock_close(c.s);
+  assert_int_equal(raw_register(f, &c, ITG__LP_TCP, "t.log", NULL, &ack),
+                   ITG_EPERM);
+  itg__sock_close(c.s);
+  in_dir(f, "t.log", path, sizeof path);
+  assert_false(file_exists(path));
+  assert_int_equal(raw_register(f, &c, ITG__LP_TCP, "t.log", "s3cret", &ack), 0);
+  itg__sock_close(c.s);
+}
+
+static void vanished_client_incomplete(void **state) {
+  fixture *f = *state;
+  itg_logrec recs[50];
+  itg__lp_msg ack, m;
+  itg_logserver_stats ss;
+  char path[1200];
+  raw c;
+  int i;
+  start_server(f, NULL);
+  assert_int_equal(raw_register(f, &c, ITG__LP_TCP, "v.log", NULL, &ack), 0);
+  for (i = 0; i < 50; i++)
+    recs[i] = test_rec(4, (uint64_t)i);
+  itg__lp_init(&m, ITG__LP_BATCH);
+  m.seq = 0;
+  m.nrecs = 50;
+  raw_send(&c, &m, recs);
+  raw_recv(&c, &m);
+  assert_int_equal(m.type, ITG__LP_ACK);
+  assert_int_equal(m.seq, 50);
+  itg__sock_close(c.s);
+  /* Bounded wait for the server to see the connection go. */
+  for (i = 0; i < 500; i++) {
+    itg_logserver_get_stats(f->srv, &ss);
+    if (ss.incomplete == 1)
+      break;
+    itg__sleep_until(itg__mono_ns() + 10000000);
+  }
+  assert_int_equal(ss.incomplete, 1);
+  in_dir(f, "v.log", path, sizeof path);
+  assert_false(file_exists(path));
+  in_dir(f, "v.log.incomplete", path, sizeof path);
+  assert_int_equal(read_log(path, 4, NULL), 50);
+}
+
+static void unreachable_server_spills(void **state) {
+  fixture *f = *state;
+  itg_logger_cfg lc;
+  itg_logger *l = NULL;
+  itg_logger_stats st;
+  char spill[1200], got[1200];
+  uint64_t i;
+  uint32_t flow = 5;
+  start_server(f, NULL);
+  itg_logger_cfg_init(&lc);
+  lc.server_host = "127.0.0.1";
+  lc.server_port = f->port;
+  lc.path = "gone.log";
+  in_dir(f, "gone.spill", spill, sizeof spill);
+  lc.spill_path = spill;
+  lc.flow_ids = &flow;
+  lc.n_flow_ids = 1;
+  /* The server goes before the logger comes: nothing listens there. */
+  itg_logserver_stop(f->srv);
+  assert_int_equal(itg_logger_new(&lc, &l), 0);
+  assert_int_equal(itg_logger_spill_path(l, got, sizeof got), 0);
+  assert_string_equal(got, spill);
+  for (i = 0; i < 3000; i++) {
+    itg_logrec r = test_rec(flow, i);
+    assert_int_equal(itg_logger_push(l, 0, &r), 0);
+  }
+  assert_int_equal(itg_logger_close_stats(l, &st), 0);
+  assert_int_equal(st.spilled, 3000);
+  assert_int_equal(read_log(spill, 5, NULL), 3000);
+}
+
+#define MANY 64
+
+typedef struct many_arg {
+  const fixture *f;
+  uint32_t id;
+  itg_logger_stats st;
+} many_arg;
+
+static void many_main(void *p) {
+  many_arg *a = p;
+  char name[32];
+  snprintf(name, sizeof name, "c%02u.log", (unsigned)a->id);
+  ship(a->f, a->id % 2 ? ITG_LOG_UDP : ITG_LOG_TCP, name, a->id, 2000, &a->st);
+}
+
+static void sixty_four_clients(void **state) {
+  fixture *f = *state;
+  uv_thread_t th[MANY];
+  many_arg args[MANY];
+  itg_logserver_stats ss;
+  char path[1200];
+  uint32_t i;
+  start_server(f, NULL);
+  for (i = 0; i < MANY; i++) {
+    args[i].f = f;
+    args[i].id = i;
+    assert_int_equal(uv_thread_create(&th[i], many_main, &args[i]), 0);
+  }
+  for (i = 0; i < MANY; i++)
+    assert_int_equal(uv_thread_join(&th[i]), 0);
+  for (i = 0; i < MANY; i++) {
+    uint64_t gaps;
+    char name[32];
+    snprintf(name, sizeof name, "c%02u.log", (unsigned)i);
+    in_dir(f, name, path, sizeof path);
+    /* UDP on loopback may lose datagrams under load: then they are
+     * counted, and what is written plus what is counted is everything. */
+    assert_int_equal(read_log(path, -1, &gaps) + gaps, 2000);
+    assert_int_equal(args[i].st.spilled, 0);
+  }
+  itg_logserver_get_stats(f->srv, &ss);
+  assert_int_equal(ss.sessions_total, MANY);
+  assert_int_equal(ss.incomplete, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(tcp_session_complete, setup, teardown),
+      cmocka_unit_test_setup_teardown(udp_session_without_loss, setup, teardown),
+      cmocka_unit_test_setup_teardown(udp_injected_loss, setup, teardown),
+      cmocka_unit_test_setup_teardown(bad_names_refused, setup, teardown),
+      cmocka_unit_test_setup_teardown(token_checked, setup, teardown),
+      cmocka_unit_test_setup_teardown(vanished_client_incomplete, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(unreachable_server_spills, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(sixty_four_clients, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
