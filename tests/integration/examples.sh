@@ -4,8 +4,7 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-case "$BUILD" in /*) ex="$BUILD" ;; *) ex="$(pwd)/$BUILD" ;; esac
-(cd "$WORK" && "$ex/examples/quickstart" "$WORK/q.itglog") >"$WORK/out" 2>&1
+(cd "$WORK" && "$BUILD/examples/quickstart" "$WORK/q.itglog") >"$WORK/out" 2>&1
 st=$?
 cat "$WORK/out"
 check "the C example succeeds" [ "$st" -eq 0 ]

@@ -2,8 +2,10 @@
 # directory. Every wait here is bounded; nothing waits by sleeping a fixed
 # time in place of checking a condition.
 
+# Absolute paths, so a test may change directory.
+case "$BUILD" in /*) ;; *) BUILD="$(pwd)/$BUILD" ;; esac
 BIN="$BUILD/bin"
-SHARED=${ITG_SHARED:-../shared}
+SHARED=$(cd "${ITG_SHARED:-../shared}" 2>/dev/null && pwd) || SHARED=${ITG_SHARED:-../shared}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/itg-test.XXXXXX")
 PIDS=""
 FAILS=0
