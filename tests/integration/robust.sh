@@ -47,7 +47,7 @@ stop_recv
 check "itg-recv exits 0 on SIGTERM" [ $? -eq 0 ]
 
 "$BIN/itg-dec" --json "$WORK/recv.log" >"$WORK/recv.json" || die "itg-dec"
-python3 - "$WORK/recv.json" "$(tap_count "$WORK/cap.bin")" >"$WORK/flows.txt" <<'PY'
+python3 - "$WORK/recv.json" "$(tap_count "$WORK/cap.bin" 80)" >"$WORK/flows.txt" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 by_bytes = {f["bytes"] // max(f["packets"], 1): f for f in r["flows"]}
