@@ -63,6 +63,12 @@ static int sample(int i, itg__ctl_msg *m) {
     m->status = ITG_EPROTO;
     strcpy(m->text, "unexpected message");
     return 1;
+  case 7: /* FLOW_OPEN with the receiver log shipped to a log server */
+    sample(2, m);
+    m->log_transport = ITG_LOG_UDP;
+    m->log_port = 9101;
+    strcpy(m->log_host, "logs.example.net");
+    return 1;
   }
   return 0;
 }
@@ -83,6 +89,9 @@ static void assert_same(const itg__ctl_msg *a, const itg__ctl_msg *b) {
   assert_true(a->packets == b->packets);
   assert_true(a->bytes == b->bytes);
   assert_string_equal(a->text, b->text);
+  assert_string_equal(a->log_host, b->log_host);
+  assert_int_equal(a->log_port, b->log_port);
+  assert_int_equal(a->log_transport, b->log_transport);
 }
 
 static void test_round_trip(void **state) {
@@ -133,6 +142,73 @@ static void test_layout(void **state) {
   assert_int_equal(buf[0], ITG__CTL_FLOW_OPEN);
   assert_int_equal(buf[7], sizeof open_body);
   assert_memory_equal(buf + 8, open_body, sizeof open_body);
+}
+
+/* FLOW_OPEN's optional log server fields, laid out by hand; a body without
+ * them (what senders wrote before they existed) still decodes, as a flow
+ * logged locally. */
+static void test_open_log_server(void **state) {
+  static const uint8_t body[] = {
+      0,   0,   0,    9,    /* flow id */
+      0,   0,   0,    0,    /* user-set id, UDP, owd, native */
+      0x23, 0x27, 0,  0,    /* port 8999, src port 0 */
+      0xFF, 0xFF, 0xFF, 0xFF, /* tos -1, ttl -1 */
+      0,   1,   'x',        /* log name */
+      0,                    /* TCP */
+      0x23, 0x29,           /* port 9001 */
+      0,   3,   'l', 'o', 'g'}; /* server */
+  uint8_t buf[64], frame[64];
+  itg__ctl_msg m, d;
+  int n;
+  (void)state;
+  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
+  m.flow_id = 9;
+  m.port = 8999;
+  strcpy(m.text, "x");
+  strcpy(m.log_host, "log");
+  m.log_port = 9001;
+  m.log_transport = ITG_LOG_TCP;
+  n = itg__ctl_encode(&m, buf, sizeof buf);
+  assert_int_equal(n, 8 + (int)sizeof body);
+  assert_int_equal(buf[7], sizeof body);
+  assert_memory_equal(buf + 8, body, sizeof body);
+  assert_int_equal(itg__ctl_decode(buf, (size_t)n, &d), n);
+  assert_same(&m, &d);
+
+  /* The older body: the same up to the log name. */
+  memcpy(frame, buf, 8);
+  frame[7] = 19;
+  memcpy(frame + 8, body, 19);
+  assert_int_equal(itg__ctl_decode(frame, 27, &d), 27);
+  assert_string_equal(d.text, "x");
+  assert_string_equal(d.log_host, "");
+  assert_int_equal(d.log_port, 0);
+
+  /* A part of the trailer only, an unknown transport, port 0, an empty
+   * server name: refused. */
+  {
+    static const size_t cut[] = {20, 22, 24};
+    size_t j;
+    for (j = 0; j < sizeof cut / sizeof cut[0]; j++) {
+      memcpy(frame, buf, (size_t)n);
+      frame[7] = (uint8_t)cut[j];
+      assert_int_equal(itg__ctl_decode(frame, 8 + cut[j], &d), ITG_EBADMSG);
+    }
+  }
+  memcpy(frame, buf, (size_t)n);
+  frame[8 + 19] = 2;
+  assert_int_equal(itg__ctl_decode(frame, (size_t)n, &d), ITG_EBADMSG);
+  memcpy(frame, buf, (size_t)n);
+  frame[8 + 20] = frame[8 + 21] = 0;
+  assert_int_equal(itg__ctl_decode(frame, (size_t)n, &d), ITG_EBADMSG);
+  memcpy(frame, buf, 8 + 24);
+  frame[8 + 23] = 0;
+  frame[7] = 24;
+  assert_int_equal(itg__ctl_decode(frame, 8 + 24, &d), ITG_EBADMSG);
+
+  /* A server name that does not end within its field is not encoded. */
+  memset(m.log_host, 'a', sizeof m.log_host);
+  assert_int_equal(itg__ctl_encode(&m, buf, sizeof buf), ITG_EINVAL);
 }
 
 static void test_truncated_prefixes(void **state) {
@@ -345,6 +421,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_layout),
+      cmocka_unit_test(test_open_log_server),
       cmocka_unit_test(test_truncated_prefixes),
       cmocka_unit_test(test_bad_frames),
       cmocka_unit_test(test_encode_limits),

@@ -342,6 +342,51 @@ static void test_voip(void **state) {
   assert_int_equal(c.proto, ITG_PROTO_TCP);
 }
 
+/* -X: the receiver's log server, with an optional transport word. */
+static void test_recv_log_server(void **state) {
+  char err[256], desc[512];
+  itg_flow_cfg c;
+  (void)state;
+  c = ok(W("-t", "100"));
+  assert_string_equal(c.recv_log_server, "");
+  assert_int_equal(c.recv_log_port, ITG_DEFAULT_LOG_PORT);
+  assert_int_equal(c.recv_log_transport, ITG_LOG_TCP);
+  c = ok(W("-X", "10.0.0.2", "-x", "r.log"));
+  assert_string_equal(c.recv_log_server, "10.0.0.2");
+  assert_int_equal(c.recv_log_port, 9001);
+  assert_int_equal(c.recv_log_transport, ITG_LOG_TCP);
+  assert_string_equal(c.recv_log, "r.log");
+  c = ok(W("-X", "logs:9100", "udp", "-t", "100"));
+  assert_string_equal(c.recv_log_server, "logs");
+  assert_int_equal(c.recv_log_port, 9100);
+  assert_int_equal(c.recv_log_transport, ITG_LOG_UDP);
+  assert_true(c.duration_ns == 100000000LL);
+  c = ok(W("--recv-log-server", "[::1]:9102", "TCP"));
+  assert_string_equal(c.recv_log_server, "::1");
+  assert_int_equal(c.recv_log_port, 9102);
+  c = ok(W("-X", "fe80::1"));
+  assert_string_equal(c.recv_log_server, "fe80::1");
+  assert_int_equal(c.recv_log_port, 9001);
+  /* Inside a VoIP preset -x is the codec; -X is still the log server. */
+  c = ok(W("VoIP", "-x", "G.711.1", "-X", "127.0.0.1:9200"));
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 92, 0, 1.0);
+  assert_string_equal(c.recv_log, "");
+  assert_string_equal(c.recv_log_server, "127.0.0.1");
+  assert_int_equal(c.recv_log_port, 9200);
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
+  itg_flow_describe(&c, desc, sizeof desc);
+  assert_non_null(strstr(desc, " recv-log-server 127.0.0.1:9200 TCP"));
+  assert_int_equal(parse(&c, err, sizeof err, W("-X", "h:0")), ITG_EINVAL);
+  assert_non_null(strstr(err, "-X"));
+  assert_int_equal(parse(&c, err, sizeof err, W("-X", ":9001")), ITG_EINVAL);
+  assert_int_equal(parse(&c, err, sizeof err, W("-X", "[::1")), ITG_EINVAL);
+  assert_int_equal(parse(&c, err, sizeof err, W("-X")), ITG_EINVAL);
+  itg_flow_cfg_init(&c);
+  strcpy(c.recv_log_server, "h");
+  c.recv_log_port = 0;
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), ITG_EINVAL);
+}
+
 static void test_telnet_dns(void **state) {
   itg_flow_cfg c;
   char err[256];
@@ -1074,6 +1119,7 @@ int main(void) {
       cmocka_unit_test(test_other_options),
       cmocka_unit_test(test_override),
       cmocka_unit_test(test_voip),
+      cmocka_unit_test(test_recv_log_server),
       cmocka_unit_test(test_telnet_dns),
       cmocka_unit_test(test_presets_validate),
       cmocka_unit_test(test_parse_errors),

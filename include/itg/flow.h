@@ -36,7 +36,7 @@
  *   scale 1: -c size, -u min max, -e mean, -o mean (Poisson),
  *   -n mean std, -v shape scale, -y loc scale, -g shape scale,
  *   -w shape scale, --size-lognormal mu sigma, -Fs file (one size a line).
- *   (-l, -L, -X and -q are the sender's log options, taken by itg-send
+ *   (-l, -L and -q are the sender's log options, taken by itg-send
  *   itself, not by this parser.)
  *   -t ms [--duration]       how long to send (default 10000; 0: no limit)
  *   -z n [--packets]         stop after n packets (0: no limit)
@@ -50,6 +50,12 @@
  *   -f TTL [--ttl]           IP TTL / hop limit (1-255)
  *   -m owdm|rttm [--meter]   one-way delay, or round trip (echoed)
  *   -x name [--recv-log]     ask the receiver to log this flow to `name`
+ *   -X addr[:port] [TCP|UDP] [--recv-log-server]
+ *                            ask the receiver to ship this flow's log to
+ *                            the log server at addr (port 9001, TCP when
+ *                            the optional word is absent; "[v6]:port" for
+ *                            an IPv6 address with a port), under the -x
+ *                            name, or one the server chooses without -x
  *   --wire native|ditg       packet header profile (default native)
  *   Whole numbers may be written in decimal or 0x hexadecimal; option
  *   values that are words (UDP, rttm, ditg, codec names) and preset names
@@ -94,6 +100,7 @@
 #define ITG_FLOW_H
 
 #include "itg/dist.h"
+#include "itg/log.h"
 #include "itg/wire.h"
 
 #ifdef __cplusplus
@@ -152,11 +159,19 @@ typedef struct itg_flow_cfg {
   int tos;      /* -1: leave the OS default */
   int ttl;      /* -1: leave the OS default */
   char recv_log[ITG_PATH_MAX]; /* "" for the receiver's default log */
+  char recv_log_server[ITG_HOST_MAX]; /* the receiver ships this flow's
+                                         log to this log server ("" for
+                                         none; recv_log then names the log
+                                         asked of it, "" the server's
+                                         choice) */
+  uint16_t recv_log_port;              /* default 9001 */
+  itg_log_transport recv_log_transport; /* default ITG_LOG_TCP */
 } itg_flow_cfg;
 
 /* Fills cfg with the defaults listed above (flow id 0, no source address
  * or port, UDP, one-way meter, native wire, -C 1000, -c 512, 10 s, no
- * packet or byte limit, no start delay, no seed, TOS and TTL -1). */
+ * packet or byte limit, no start delay, no seed, TOS and TTL -1, no
+ * receiver log server: port 9001 and TCP when one is set). */
 ITG_API void itg_flow_cfg_init(itg_flow_cfg *cfg);
 
 /* Applies options argv[0..argc) on top of *cfg (see the reference above).
@@ -186,7 +201,8 @@ ITG_API int itg_flow_parse_line(itg_flow_cfg *cfg, const char *line, char *err,
 /* Checks a configuration as the sender will use it: the flow is bounded
  * (duration, packets or bytes); dst and sig ports 1-65535; TOS -1 or 0-255;
  * TTL -1 or 1-255; hosts and paths terminated within their arrays; known
- * proto, meter and wire profile; each law's scale > 0 and parameters valid
+ * proto, meter and wire profile; a receiver log server's port 1-65535 and
+ * a known transport; each law's scale > 0 and parameters valid
  * (trace files are read); an IDT law's range meets [0, ITG_FLOW_IDT_MAX] s
  * and its mean lies in [1 / ITG_FLOW_RATE_MAX, ITG_FLOW_IDT_MAX] s; a size
  * law's range

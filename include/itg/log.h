@@ -209,6 +209,8 @@ typedef struct itg_logger_stats {
   uint64_t reconnects; /* remote sink: registrations after the first */
   uint64_t missing;    /* remote sink over UDP: records the server found
                           missing (known after close) */
+  int connected;       /* remote sink: 1 while registered with its server
+                          (0 while spilling, and after close) */
 } itg_logger_stats;
 
 /* Fills cfg with the defaults. */

@@ -31,7 +31,16 @@
  * Logs: flows without a log name go to log_path (kept open from start to
  * stop); flows naming a log (-x) share one file per name under log_dir,
  * created when its first flow starts and closed when its last flow ends
- * (a later flow with the same name starts the file again).
+ * (a later flow with the same name starts the file again). A flow asking
+ * for a log server (-X) gets one session with that server per (server,
+ * port, transport, name), shared the same way, whose records the server
+ * cannot take go to a spill file of its own under log_dir,
+ * "NAME.PID.N.spill" ("itg-recv" for NAME when the flow names no log).
+ * A server that cannot be reached at FLOW_OPEN does not refuse the flow:
+ * the session spills until the server is back, and the OPENED event says
+ * so; the ENDED event tells how many records were spilled, and where.
+ * Registering with the server runs on the receiver's thread and takes at
+ * most about 1.5 s (other flows' packets wait in their socket buffers).
  */
 #ifndef ITG_RECEIVER_H
 #define ITG_RECEIVER_H
@@ -68,6 +77,19 @@ typedef struct itg_flow_event {
   int sent_known;         /* ENDED: 0 if the sender vanished before saying */
   int status;             /* REFUSED: the ITG_E* code */
   char message[160];      /* REFUSED: why */
+  char log_spill[ITG_PATH_MAX]; /* OPENED, ENDED: the local spill file of
+                                   the flow's log when a log server takes
+                                   it (-X) and the records go, or went,
+                                   there ("" otherwise) */
+  uint64_t log_spilled;   /* ENDED: records of the flow's remote log in
+                             the spill file so far (the log is shared by
+                             the flows naming it; the count is final at
+                             the end of the last of them) */
+  uint64_t log_missing;   /* ENDED: over UDP, records the log server
+                             counted lost (known at the end of the last
+                             flow sharing the log) */
+  int log_unreachable;    /* OPENED: the log server could not be reached;
+                             the records go to log_spill until it can */
 } itg_flow_event;
 
 /* Called when a flow is set up, refused or ended (on the receiver's

@@ -114,6 +114,16 @@ ITG_API size_t itg_sender_flow_count(const itg_sender *s);
 ITG_API int itg_sender_flow_result(const itg_sender *s, size_t i,
                                    itg_flow_result *out);
 
+/* Copies the sender log's final counters into *out (spilled, missing: see
+ * itg_logger_stats) and, for a log shipped to a log server (log_server),
+ * the path of its spill file into spill (if not NULL; always terminated
+ * when len > 0; "" for a file log). Valid once itg_sender_wait has seen
+ * every flow end. Returns 0, ITG_EINVAL (NULL sender or out, or the
+ * sender keeps no log) or ITG_ESTATE (the log is not closed yet: the
+ * sender has not ended, or never started). */
+ITG_API int itg_sender_log_stats(const itg_sender *s, itg_logger_stats *out,
+                                 char *spill, size_t len);
+
 /* Stops (if running), waits, and frees; NULL is accepted. */
 ITG_API void itg_sender_free(itg_sender *s);
 

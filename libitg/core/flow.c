@@ -70,6 +70,7 @@ typedef enum itg__opt_id {
   ITG__OPT_TTL,
   ITG__OPT_METER,
   ITG__OPT_RECV_LOG,
+  ITG__OPT_RECV_LOG_SERVER,
   ITG__OPT_WIRE,
 } itg__opt_id;
 
@@ -97,6 +98,7 @@ static const itg__opt itg__opts[] = {
     {"-f", "--ttl", ITG__OPT_TTL, 1},
     {"-m", "--meter", ITG__OPT_METER, 1},
     {"-x", "--recv-log", ITG__OPT_RECV_LOG, 1},
+    {"-X", "--recv-log-server", ITG__OPT_RECV_LOG_SERVER, 1},
     {NULL, "--wire", ITG__OPT_WIRE, 1},
 };
 
@@ -333,6 +335,8 @@ void itg_flow_cfg_init(itg_flow_cfg *cfg) {
   cfg->duration_ns = 10000LL * 1000000;
   cfg->tos = -1;
   cfg->ttl = -1;
+  cfg->recv_log_port = ITG_DEFAULT_LOG_PORT;
+  cfg->recv_log_transport = ITG_LOG_TCP;
 }
 
 /* Takes the next word as the value of option `opt`. */
@@ -503,6 +507,24 @@ static int itg__parse_seed(itg__fp *fp, const char *opt, const char *w) {
   return 0;
 }
 
+/* -X addr[:port] [TCP|UDP]: the transport word is optional (D-ITG's). */
+static int itg__parse_log_server(itg__fp *fp, const char *opt, const char *w) {
+  itg_flow_cfg *c = &fp->cfg;
+  const char *next = fp->i < fp->argc ? fp->argv[fp->i] : NULL;
+  if (itg__parse_host_port(w, c->recv_log_server, sizeof c->recv_log_server,
+                           &c->recv_log_port) != 0) {
+    itg__set_err(fp->err, fp->errlen, "%s: '%.64s' is not ADDR[:PORT]", opt,
+                 w);
+    return ITG_EINVAL;
+  }
+  if (next != NULL && (itg__word_eq(next, "TCP") || itg__word_eq(next, "UDP"))) {
+    c->recv_log_transport =
+        itg__word_eq(next, "UDP") ? ITG_LOG_UDP : ITG_LOG_TCP;
+    fp->i++;
+  }
+  return 0;
+}
+
 /* Applies one option that is not a law. */
 static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
   itg_flow_cfg *c = &fp->cfg;
@@ -525,6 +547,8 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
     return itg__copy(fp, opt, w, c->src_host, sizeof c->src_host);
   case ITG__OPT_RECV_LOG:
     return itg__copy(fp, opt, w, c->recv_log, sizeof c->recv_log);
+  case ITG__OPT_RECV_LOG_SERVER:
+    return itg__parse_log_server(fp, opt, w);
   case ITG__OPT_DST_PORT:
   case ITG__OPT_SIG_PORT:
   case ITG__OPT_SRC_PORT:
@@ -772,8 +796,20 @@ int itg_flow_validate(const itg_flow_cfg *cfg, char *err, size_t errlen) {
       (rc = itg__terminated(cfg->src_host, sizeof cfg->src_host,
                             "source host", err, errlen)) != 0 ||
       (rc = itg__terminated(cfg->recv_log, sizeof cfg->recv_log,
-                            "receiver log name", err, errlen)) != 0)
+                            "receiver log name", err, errlen)) != 0 ||
+      (rc = itg__terminated(cfg->recv_log_server,
+                            sizeof cfg->recv_log_server,
+                            "receiver log server", err, errlen)) != 0)
     return rc;
+  if (cfg->recv_log_server[0] != '\0' &&
+      (cfg->recv_log_port == 0 ||
+       (cfg->recv_log_transport != ITG_LOG_TCP &&
+        cfg->recv_log_transport != ITG_LOG_UDP))) {
+    itg__set_err(err, errlen, "receiver log server: %s",
+                 cfg->recv_log_port == 0 ? "port 0 is out of range (1-65535)"
+                                         : "unknown transport");
+    return ITG_EINVAL;
+  }
   if (cfg->dst_host[0] == '\0') {
     itg__set_err(err, errlen, "no destination host");
     return ITG_EINVAL;
@@ -928,4 +964,11 @@ void itg_flow_describe(const itg_flow_cfg *cfg, char *buf, size_t len) {
   if (cfg->recv_log[0] != '\0')
     itg__cat(buf, len, &pos, " recv-log %.*s", (int)sizeof cfg->recv_log,
              cfg->recv_log);
+  if (cfg->recv_log_server[0] != '\0')
+    itg__cat(buf, len, &pos,
+             strchr(cfg->recv_log_server, ':') != NULL
+                 ? " recv-log-server [%.*s]:%u %s"
+                 : " recv-log-server %.*s:%u %s",
+             host_len, cfg->recv_log_server, (unsigned)cfg->recv_log_port,
+             cfg->recv_log_transport == ITG_LOG_UDP ? "UDP" : "TCP");
 }

@@ -42,6 +42,7 @@ struct itg_logger {
   _Atomic uint64_t spilled;
   _Atomic uint64_t reconnects;
   _Atomic uint64_t missing;
+  _Atomic int connected;
   char spill_path[512];
 };
 
@@ -70,6 +71,7 @@ static void ship_counters(itg_logger *l) {
   atomic_store_explicit(&l->spilled, st.spilled, memory_order_relaxed);
   atomic_store_explicit(&l->reconnects, st.reconnects, memory_order_relaxed);
   atomic_store_explicit(&l->missing, st.missing, memory_order_relaxed);
+  atomic_store_explicit(&l->connected, st.connected, memory_order_relaxed);
 }
 
 static void sink_write(itg_logger *l, size_t n) {
@@ -137,6 +139,8 @@ static void writer_main(void *arg) {
                                : itg_logwriter_flush(l->w);
       if (rc != 0)
         note_error(l, rc);
+      if (l->ship != NULL)
+        ship_counters(l);
     }
   }
 }
@@ -217,6 +221,7 @@ int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out) {
   atomic_init(&l->spilled, 0);
   atomic_init(&l->reconnects, 0);
   atomic_init(&l->missing, 0);
+  atomic_init(&l->connected, 0);
   rc = ITG_ENOMEM;
   l->ring = calloc(cfg->lanes, sizeof *l->ring);
   if (l->ring == NULL)
@@ -310,6 +315,7 @@ void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out) {
   out->spilled = atomic_load_explicit(&l->spilled, memory_order_relaxed);
   out->reconnects = atomic_load_explicit(&l->reconnects, memory_order_relaxed);
   out->missing = atomic_load_explicit(&l->missing, memory_order_relaxed);
+  out->connected = atomic_load_explicit(&l->connected, memory_order_relaxed);
 }
 
 int itg_logger_spill_path(const itg_logger *l, char *buf, size_t len) {
@@ -339,6 +345,7 @@ int itg_logger_close_stats(itg_logger *l, itg_logger_stats *final) {
     atomic_store(&l->spilled, st.spilled);
     atomic_store(&l->reconnects, st.reconnects);
     atomic_store(&l->missing, st.missing);
+    atomic_store(&l->connected, st.connected);
   } else {
     rc_close = itg_logwriter_close(l->w);
   }

@@ -433,6 +433,7 @@ int itg__ship_flush(itg__ship *s) {
 
 void itg__ship_get_stats(const itg__ship *s, itg__ship_stats *out) {
   *out = s->st;
+  out->connected = s->sock != ITG__BAD_SOCK;
 }
 
 const char *itg__ship_spill_path(const itg__ship *s) { return s->spill_path; }
@@ -463,8 +464,10 @@ int itg__ship_close(itg__ship *s, itg__ship_stats *st) {
     return 0;
   if (s->sock != ITG__BAD_SOCK && leave(s) < 0)
     rc = fail_over(s);
-  if (st != NULL)
+  if (st != NULL) {
     *st = s->st;
+    st->connected = 0;
+  }
   itg__sock_close(s->sock);
   itg__sock_close(s->usock);
   rc2 = itg_logwriter_close(s->spill);

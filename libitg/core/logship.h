@@ -27,6 +27,7 @@ typedef struct itg__ship_stats {
   uint64_t spilled;
   uint64_t reconnects;
   uint64_t missing;
+  int connected; /* registered with the server now */
 } itg__ship_stats;
 
 /* Resolves the server and tries once to register. Returns 0 (registered or

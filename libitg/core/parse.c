@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "itg/common.h"
 
@@ -68,6 +69,36 @@ int itg__parse_port(const char *s, uint16_t *out) {
   if (rc == 0)
     *out = (uint16_t)v;
   return rc;
+}
+
+int itg__parse_host_port(const char *s, char *host, size_t hostlen,
+                         uint16_t *port) {
+  const char *h = s, *colon;
+  size_t hlen;
+  uint64_t v = 0;
+  if (s == NULL || host == NULL || port == NULL)
+    return ITG_EINVAL;
+  if (s[0] == '[') {
+    const char *end = strchr(s, ']');
+    if (end == NULL || (end[1] != '\0' && end[1] != ':'))
+      return ITG_EINVAL;
+    h = s + 1;
+    hlen = (size_t)(end - h);
+    colon = end[1] == ':' ? end + 1 : NULL;
+  } else {
+    colon = strchr(s, ':');
+    if (colon != NULL && strchr(colon + 1, ':') != NULL)
+      colon = NULL; /* a bare IPv6 address */
+    hlen = colon != NULL ? (size_t)(colon - s) : strlen(s);
+  }
+  if (hlen == 0 || hlen >= hostlen ||
+      (colon != NULL && itg__parse_u64(colon + 1, 1, 65535, &v) != 0))
+    return ITG_EINVAL;
+  memcpy(host, h, hlen);
+  host[hlen] = '\0';
+  if (colon != NULL)
+    *port = (uint16_t)v;
+  return 0;
 }
 
 int itg__parse_ms(const char *s, int64_t *out_ns) {

@@ -50,8 +50,9 @@ static void put_u64(cursor *c, uint64_t v) {
     itg__put_be64(p, v);
 }
 
+/* Writes a text field of s, which the caller checked is terminated. */
 static void put_text(cursor *c, const char *s) {
-  size_t n = strnlen(s, ITG__CTL_TEXT_MAX);
+  size_t n = strlen(s);
   uint8_t *p;
   put_u16(c, (uint16_t)n);
   p = put_room(c, n);
@@ -90,13 +91,13 @@ static uint64_t get_u64(cursor *c) {
   return p ? itg__get_be64(p) : 0;
 }
 
-/* Reads a text field into out (ITG__CTL_TEXT_MAX bytes); a NUL inside or a
- * text that does not fit marks the body bad. */
-static void get_text(cursor *c, char *out) {
+/* Reads a text field into out[0..size); a NUL inside or a text that does
+ * not fit marks the body bad. */
+static void get_text(cursor *c, char *out, size_t size) {
   uint16_t n = get_u16(c);
   const uint8_t *p;
   out[0] = '\0';
-  if (n >= ITG__CTL_TEXT_MAX) {
+  if (n >= size) {
     c->bad = 1;
     return;
   }
@@ -160,6 +161,11 @@ static void encode_body(const itg__ctl_msg *m, cursor *c) {
     put_u16(c, (uint16_t)m->tos);
     put_u16(c, (uint16_t)m->ttl);
     put_text(c, m->text);
+    if (m->log_host[0] != '\0') {
+      put_u8(c, m->log_transport);
+      put_u16(c, m->log_port);
+      put_text(c, m->log_host);
+    }
     break;
   case ITG__CTL_FLOW_OPEN_ACK:
     put_u32(c, (uint32_t)m->status);
@@ -182,7 +188,8 @@ static void encode_body(const itg__ctl_msg *m, cursor *c) {
 int itg__ctl_encode(const itg__ctl_msg *m, uint8_t *buf, size_t len) {
   cursor c;
   if (m->type < ITG__CTL_HELLO || m->type > ITG__CTL_ERROR ||
-      strnlen(m->text, ITG__CTL_TEXT_MAX) >= ITG__CTL_TEXT_MAX)
+      strnlen(m->text, sizeof m->text) >= sizeof m->text ||
+      strnlen(m->log_host, sizeof m->log_host) >= sizeof m->log_host)
     return ITG_EINVAL;
   if (len < ITG__CTL_HDR_LEN)
     return ITG_ETRUNC;
@@ -205,12 +212,12 @@ static void decode_body(cursor *c, itg__ctl_msg *m) {
   switch (m->type) {
   case ITG__CTL_HELLO:
     m->version = get_u16(c);
-    get_text(c, m->text);
+    get_text(c, m->text, sizeof m->text);
     break;
   case ITG__CTL_HELLO_ACK:
     m->status = (int32_t)get_u32(c);
     m->version = get_u16(c);
-    get_text(c, m->text);
+    get_text(c, m->text, sizeof m->text);
     break;
   case ITG__CTL_FLOW_OPEN:
     m->flow_id = get_u32(c);
@@ -222,7 +229,15 @@ static void decode_body(cursor *c, itg__ctl_msg *m) {
     m->src_port = get_u16(c);
     m->tos = (int16_t)get_u16(c);
     m->ttl = (int16_t)get_u16(c);
-    get_text(c, m->text);
+    get_text(c, m->text, sizeof m->text);
+    if (!c->bad && c->off < c->len) {
+      m->log_transport = get_u8(c);
+      m->log_port = get_u16(c);
+      get_text(c, m->log_host, sizeof m->log_host);
+      if (m->log_transport > ITG_LOG_UDP || m->log_port == 0 ||
+          m->log_host[0] == '\0')
+        c->bad = 1;
+    }
     if (m->id_auto > 1 || m->proto > ITG_PROTO_TCP ||
         m->meter > ITG_METER_RTT || m->wire > ITG_WIRE_DITG ||
         m->tos < -1 || m->tos > 255 || m->ttl < -1 || m->ttl > 255 ||
@@ -233,7 +248,7 @@ static void decode_body(cursor *c, itg__ctl_msg *m) {
     m->status = (int32_t)get_u32(c);
     m->flow_id = get_u32(c);
     m->port = get_u16(c);
-    get_text(c, m->text);
+    get_text(c, m->text, sizeof m->text);
     break;
   case ITG__CTL_FLOW_CLOSE:
   case ITG__CTL_FLOW_CLOSE_ACK:
@@ -242,7 +257,7 @@ static void decode_body(cursor *c, itg__ctl_msg *m) {
     break;
   case ITG__CTL_ERROR:
     m->status = (int32_t)get_u32(c);
-    get_text(c, m->text);
+    get_text(c, m->text, sizeof m->text);
     break;
   }
   if (m->status > 0) /* a status is 0 or a negative ITG_E* code */

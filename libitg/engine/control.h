@@ -17,7 +17,13 @@
  *                   user (0), u8 proto, u8 meter, u8 wire profile, u16 data
  *                   port asked for (0: any), u16 sender's data source port,
  *                   i16 DS byte (-1: default), i16 TTL (-1: default), text
- *                   receiver log name ("" for the default log)
+ *                   receiver log name ("" for the default log), then,
+ *                   only when the receiver is to ship the log to a log
+ *                   server: u8 transport (itg_log_transport), u16 port
+ *                   (1-65535), text server host (not empty; the log name
+ *                   is then the one asked of the server, "" for the
+ *                   server's choice). A body without these last fields
+ *                   is a flow logged locally, as before they existed.
  *   FLOW_OPEN_ACK   i32 status (0 or ITG_E*), u32 flow id to use, u16 data
  *                   port opened, text message
  *   FLOW_CLOSE      u64 packets sent, u64 bytes sent
@@ -68,6 +74,9 @@ typedef struct itg__ctl_msg {
   uint64_t packets;  /* FLOW_CLOSE, FLOW_CLOSE_ACK */
   uint64_t bytes;    /* FLOW_CLOSE, FLOW_CLOSE_ACK */
   char text[ITG__CTL_TEXT_MAX]; /* HELLO*, FLOW_OPEN, FLOW_OPEN_ACK, ERROR */
+  char log_host[ITG_HOST_MAX]; /* FLOW_OPEN: log server, "" for none */
+  uint16_t log_port;           /* FLOW_OPEN, with log_host */
+  uint8_t log_transport;       /* FLOW_OPEN, with log_host */
 } itg__ctl_msg;
 
 /* Clears m and sets its type. */
@@ -77,8 +86,8 @@ void itg__ctl_init(itg__ctl_msg *m, itg__ctl_type type);
 const char *itg__ctl_type_name(int type);
 
 /* Writes m as one frame into buf[0..len). Returns the frame length,
- * ITG_ETRUNC if it does not fit, or ITG_EINVAL (unknown type, text too
- * long). */
+ * ITG_ETRUNC if it does not fit, or ITG_EINVAL (unknown type, text or
+ * log_host too long). */
 int itg__ctl_encode(const itg__ctl_msg *m, uint8_t *buf, size_t len);
 
 /* Reads one frame from the start of buf[0..len). Returns the frame length

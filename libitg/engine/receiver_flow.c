@@ -46,52 +46,84 @@ static int log_name_ok(const char *name) {
          strchr(name, '\\') == NULL && strstr(name, "..") == NULL;
 }
 
-/* Drops a flow's hold on its log; the last one closes (flushes) it. */
-static void log_release(itg_receiver *r, itg__rx_log *lg) {
+/* Drops a flow's hold on its log; the last one closes (flushes) it. For a
+ * remote log, ev (if not NULL) receives its spill file and counts. */
+static void log_release(itg_receiver *r, itg__rx_log *lg, itg_flow_event *ev) {
+  itg_logger_stats st;
   itg__rx_log **pp;
-  if (lg == NULL || --lg->refs > 0)
+  int last;
+  if (lg == NULL)
     return;
-  for (pp = &r->logs; *pp != NULL; pp = &(*pp)->next)
-    if (*pp == lg) {
-      *pp = lg->next;
-      break;
-    }
-  itg__rx_log_error(r, itg_logger_close(lg->logger));
+  last = --lg->refs == 0;
+  memset(&st, 0, sizeof st);
+  if (last) {
+    for (pp = &r->logs; *pp != NULL; pp = &(*pp)->next)
+      if (*pp == lg) {
+        *pp = lg->next;
+        break;
+      }
+    itg__rx_log_error(r, itg_logger_close_stats(lg->logger, &st));
+  } else {
+    itg_logger_get_stats(lg->logger, &st);
+  }
+  if (ev != NULL && lg->server[0] != '\0') {
+    ev->log_spilled = st.spilled;
+    ev->log_missing = st.missing;
+    if (st.spilled > 0)
+      snprintf(ev->log_spill, sizeof ev->log_spill, "%s", lg->spill);
+  }
+  if (!last)
+    return;
   if (r->default_log == lg)
     r->default_log = NULL;
   itg__idmap_free(&lg->ids);
   free(lg);
 }
 
-/* Finds or opens the log a flow asks for (NULL: not logged to a file). */
-static int log_acquire(itg_receiver *r, const char *name, itg__rx_log **out,
-                       char *msg, size_t msglen) {
-  char path[ITG_PATH_MAX];
-  const char *dir = r->cfg.log_dir;
+/* Joins dir and name into out[0..len). Returns 0, or -1 if it does not
+ * fit. */
+static int join_path(const char *dir, const char *name, char *out,
+                     size_t len) {
   size_t dl = strlen(dir);
+  int n = dl == 0 ? snprintf(out, len, "%s", name)
+                  : snprintf(out, len, "%s%s%s", dir,
+                             dir[dl - 1] == '/' ? "" : "/", name);
+  return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* Finds or opens the log a flow asks for (NULL: not logged): a file under
+ * log_dir, or a session with the log server m->log_host. Sets *unreachable
+ * when a new session could not reach its server (it spills meanwhile). */
+static int log_acquire(itg_receiver *r, const itg__ctl_msg *m,
+                       itg__rx_log **out, int *unreachable, char *msg,
+                       size_t msglen) {
+  char path[ITG_PATH_MAX], spill[ITG_PATH_MAX];
+  const char *name = m->text;
+  int remote = m->log_host[0] != '\0';
+  itg_log_transport tr = (itg_log_transport)m->log_transport;
+  itg_logger_stats st;
   itg_logger_cfg lc;
   itg__rx_log *lg;
-  int n, rc;
-  if (name[0] == '\0') {
+  int rc;
+  *unreachable = 0;
+  if (name[0] == '\0' && !remote) {
     lg = r->default_log;
     goto out_hold;
   }
-  if (!log_name_ok(name)) {
+  if (name[0] != '\0' && !log_name_ok(name)) {
     snprintf(msg, msglen, "bad receiver log name '%s' (a plain file name, "
              "without '/' or '..')", name);
     return ITG_EINVAL;
   }
-  if (dl == 0)
-    n = snprintf(path, sizeof path, "%s", name);
-  else
-    n = snprintf(path, sizeof path, "%s%s%s", dir,
-                 dir[dl - 1] == '/' ? "" : "/", name);
-  if (n < 0 || (size_t)n >= sizeof path) {
+  if (remote) {
+    snprintf(path, sizeof path, "%s", name); /* both ITG_PATH_MAX long */
+  } else if (join_path(r->cfg.log_dir, name, path, sizeof path) != 0) {
     snprintf(msg, msglen, "receiver log name '%s' is too long", name);
     return ITG_EINVAL;
   }
   for (lg = r->logs; lg != NULL; lg = lg->next)
-    if (strcmp(lg->path, path) == 0)
+    if (strcmp(lg->path, path) == 0 && strcmp(lg->server, m->log_host) == 0 &&
+        (!remote || (lg->server_port == m->log_port && lg->transport == tr)))
       goto out_hold;
   lg = calloc(1, sizeof *lg);
   if (lg == NULL) {
@@ -105,12 +137,42 @@ static int log_acquire(itg_receiver *r, const char *name, itg__rx_log **out,
   lc.clock = ITG_LOG_CLOCK_KERNEL;
   lc.batch = r->cfg.log_batch;
   lc.capacity = ITG__RX_FLOW_LOG_CAP;
+  if (remote) {
+    /* Each session spills to a file of its own: two sessions of one name
+     * (other servers, or one after the other) must not share one. */
+    char file[ITG_PATH_MAX];
+    snprintf(file, sizeof file, "%.400s.%d.%u.spill",
+             name[0] != '\0' ? name : "itg-recv", (int)uv_os_getpid(),
+             (unsigned)++r->spills);
+    if (join_path(r->cfg.log_dir, file, spill, sizeof lg->spill) != 0) {
+      snprintf(msg, msglen, "the spill file of receiver log '%s' would have "
+               "too long a name", name);
+      free(lg);
+      return ITG_EINVAL;
+    }
+    lc.server_host = m->log_host;
+    lc.server_port = m->log_port;
+    lc.transport = tr;
+    lc.spill_path = spill;
+  }
   rc = itg_logger_new(&lc, &lg->logger);
   if (rc < 0) {
-    snprintf(msg, msglen, "cannot open receiver log '%s': %s", path,
-             itg_strerror(rc));
+    if (remote)
+      snprintf(msg, msglen, "cannot ship the receiver log to %s port %u: %s",
+               m->log_host, (unsigned)m->log_port, itg_strerror(rc));
+    else
+      snprintf(msg, msglen, "cannot open receiver log '%s': %s", path,
+               itg_strerror(rc));
     free(lg);
     return rc;
+  }
+  if (remote) {
+    snprintf(lg->server, sizeof lg->server, "%s", m->log_host);
+    lg->server_port = m->log_port;
+    lg->transport = tr;
+    snprintf(lg->spill, sizeof lg->spill, "%s", spill);
+    itg_logger_get_stats(lg->logger, &st);
+    *unreachable = !st.connected;
   }
   memcpy(lg->path, path, sizeof lg->path);
   lg->next = r->logs;
@@ -193,13 +255,13 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
   itg_flow_event ev;
   uint32_t id;
   size_t b;
-  int rc;
+  int rc, unreachable;
   if (atomic_load(&r->n_active) >= r->cfg.max_flows) {
     snprintf(msg, msglen, "the receiver serves %u flows already (its limit)",
              (unsigned)r->cfg.max_flows);
     return ITG_ELIMIT;
   }
-  rc = log_acquire(r, m->text, &lg, msg, msglen);
+  rc = log_acquire(r, m, &lg, &unreachable, msg, msglen);
   if (rc < 0)
     return rc;
   id = choose_id(r, lg, c->ip, m->flow_id, m->id_auto);
@@ -251,6 +313,10 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
   atomic_fetch_add(&r->n_active, 1);
   itg__rx_count(r, 0, 1);
   fill_event(f, ITG_FLOW_OPENED, &ev);
+  if (unreachable) {
+    ev.log_unreachable = 1;
+    snprintf(ev.log_spill, sizeof ev.log_spill, "%s", lg->spill);
+  }
   itg__rx_event(r, &ev);
   *out = f;
   return 0;
@@ -258,7 +324,7 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
 out_release_sock:
   itg__rx_sock_release(s);
 out_release_log:
-  log_release(r, lg);
+  log_release(r, lg, NULL);
   return rc;
 }
 
@@ -380,7 +446,7 @@ void itg__rx_flow_end(itg__rx_flow *f) {
   }
   unlink_flow(r, f);
   itg__rx_sock_release(f->sock);
-  log_release(r, f->log);
+  log_release(r, f->log, &ev);
   atomic_fetch_sub(&r->n_active, 1);
   itg__rx_event(r, &ev);
   itg__rx_count(r, 0, -1);
@@ -398,5 +464,5 @@ void itg__rx_close_all(itg_receiver *r) {
     itg__rx_conn_close(r->conn_list, 1);
   while (r->tcp_list != NULL)
     itg__rx_tcp_close(r->tcp_list);
-  log_release(r, r->default_log);
+  log_release(r, r->default_log, NULL);
 }

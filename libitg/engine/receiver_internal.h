@@ -24,10 +24,15 @@
 
 typedef struct itg__rx_flow itg__rx_flow;
 
-/* A log file and the flows writing to it. */
+/* A log (a file, or a session with a log server) and the flows writing to
+ * it. */
 typedef struct itg__rx_log {
   struct itg__rx_log *next;
-  char path[ITG_PATH_MAX];
+  char path[ITG_PATH_MAX];   /* the file, or the name asked of the server */
+  char server[ITG_HOST_MAX]; /* the log server, "" for a file */
+  uint16_t server_port;
+  itg_log_transport transport;
+  char spill[ITG_PATH_MAX]; /* remote: the spill file */
   itg_logger *logger;
   uint32_t refs;
   itg__idmap ids;  /* every flow id written to this file so far */
@@ -122,6 +127,7 @@ struct itg_receiver {
 
   itg__rx_log *logs;
   itg__rx_log *default_log;
+  uint32_t spills; /* remote logs opened: numbers their spill files */
   itg__rx_sock *socks;
   itg__rx_flow *flow_list;
   itg__rx_flow *buckets[ITG__RX_BUCKETS];

@@ -263,8 +263,11 @@ int itg_sender_wait(itg_sender *s, int64_t timeout_ns) {
     uv_loop_close(&s->loop);
   }
   if (s->log != NULL) {
-    rc = itg_logger_close(s->log);
+    if (itg_logger_spill_path(s->log, s->log_spill, sizeof s->log_spill) != 0)
+      s->log_spill[0] = '\0';
+    rc = itg_logger_close_stats(s->log, &s->log_final);
     s->log = NULL;
+    s->log_closed = 1;
   }
   return rc;
 }
@@ -326,6 +329,19 @@ int itg_sender_flow_result(const itg_sender *s, size_t i,
   memcpy(out->error, f->error, sizeof out->error);
   out->received = f->received;
   uv_mutex_unlock((uv_mutex_t *)&s->lock);
+  return 0;
+}
+
+int itg_sender_log_stats(const itg_sender *s, itg_logger_stats *out,
+                         char *spill, size_t len) {
+  if (s == NULL || out == NULL ||
+      (s->cfg.log_path[0] == '\0' && s->cfg.log_server[0] == '\0'))
+    return ITG_EINVAL;
+  if (!s->log_closed)
+    return ITG_ESTATE;
+  *out = s->log_final;
+  if (spill != NULL && len > 0)
+    snprintf(spill, len, "%s", s->log_spill);
   return 0;
 }
 

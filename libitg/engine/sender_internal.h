@@ -91,6 +91,9 @@ struct itg_sender {
   int joined;
   _Atomic int stop;
   itg_logger *log;
+  int log_closed;             /* log_final and log_spill hold the end */
+  itg_logger_stats log_final;
+  char log_spill[ITG_PATH_MAX];
 
   uv_mutex_t lock;
   uv_cond_t done_cond;

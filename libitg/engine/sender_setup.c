@@ -160,6 +160,9 @@ static int ask_flow(itg__tx_flow *f, uint16_t src_port, uint16_t *data_port,
   m.tos = (int16_t)c->tos;
   m.ttl = (int16_t)c->ttl;
   memcpy(m.text, c->recv_log, sizeof c->recv_log);
+  memcpy(m.log_host, c->recv_log_server, sizeof c->recv_log_server);
+  m.log_port = c->recv_log_port;
+  m.log_transport = (uint8_t)c->recv_log_transport;
   rc = exchange(f, &m, ITG__CTL_FLOW_OPEN_ACK, &a, msg, len);
   if (rc < 0)
     return rc;

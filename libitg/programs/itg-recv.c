@@ -40,6 +40,10 @@ static void on_flow(const itg_flow_event *ev, void *user) {
     fprintf(stderr, "%s: flow %u from %s: %s port %u%s open\n", prog,
             ev->flow_id, ev->peer, proto_name(ev->proto), ev->port,
             ev->meter == ITG_METER_RTT ? " (round trip)" : "");
+    if (ev->log_unreachable)
+      fprintf(stderr, "%s: flow %u: the log server cannot be reached; its "
+              "records go to the spill file %s until it can\n", prog,
+              ev->flow_id, ev->log_spill);
     break;
   case ITG_FLOW_REFUSED:
     fprintf(stderr, "%s: flow %u from %s: refused: %s\n", prog, ev->flow_id,
@@ -57,6 +61,15 @@ static void on_flow(const itg_flow_event *ev, void *user) {
               "left without saying), %llu packets received\n", prog,
               ev->flow_id, ev->peer, proto_name(ev->proto), ev->port,
               (unsigned long long)ev->packets);
+    if (ev->log_spilled > 0)
+      fprintf(stderr, "%s: flow %u: receiver log: %llu records went to the "
+              "spill file %s (the log server could not take them)\n", prog,
+              ev->flow_id, (unsigned long long)ev->log_spilled,
+              ev->log_spill);
+    if (ev->log_missing > 0)
+      fprintf(stderr, "%s: flow %u: receiver log: %llu records lost on the "
+              "way to the log server (UDP)\n", prog, ev->flow_id,
+              (unsigned long long)ev->log_missing);
     break;
   }
 }

@@ -53,6 +53,9 @@ static const char help_text[] =
     "  -t ms [--duration] -z packets [--packets] -k KB [--kbytes] -d ms\n"
     "  [--delay] -s seed [--seed] -b DS [--tos] -f TTL [--ttl]\n"
     "  -m owdm|rttm [--meter] -x receiver-log [--recv-log] --wire native|ditg\n"
+    "  -X ADDR[:PORT] [TCP|UDP] [--recv-log-server]: the receiver ships this\n"
+    "       flow's log to the log server at ADDR (port 9001, TCP), under the\n"
+    "       -x name (or one the server picks)\n"
     "  presets: VoIP [-x codec] [-h RTP|CRTP] [-VAD], Telnet, DNS\n"
     "\n"
     "Exit status: 0 if every flow succeeded, 1 if one failed, 2 for a usage\n"
@@ -70,35 +73,15 @@ typedef struct options {
  * Returns 0, or the usage exit status. */
 static int parse_log_server(options *o, int argc, char **argv, int *i) {
   char msg[160];
-  const char *v, *colon, *host = NULL;
-  size_t hlen;
+  const char *v;
   int rc = itg__cli_value(prog, usage_text, argc, argv, i, &v);
   if (rc != 0)
     return rc;
-  colon = strrchr(v, ':');
-  if (v[0] == '[') {
-    const char *end = strchr(v, ']');
-    if (end == NULL || (end[1] != '\0' && end[1] != ':'))
-      colon = NULL, host = NULL, v = "";
-    else {
-      host = v + 1;
-      hlen = (size_t)(end - host);
-      colon = end[1] == ':' ? end + 1 : NULL;
-    }
-  } else if (colon != NULL && strchr(v, ':') != colon) {
-    colon = NULL; /* a bare IPv6 address */
-  }
-  if (host == NULL) {
-    host = v;
-    hlen = colon != NULL ? (size_t)(colon - v) : strlen(v);
-  }
-  if (hlen == 0 || hlen >= sizeof o->cfg.log_server ||
-      (colon != NULL && itg__parse_port(colon + 1, &o->cfg.log_server_port) != 0)) {
+  if (itg__parse_host_port(v, o->cfg.log_server, sizeof o->cfg.log_server,
+                           &o->cfg.log_server_port) != 0) {
     snprintf(msg, sizeof msg, "-L: '%.64s' is not ADDR[:PORT]", v);
     return itg__cli_bad_usage(prog, msg, usage_text);
   }
-  memcpy(o->cfg.log_server, host, hlen);
-  o->cfg.log_server[hlen] = '\0';
   if (*i + 1 < argc && (strcasecmp(argv[*i + 1], "TCP") == 0 ||
                         strcasecmp(argv[*i + 1], "UDP") == 0)) {
     (*i)++;
@@ -335,6 +318,22 @@ static void print_result(const itg_flow_result *r) {
             itg_err_name(r->status));
 }
 
+/* Says on stderr what of the sender log did not reach the log server:
+ * records in the spill file (and its name), records lost over UDP. */
+static void report_log(const itg_sender *s) {
+  itg_logger_stats st;
+  char spill[ITG_PATH_MAX];
+  if (itg_sender_log_stats(s, &st, spill, sizeof spill) != 0)
+    return;
+  if (st.spilled > 0)
+    fprintf(stderr, "%s: sender log: %llu records went to the spill file "
+            "%s (the log server could not take them)\n", prog,
+            (unsigned long long)st.spilled, spill);
+  if (st.missing > 0)
+    fprintf(stderr, "%s: sender log: %llu records lost on the way to the "
+            "log server (UDP)\n", prog, (unsigned long long)st.missing);
+}
+
 static void on_signal(void *user, int signum) {
   (void)signum;
   itg_sender_stop(user);
@@ -387,6 +386,7 @@ static int send_all(const options *o, const flows *fl) {
   }
   if (failed)
     status = ITG__CLI_EXIT_FAIL;
+  report_log(s);
   itg_sender_free(s);
   return status;
 }

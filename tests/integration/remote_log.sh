@@ -1,10 +1,11 @@
 #!/bin/sh
-# Remote logging with the programs: itg-send ships its log (-L) to itg-log
-# at 20 000 pkt/s for 3 s. Over TCP the server's file decodes to exactly
-# the packets counted on the wire; with the log server killed (SIGKILL) and
-# restarted mid-run, its files plus the sender's spill file hold every
-# packet; over UDP the records written plus the gap count are every record
-# shipped.
+# Remote logging with the programs. At 20 000 pkt/s for 5 s, itg-send
+# ships its log (-L) and has itg-recv ship the receiver log (-X) to
+# itg-log, both over TCP: each of the server's two files decodes to exactly
+# the packets counted on the wire. At 20 000 pkt/s for 3 s: with the log
+# server killed (SIGKILL) and restarted mid-run, its files plus the
+# sender's spill file hold every packet; over UDP the records written plus
+# the gap count are every record shipped.
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
@@ -42,18 +43,26 @@ PY
 start_recv 19702 "$WORK/recv.log"
 start_log
 
-# 1. TCP, against the wire.
-start_tap 19703 6 "$WORK/cap1.bin"
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19703 -C 20000 -c 100 -t 3000 \
-  -L 127.0.0.1:19701 TCP -l tcp.log >"$WORK/send1.out" 2>&1
-check "the TCP-logged flow succeeds" [ $? -eq 0 ]
+# 1. Both logs over TCP, against the wire.
+start_tap 19703 9 "$WORK/cap1.bin"
+"$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19703 -C 20000 -c 100 -t 5000 \
+  -L 127.0.0.1:19701 TCP -l tcp.log -X 127.0.0.1:19701 TCP -x rx.log \
+  >"$WORK/send1.out" 2>&1
+check "the flow with both logs shipped succeeds" [ $? -eq 0 ]
 wait "$TAP_PID"
-wire=$(tap_count "$WORK/cap1.bin")
+wire=$(tap_count "$WORK/cap1.bin" 100)
 "$BIN/itg-dec" --json "$LOGD/tcp.log" >"$WORK/tcp.json" || die "itg-dec"
 logged=$(json_field "$WORK/tcp.json" 'r["total"]["packets"]')
-echo "wire $wire, server log $logged"
-check "the server's log holds exactly the packets on the wire" [ "$wire" -eq "$logged" ]
-check "the session closed complete" grep -q "closed: tcp.log," "$WORK/log.out"
+"$BIN/itg-dec" --json "$LOGD/rx.log" >"$WORK/rx.json" || die "itg-dec rx"
+received=$(json_field "$WORK/rx.json" 'r["total"]["packets"]')
+echo "wire $wire, server's sender log $logged, server's receiver log $received"
+sent=$(sed -n 's/.*flow [0-9]*: \([0-9]*\) packets.*/\1/p' "$WORK/send1.out")
+check "the wire carried every packet sent" [ "$wire" -eq "$sent" ]
+check "the server's sender log holds exactly the packets on the wire" [ "$wire" -eq "$logged" ]
+check "the server's receiver log holds exactly the packets on the wire" [ "$wire" -eq "$received" ]
+check "the sender session closed complete" grep -q "closed: tcp.log," "$WORK/log.out"
+check "the receiver session closed complete" grep -q "closed: rx.log," "$WORK/log.out"
+check "nothing spilled" [ -z "$(ls "$WORK"/*.spill 2>/dev/null)" ]
 
 # 2. The log server killed and restarted mid-run.
 "$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19704 -C 20000 -c 100 -t 3000 \
@@ -75,6 +84,8 @@ spill=$(ls "$WORK"/kill.log.*.spill 2>/dev/null)
 set -- $(records "$LOGD"/kill.log* $spill)
 echo "sent $sent; distinct $1, records $2 (server files + spill: $(ls "$LOGD" | tr '\n' ' ') $spill)"
 check "a spill file was written" [ -n "$spill" ]
+check "itg-send named the spill file on stderr" \
+  grep -q "went to the spill file $(basename "$spill")" "$WORK/send2.out"
 check "server files plus spill hold every packet" [ "$1" -eq "$sent" ]
 start_log
 
