@@ -1,0 +1,112 @@
+#!/bin/sh
+# Remote logging across network namespaces: the sender, the receiver and
+# the log server each in a namespace of their own that this test creates,
+# joined pairwise by veth links on private addresses that exist only inside
+# them, the sender-receiver link limited to 50 Mbit/s by tc's tbf. One flow
+# ships its sender log (-L) and its receiver log (-X) over TCP: the
+# server's two files, decoded together by itg-dec, hold every packet the
+# sender sent, none lost. The namespaces go away at the end, failed or not.
+# Needs root (ip netns add); a system that refuses it fails the test.
+BUILD=$1
+. "$(dirname "$0")/lib.sh"
+
+NS_S="itg-s-$$"
+NS_R="itg-r-$$"
+NS_L="itg-l-$$"
+NETS=""
+LOGD="$WORK/logs"
+mkdir -p "$LOGD"
+cd "$WORK" || die "cd"
+
+netns_cleanup() {
+  for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+  for ns in $NETS; do
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p"; done
+    ip netns del "$ns" 2>/dev/null
+  done
+  cleanup
+}
+trap netns_cleanup EXIT
+trap 'exit 1' INT TERM
+
+# nsx NS COMMAND...: runs a command inside a namespace (in the foreground:
+# a background job starts `ip netns exec` itself, which becomes the
+# program, so that $! is the program's pid).
+nsx() {
+  ns=$1
+  shift
+  ip netns exec "$ns" "$@"
+}
+
+for ns in $NS_S $NS_R $NS_L; do
+  if ! err=$(ip netns add "$ns" 2>&1); then
+    echo "netns: cannot create a network namespace (ip netns add $ns: $err);"
+    echo "netns: this test must run as root on a system that allows it"
+    check "ip netns add works" false
+    finish
+  fi
+  NETS="$NETS $ns"
+  nsx "$ns" ip link set lo up || die "lo up in $ns"
+done
+
+# link NS_A ADDR_A NS_B ADDR_B: a veth pair between two namespaces, its
+# ends named for the peer (sr: in S towards R), with /24 addresses.
+link() {
+  ip link add "v$5" netns "$1" type veth peer name "v$6" netns "$3" ||
+    die "veth $1 - $3"
+  nsx "$1" ip addr add "$2/24" dev "v$5" || die "address $2"
+  nsx "$3" ip addr add "$4/24" dev "v$6" || die "address $4"
+  nsx "$1" ip link set "v$5" up || die "up v$5"
+  nsx "$3" ip link set "v$6" up || die "up v$6"
+}
+link "$NS_S" 10.213.1.1 "$NS_R" 10.213.1.2 sr rs
+link "$NS_S" 10.213.2.1 "$NS_L" 10.213.2.2 sl ls
+link "$NS_R" 10.213.3.1 "$NS_L" 10.213.3.2 rl lr
+nsx "$NS_S" tc qdisc add dev vsr root tbf rate 50mbit burst 32kbit latency 50ms ||
+  die "tc tbf on the sender-receiver link"
+check "the link is limited by tbf" \
+  sh -c "ip netns exec $NS_S tc qdisc show dev vsr | grep -q 'tbf.*rate 50Mbit'"
+
+listening() { nsx "$1" ss -Hltn "sport = :$2" | grep -q LISTEN; }
+
+ip netns exec "$NS_L" "$BIN/itg-log" -p 9001 -d "$LOGD" -A 10.213.0.0/16 \
+  >"$WORK/log.out" 2>&1 &
+LOG_PID=$!
+PIDS="$PIDS $LOG_PID"
+ip netns exec "$NS_R" "$BIN/itg-recv" -Sp 9000 >"$WORK/recv.out" 2>&1 &
+RECV_PID=$!
+PIDS="$PIDS $RECV_PID"
+wait_until 10 listening "$NS_L" 9001 || die "itg-log did not listen"
+wait_until 10 listening "$NS_R" 9000 || die "itg-recv did not listen"
+
+# 5 000 pkt/s of 1000 B: 40 Mbit/s through the 50 Mbit/s link.
+timeout 30 ip netns exec "$NS_S" "$BIN/itg-send" -a 10.213.1.2 -rp 8999 \
+  -C 5000 -c 1000 -t 3000 -L 10.213.2.2 TCP -l tx.log \
+  -X 10.213.3.2 TCP -x rx.log >"$WORK/send.out" 2>&1
+check "the flow succeeds" [ $? -eq 0 ]
+cat "$WORK/send.out"
+kill -TERM "$RECV_PID"
+wait "$RECV_PID"
+check "itg-recv exits 0" [ $? -eq 0 ]
+kill -TERM "$LOG_PID"
+wait "$LOG_PID"
+check "itg-log exits 0" [ $? -eq 0 ]
+cat "$WORK/log.out"
+
+sent=$(sed -n 's/.*flow [0-9]*: \([0-9]*\) packets.*/\1/p' "$WORK/send.out")
+[ -n "$sent" ] || sent=-1
+"$BIN/itg-dec" --json "$LOGD/tx.log" "$LOGD/rx.log" >"$WORK/both.json"
+check "itg-dec reads the server's files" [ $? -eq 0 ]
+got=$(json_field "$WORK/both.json" 'r["total"]["packets"]')
+expected=$(json_field "$WORK/both.json" 'r["total"]["expected"]')
+lost=$(json_field "$WORK/both.json" 'r["total"]["lost"]')
+echo "sent $sent; the server's files: $expected sent, $got received, $lost lost"
+check "the sender log holds every packet sent" [ "$expected" = "$sent" ]
+check "the receiver log holds every packet sent" [ "$got" = "$sent" ]
+check "none lost" [ "$lost" = 0 ]
+check "both sessions closed complete" \
+  [ "$(grep -c "closed: \(tx\|rx\).log," "$WORK/log.out")" -eq 2 ]
+check "nothing spilled" [ -z "$(ls "$WORK"/*.spill 2>/dev/null)" ]
+check "the sessions came from the namespaces' own addresses" \
+  grep -q "from \[::ffff:10.213.3.1\]:.*receiver" "$WORK/log.out"
+finish
