@@ -2,7 +2,9 @@
 #
 #   make            library (static + shared) and programs, in build/
 #   make test       set-up, build, unit + integration tests, then the same
-#                   tests again under AddressSanitizer and UBSan
+#                   tests again under AddressSanitizer and UBSan, then the
+#                   cross builds' tests (Windows under wine64, armhf and
+#                   aarch64 under qemu-user: see ports/targets.mk)
 #   make demo       receiver and sender on loopback, then the QoS report
 #   make install    PREFIX=/usr/local DESTDIR=
 #   V=1             show the commands
@@ -124,6 +126,7 @@ setup:
 test: setup
 	$(Q)$(MAKE) --no-print-directory test-unit test-integration
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 OPT=-O1 test-unit test-integration
+	$(Q)$(MAKE) --no-print-directory -k $(CROSS_TARGETS:%=test-%)
 
 test-unit: tests
 	$(Q)sh tests/run-unit.sh $(BUILD)

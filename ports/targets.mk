@@ -4,7 +4,11 @@
 #                                     for that target, in build/<target>/
 #   make test-windows | test-armhf | test-aarch64
 #                                     the target's unit tests under wine64
-#                                     or qemu-user, then a loopback flow
+#                                     or qemu-user, then a loopback flow,
+#                                     then its footprint (ports/footprint.sh)
+#
+# make test runs all three after the native tests (each goes on when
+# another fails; make test fails if any does).
 #
 # A cross build is the ordinary build with other variables: each target's
 # ports/<target>/deps.sh installs its toolchain and makes its dependencies

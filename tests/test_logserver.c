@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "core/logproto.h"
+#include "helpers/tmpdir.h"
 #include "itg.h"
 #include "platform/platform.h"
 
@@ -51,22 +52,17 @@ static void start_server(fixture *f, const char *token) {
 
 static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
-  char tmp[300];
-  size_t n = sizeof tmp;
   assert_non_null(f);
-  assert_int_equal(uv_os_tmpdir(tmp, &n), 0);
-  snprintf(f->dir, sizeof f->dir, "%s/itg_test_logserver_XXXXXX", tmp);
-  assert_non_null(mkdtemp(f->dir));
+  assert_int_equal(tmpdir_make(f->dir, sizeof f->dir, "itg_test_logserver_"),
+                   0);
   *state = f;
   return 0;
 }
 
 static int teardown(void **state) {
   fixture *f = *state;
-  char cmd[1200];
   itg_logserver_free(f->srv);
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-  assert_int_equal(system(cmd), 0);
+  assert_int_equal(tmpdir_remove(f->dir), 0);
   free(f);
   return 0;
 }

@@ -57,6 +57,16 @@ static int int_opt(itg__sock s, int level, int name) {
   return v;
 }
 
+/* Whether kernel receive timestamps are on: nanosecond ones, or where
+ * those are refused (qemu-user), microsecond ones. */
+static int rx_timestamps_on(itg__sock s) {
+  int v = 0;
+  socklen_t len = sizeof v;
+  if (getsockopt(s, SOL_SOCKET, SO_TIMESTAMPNS, &v, &len) == 0 && v == 1)
+    return 1;
+  return int_opt(s, SOL_SOCKET, SO_TIMESTAMP) == 1;
+}
+
 /* Same family, port and host bytes. */
 static void assert_same_addr(const itg__addr *a, const itg__addr *b) {
   assert_int_equal(a->ss.ss_family, b->ss.ss_family);
@@ -164,8 +174,10 @@ static void test_resolve_bad(void **state) {
 /* ---- datagrams ------------------------------------------------------- */
 
 /* 32 distinct datagrams from tx to rx in one batch; all arrive, intact,
- * from tx's address, with kernel timestamps near the wall clock and in
- * order. */
+ * from tx's address, with kernel timestamps near the wall clock. Not
+ * necessarily in order: Linux turns its early (queueing) stamps on a
+ * moment after the first socket asks for them, and stamps a datagram that
+ * missed them when it is read, later than the next ones. */
 static void batch_round_trip(const char *host) {
   static uint8_t out[NDGRAM][256], in[NDGRAM][256];
   itg__dgram sd[NDGRAM], rd[NDGRAM];
@@ -195,8 +207,6 @@ static void batch_round_trip(const char *host) {
     assert_memory_equal(rd[i].buf, out[i], sd[i].len);
     assert_same_addr(&peers[i], &tx_addr);
     assert_true(rd[i].rx_ns >= t0 - 5 * SEC && rd[i].rx_ns <= t1 + 5 * SEC);
-    if (i > 0)
-      assert_true(rd[i].rx_ns >= rd[i - 1].rx_ns);
   }
   /* Nothing left: returns at once with 0. */
   assert_int_equal(itg__recv_batch(rx, rd, NDGRAM), 0);
@@ -452,7 +462,7 @@ static void options_on(const char *host) {
   assert_int_equal(fcntl(u, F_GETFL) & O_NONBLOCK, 0);
 
   assert_int_equal(itg__sock_set_rx_timestamps(u), 0);
-  assert_int_equal(int_opt(u, SOL_SOCKET, SO_TIMESTAMPNS), 1);
+  assert_true(rx_timestamps_on(u));
 
   assert_int_equal(itg__sock_set_nodelay(t, 1), 0);
   assert_int_equal(int_opt(t, IPPROTO_TCP, TCP_NODELAY), 1);

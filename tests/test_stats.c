@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "helpers/tmpdir.h"
 #include "itg/stats.h"
 
 #define T0 1700000000000000000LL /* an epoch time in ns */
@@ -847,9 +847,8 @@ static void write_log(const char *path, const itg_logrec *r, size_t n,
  * missing file as not opened. */
 static void test_decode_files(void **state) {
   (void)state;
-  char dir[] = "/tmp/itg-test-stats.XXXXXX";
-  char a[64], b[64], c[64], d[64];
-  assert_non_null(mkdtemp(dir));
+  char dir[400], a[448], b[448], c[448], d[448];
+  assert_int_equal(tmpdir_make(dir, sizeof dir, "itg-test-stats."), 0);
   snprintf(a, sizeof a, "%s/a.log", dir);
   snprintf(b, sizeof b, "%s/b.log", dir);
   snprintf(c, sizeof c, "%s/missing.log", dir);
@@ -902,10 +901,7 @@ static void test_decode_files(void **state) {
   itg_series_free(ser);
   itg_stats_free(s2);
   itg_stats_free(s);
-  unlink(a);
-  unlink(b);
-  unlink(d);
-  rmdir(dir);
+  assert_int_equal(tmpdir_remove(dir), 0);
 }
 
 int main(void) {

@@ -173,13 +173,18 @@ void itg_logreader_header(const itg_logreader *r, itg_log_hdr *out) {
 }
 
 /* Moves the unread bytes to the front of the buffer and reads after them.
- * The end-of-file mark is cleared first, so a file that grows is followed. */
+ * At end of file, a seek to where the stream already is drops the
+ * end-of-file state, so a file that grows is followed: clearerr() alone
+ * does that in glibc but not in the Windows C runtime, which keeps
+ * answering end of file. A stream that cannot seek (a pipe) has no more
+ * to follow; clearing its mark is enough. */
 static int reader_refill(itg_logreader *r) {
   size_t left = r->len - r->pos;
   memmove(r->buf, r->buf + r->pos, left);
   r->pos = 0;
   r->len = left;
-  clearerr(r->f);
+  if (feof(r->f) && fseek(r->f, 0, SEEK_CUR) != 0)
+    clearerr(r->f);
   r->len += fread(r->buf + left, 1, sizeof r->buf - left, r->f);
   return ferror(r->f) ? ITG_EIO : 0;
 }

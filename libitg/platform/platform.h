@@ -142,8 +142,9 @@ int itg__sock_set_bufs(itg__sock s, int sndbuf, int rcvbuf);
 int itg__sock_set_tos(itg__sock s, int tos);
 int itg__sock_set_ttl(itg__sock s, int ttl);
 int itg__sock_set_nodelay(itg__sock s, int on);
-/* Asks for kernel receive timestamps (SO_TIMESTAMPNS on Linux). Returns 0
- * or ITG_ENOTSUP. */
+/* Asks for kernel receive timestamps (SO_TIMESTAMPNS on Linux, else the
+ * microsecond SO_TIMESTAMP; rx_ns is wall-clock ns either way). Returns 0,
+ * ITG_ENOTSUP where the system has none, or the socket's error. */
 int itg__sock_set_rx_timestamps(itg__sock s);
 
 /* One datagram for the batched calls below. */

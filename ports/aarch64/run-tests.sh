@@ -1,14 +1,16 @@
 #!/bin/sh
 # Runs the aarch64 build's unit tests, then a loopback flow, under
-# qemu-aarch64.
+# qemu-aarch64, then prints the stripped sizes of itg-send and itg-recv.
 # Usage: run-tests.sh [BUILD]   (default build/aarch64)
 #
 # The programs load the multiarch libc6:arm64 that deps.sh brings in (see
 # ports/armhf/run-tests.sh for why not qemu's -L).
 BUILD=${1:-build/aarch64}
 ports=$(dirname "$0")/..
-sh "$ports/run-cross-tests.sh" aarch64 "$BUILD" qemu-aarch64
+sh "$ports/../tests/run-unit.sh" "$BUILD" aarch64 qemu-aarch64
 unit=$?
 sh "$ports/cross-flow.sh" aarch64 "$BUILD" "" 19430 qemu-aarch64
 flow=$?
-[ "$unit" -eq 0 ] && [ "$flow" -eq 0 ]
+sh "$ports/footprint.sh" aarch64 "$BUILD" "" aarch64-linux-gnu-strip 19450
+size=$?
+[ "$unit" -eq 0 ] && [ "$flow" -eq 0 ] && [ "$size" -eq 0 ]

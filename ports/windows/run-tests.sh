@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the Windows build's unit tests, then a loopback flow between
 # itg-send.exe and itg-recv.exe, under wine64 with a private prefix in
-# BUILD/wine (made on first use; nothing is written to ~/.wine).
+# BUILD/wine (made on first use; nothing is written to ~/.wine), then
+# prints their stripped sizes.
 # Usage: run-tests.sh [BUILD]   (default build/windows)
 BUILD=${1:-build/windows}
 ports=$(dirname "$0")/..
@@ -26,8 +27,10 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
   fi
 fi
 
-sh "$ports/run-cross-tests.sh" windows "$BUILD" "$WINE"
+sh "$ports/../tests/run-unit.sh" "$BUILD" windows "$WINE"
 unit=$?
 sh "$ports/cross-flow.sh" windows "$BUILD" .exe 19410 "$WINE"
 flow=$?
-[ "$unit" -eq 0 ] && [ "$flow" -eq 0 ]
+sh "$ports/footprint.sh" windows "$BUILD" .exe x86_64-w64-mingw32-strip 19440
+size=$?
+[ "$unit" -eq 0 ] && [ "$flow" -eq 0 ] && [ "$size" -eq 0 ]

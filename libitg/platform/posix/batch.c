@@ -1,13 +1,15 @@
 /* Batched datagram I/O on POSIX: sendmmsg/recvmmsg where the C library
  * has them, else (or when the kernel refuses them) one sendmsg/recvmsg per
- * datagram. Kernel receive timestamps come back as SO_TIMESTAMPNS control
- * messages. Building with ITG_NO_MMSG forces the one-by-one path. */
+ * datagram. Kernel receive timestamps come back as SO_TIMESTAMPNS (or,
+ * where only those are given, SO_TIMESTAMP) control messages. Building
+ * with ITG_NO_MMSG forces the one-by-one path. */
 #define _GNU_SOURCE
 #include "platform/platform.h"
 #include "platform/posix/posix.h"
 
 #include <errno.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -55,21 +57,29 @@ static void prepare_recv(struct msghdr *m, struct iovec *iov,
   m->msg_controllen = sizeof ctrl->buf;
 }
 
-/* Returns the kernel's receive time (wall clock ns) carried by m, or 0. */
+/* Returns the kernel's receive time (wall clock ns) carried by m, or 0:
+ * a nanosecond stamp, or a microsecond one where the socket could only
+ * have those (see itg__sock_set_rx_timestamps). */
 static int64_t rx_stamp(struct msghdr *m) {
-#ifdef SCM_TIMESTAMPNS
   struct cmsghdr *c;
 
   for (c = CMSG_FIRSTHDR(m); c != NULL; c = CMSG_NXTHDR(m, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+    if (c->cmsg_level != SOL_SOCKET)
+      continue;
+#ifdef SCM_TIMESTAMPNS
+    if (c->cmsg_type == SCM_TIMESTAMPNS) {
       struct timespec ts;
       memcpy(&ts, CMSG_DATA(c), sizeof ts);
       return (int64_t)ts.tv_sec * INT64_C(1000000000) + ts.tv_nsec;
     }
-  }
-#else
-  (void)m;
 #endif
+    if (c->cmsg_type == SCM_TIMESTAMP) {
+      struct timeval tv;
+      memcpy(&tv, CMSG_DATA(c), sizeof tv);
+      return (int64_t)tv.tv_sec * INT64_C(1000000000) +
+             (int64_t)tv.tv_usec * 1000;
+    }
+  }
   return 0;
 }
 

@@ -97,15 +97,17 @@ int itg__sock_set_nodelay(itg__sock s, int on) {
   return 0;
 }
 
+/* Nanosecond stamps where the kernel gives them, else microsecond ones:
+ * some kernels and emulators (qemu-user) refuse SO_TIMESTAMPNS but take
+ * SO_TIMESTAMP. The receive path reads either kind. */
 int itg__sock_set_rx_timestamps(itg__sock s) {
-#ifdef SO_TIMESTAMPNS
   int on = 1;
 
-  if (setsockopt(s, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) != 0)
+#ifdef SO_TIMESTAMPNS
+  if (setsockopt(s, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) == 0)
+    return 0;
+#endif
+  if (setsockopt(s, SOL_SOCKET, SO_TIMESTAMP, &on, sizeof on) != 0)
     return itg__sock_fail();
   return 0;
-#else
-  (void)s;
-  return ITG_ENOTSUP;
-#endif
 }
