@@ -16,6 +16,17 @@ int itg__cli_bad_usage(const char *prog, const char *msg, const char *usage) {
   return ITG__CLI_EXIT_USAGE;
 }
 
+int itg__cli_copy_value(const char *prog, const char *usage, const char *opt,
+                        const char *v, char *dst, size_t len) {
+  char msg[128];
+  if (strlen(v) >= len) {
+    snprintf(msg, sizeof msg, "%s: value too long", opt);
+    return itg__cli_bad_usage(prog, msg, usage);
+  }
+  strcpy(dst, v);
+  return 0;
+}
+
 void itg__cli_print_version(const char *prog) {
   printf("%s (libitg %s)\n", prog, itg_version_string());
 }

@@ -18,6 +18,11 @@ void itg__cli_error(const char *prog, const char *msg);
  * ITG__CLI_EXIT_USAGE, for `return itg__cli_bad_usage(...)`. */
 int itg__cli_bad_usage(const char *prog, const char *msg, const char *usage);
 
+/* Copies option opt's text value v into the fixed field dst[len]. Returns
+ * 0, or (too long: reported with the usage) ITG__CLI_EXIT_USAGE. */
+int itg__cli_copy_value(const char *prog, const char *usage, const char *opt,
+                        const char *v, char *dst, size_t len);
+
 /* Prints "PROG (libitg VERSION)" on stdout. */
 void itg__cli_print_version(const char *prog);
 

@@ -52,16 +52,6 @@ static void on_session(const itg_log_session_event *ev, void *user) {
   }
 }
 
-static int copy_value(const char *opt, const char *v, char *dst, size_t len) {
-  char msg[128];
-  if (strlen(v) >= len) {
-    snprintf(msg, sizeof msg, "%s: value too long", opt);
-    return itg__cli_bad_usage(prog, msg, usage_text);
-  }
-  strcpy(dst, v);
-  return 0;
-}
-
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, itg_logserver_cfg *cfg) {
   char msg[160];
@@ -83,11 +73,11 @@ static int parse_args(int argc, char **argv, itg_logserver_cfg *cfg) {
     if (rc != 0)
       return rc;
     if (strcmp(a, "-a") == 0)
-      rc = copy_value(a, v, cfg->bind_host, sizeof cfg->bind_host);
+      rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->bind_host, sizeof cfg->bind_host);
     else if (strcmp(a, "-d") == 0)
-      rc = copy_value(a, v, cfg->dir, sizeof cfg->dir);
+      rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->dir, sizeof cfg->dir);
     else if (strcmp(a, "-k") == 0 || strcmp(a, "--token") == 0)
-      rc = copy_value(a, v, cfg->token, sizeof cfg->token);
+      rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->token, sizeof cfg->token);
     else if (strcmp(a, "-A") == 0) {
       if (itg_logserver_cfg_allow(cfg, v) != 0) {
         snprintf(msg, sizeof msg, "-A: '%.64s' is not a network (or too many)",

@@ -74,18 +74,6 @@ static void on_flow(const itg_flow_event *ev, void *user) {
   }
 }
 
-/* Copies an option's text value into a fixed field. Returns 0, or the
- * usage exit status. */
-static int copy_value(const char *opt, const char *v, char *dst, size_t len) {
-  char msg[128];
-  if (strlen(v) >= len) {
-    snprintf(msg, sizeof msg, "%s: value too long", opt);
-    return itg__cli_bad_usage(prog, msg, usage_text);
-  }
-  strcpy(dst, v);
-  return 0;
-}
-
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
   char msg[160];
@@ -108,11 +96,11 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
     if (rc != 0)
       return rc;
     if (strcmp(a, "-a") == 0)
-      rc = copy_value(a, v, cfg->bind_host, sizeof cfg->bind_host);
+      rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->bind_host, sizeof cfg->bind_host);
     else if (strcmp(a, "-l") == 0)
-      rc = copy_value(a, v, cfg->log_path, sizeof cfg->log_path);
+      rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->log_path, sizeof cfg->log_path);
     else if (strcmp(a, "--log-dir") == 0)
-      rc = copy_value(a, v, cfg->log_dir, sizeof cfg->log_dir);
+      rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->log_dir, sizeof cfg->log_dir);
     else if (strcmp(a, "-q") == 0 || strcmp(a, "--max-flows") == 0) {
       if (itg__parse_u64(v, 1, 1000000, &n) != 0) {
         snprintf(msg, sizeof msg, "%s: '%.64s' is not a count in 1..1000000",
