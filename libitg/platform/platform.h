@@ -19,6 +19,8 @@ typedef SOCKET itg__sock;
 typedef INIT_ONCE itg__once;
 #define ITG__ONCE_INIT INIT_ONCE_STATIC_INIT
 #else
+#include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sys/socket.h>
@@ -102,6 +104,14 @@ void itg__addr_set_port(itg__addr *a, uint16_t port);
  * to len - 1 bytes and always terminated when len > 0; "?" for an address
  * that cannot be shown. */
 void itg__addr_format(const itg__addr *a, char *buf, size_t len);
+
+/* The two parts of address handling that differ by OS; the rest lives in
+ * platform/address.c, shared. itg__net_init readies the name resolver
+ * (Winsock's start-up; nothing on POSIX): 0 or a negative code.
+ * itg__has_ipv6 tells whether the system makes IPv6 sockets at all (one
+ * booted without IPv6 still parses "::" but could not bind it). */
+int itg__net_init(void);
+int itg__has_ipv6(void);
 
 /* ---- datagram and stream sockets ----------------------------------------- */
 
