@@ -18,10 +18,13 @@
  * [20 us, 2 ms]. Where long sleeps wake markedly later than short ones (deep
  * CPU idle states, virtual machines), a far instant is approached in two
  * sleeps: the first ends early by the long sleeps' 90th percentile plus
- * the margin, the second by the margin. Setting the environment variable
+ * the margin, the second by the margin. From then on each pacer keeps both
+ * at the 95th percentile of how late its own sleeps of each stage woke,
+ * so that it follows the machine as the timer's latency changes (load,
+ * idle states, a virtual machine's host). Setting the environment variable
  * ITG_PACER_MARGIN_NS to a number of nanoseconds (0 to 1e9) before that
- * replaces the measurement, for experiments: one sleep ending that early,
- * then the spin.
+ * replaces the measurement and the tracking, for experiments: one sleep
+ * ending that early, then the spin.
  *
  * A pacer is used by one thread at a time. On Linux the thread that waits
  * gets a timer slack of 1 ns (a per-thread setting) on its first sleep.
@@ -53,8 +56,10 @@ typedef struct itg_pacer_stats {
 typedef struct itg_pacer {
   int64_t next_ns;   /* the next departure instant, monotonic clock */
   int64_t margin_ns; /* how early HYBRID's last sleep ends */
-  int64_t coarse_ns; /* how early HYBRID's first sleep ends (0: one sleep) */
+  int64_t coarse_ns; /* how much earlier than the last HYBRID's first sleep
+                        ends (0: one sleep) */
   itg_wait_mode mode;
+  int margin_tracks; /* 1: margin_ns follows the sleeps' overshoots */
   itg_pacer_stats stats;
 } itg_pacer;
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/margin.h"
 #include "core/parse.h"
 #include "platform/platform.h"
 
@@ -18,26 +19,48 @@
  * a virtual CPU the host has put to sleep), so the two are measured apart.
  * The margin (how early the last sleep ends before the spin) is the 90th
  * percentile of the short overshoots (rank CAL_RANK of CAL_ROUNDS) plus
- * CAL_SAFETY_NS, kept within [MARGIN_MIN_NS, MARGIN_MAX_NS]. Where long
+ * CAL_SAFETY_NS, kept within the bounds of core/margin.h. Where long
  * sleeps overshoot by more than that safety over short ones, a wait that
- * is far off first sleeps until coarse_ns before the instant: the 90th
- * percentile of the long overshoots plus the margin, so that even a late
- * wake-up leaves time for the short sleep and the spin. A margin below
- * the usual overshoot makes late departures, one above it only costs
+ * is far off first sleeps until margin + coarse_ns before the instant,
+ * coarse_ns being the 90th percentile of the long overshoots, so that even
+ * a late wake-up leaves time for the short sleep and the spin. A margin
+ * below the usual overshoot makes late departures, one above it only costs
  * spinning, hence the high percentile; the clamp keeps one stalled sample
- * on a busy machine from turning the hybrid mode into a spin. */
+ * on a busy machine from turning the hybrid mode into a spin. These are
+ * only starting points: each pacer then tracks both from its own sleeps
+ * (core/margin.h). */
 #define CAL_ROUNDS 25
 #define CAL_SHORT_NS 100000
 #define CAL_LONG_NS 1000000
 #define CAL_RANK 22
 #define CAL_SAFETY_NS 10000
-#define MARGIN_MIN_NS 20000
-#define MARGIN_MAX_NS 2000000
 /* The largest margin ITG_PACER_MARGIN_NS may ask for: one second. */
 #define MARGIN_ENV_MAX_NS 1000000000
 
+static int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
 static itg__once margin_once = ITG__ONCE_INIT;
 static int64_t margin_ns, coarse_ns;
+/* 0 when ITG_PACER_MARGIN_NS fixed the margin. */
+static int margin_tracks;
+
+/* One step of the Robbins-Monro estimate: the step is an eighth of the
+ * margin, split 19:1 between rising and falling for the 95th percentile. */
+#define TRACK_STEP_DIV 8
+#define TRACK_UP_PARTS 19
+#define TRACK_PARTS 20
+
+int64_t itg__margin_update(int64_t margin, int64_t overshoot_ns) {
+  int64_t step = margin / TRACK_STEP_DIV;
+
+  if (overshoot_ns > margin)
+    margin += step * TRACK_UP_PARTS / TRACK_PARTS;
+  else
+    margin -= step / TRACK_PARTS;
+  return clamp(margin, ITG__MARGIN_MIN_NS, ITG__MARGIN_MAX_NS);
+}
 
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -53,10 +76,6 @@ static int64_t overshoot(int64_t len_ns) {
   return itg__mono_ns() - deadline;
 }
 
-static int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
-  return v < lo ? lo : v > hi ? hi : v;
-}
-
 /* Sets margin_ns and coarse_ns from ITG_PACER_MARGIN_NS when that holds a
  * valid number (for experiments: one sleep, then the spin), else by
  * measuring the timer's overshoot. */
@@ -70,16 +89,18 @@ static void calibrate_margin(void) {
     coarse_ns = 0;
     return;
   }
+  margin_tracks = 1;
   for (i = 0; i < CAL_ROUNDS; i++) {
     over_short[i] = overshoot(CAL_SHORT_NS);
     over_long[i] = overshoot(CAL_LONG_NS);
   }
   qsort(over_short, CAL_ROUNDS, sizeof over_short[0], cmp_i64);
   qsort(over_long, CAL_ROUNDS, sizeof over_long[0], cmp_i64);
-  margin_ns = clamp(over_short[CAL_RANK] + CAL_SAFETY_NS, MARGIN_MIN_NS,
-                    MARGIN_MAX_NS);
+  margin_ns = clamp(over_short[CAL_RANK] + CAL_SAFETY_NS, ITG__MARGIN_MIN_NS,
+                    ITG__MARGIN_MAX_NS);
   if (over_long[CAL_RANK] > over_short[CAL_RANK] + CAL_SAFETY_NS)
-    coarse_ns = margin_ns + clamp(over_long[CAL_RANK], 0, MARGIN_MAX_NS);
+    coarse_ns = clamp(over_long[CAL_RANK], ITG__MARGIN_MIN_NS,
+                      ITG__MARGIN_MAX_NS);
   else
     coarse_ns = 0;
 }
@@ -116,6 +137,7 @@ int itg_pacer_init(itg_pacer *p, itg_wait_mode mode, int64_t start_ns) {
     itg__run_once(&margin_once, calibrate_margin);
     p->margin_ns = margin_ns;
     p->coarse_ns = coarse_ns;
+    p->margin_tracks = margin_tracks;
   }
   return 0;
 }
@@ -130,7 +152,7 @@ int64_t itg_pacer_next(const itg_pacer *p) { return p->next_ns; }
 
 /* Waits from `now` until deadline_ns in the pacer's mode; returns the
  * first clock reading at or after the deadline. */
-static int64_t wait_for(const itg_pacer *p, int64_t deadline_ns, int64_t now) {
+static int64_t wait_for(itg_pacer *p, int64_t deadline_ns, int64_t now) {
   switch (p->mode) {
   case ITG_WAIT_SLEEP:
     while (now < deadline_ns) {
@@ -139,13 +161,19 @@ static int64_t wait_for(const itg_pacer *p, int64_t deadline_ns, int64_t now) {
     }
     return now;
   case ITG_WAIT_HYBRID:
-    if (p->coarse_ns > 0 && deadline_ns - now > p->coarse_ns) {
-      itg__sleep_until(deadline_ns - p->coarse_ns);
+    if (p->coarse_ns > 0 && deadline_ns - now > p->margin_ns + p->coarse_ns) {
+      int64_t wake = deadline_ns - p->margin_ns - p->coarse_ns;
+      itg__sleep_until(wake);
       now = itg__mono_ns();
+      if (p->margin_tracks)
+        p->coarse_ns = itg__margin_update(p->coarse_ns, now - wake);
     }
     if (deadline_ns - now > p->margin_ns) {
-      itg__sleep_until(deadline_ns - p->margin_ns);
+      int64_t wake = deadline_ns - p->margin_ns;
+      itg__sleep_until(wake);
       now = itg__mono_ns();
+      if (p->margin_tracks)
+        p->margin_ns = itg__margin_update(p->margin_ns, now - wake);
     }
     break;
   case ITG_WAIT_SPIN:
