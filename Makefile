@@ -179,5 +179,9 @@ clean:
 
 # The acceptance figures measured on the wire (root: wiretap needs a packet
 # socket). A measurement, not a test: see tests/accept/wire.sh.
-accept: setup all
+accept: setup all $(BUILD)/accept/timer_noise
 	$(Q)sh tests/accept/wire.sh $(BUILD)
+
+$(BUILD)/accept/timer_noise: tests/accept/timer_noise.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 $(WARN) -o $@ $<

@@ -60,12 +60,13 @@ wait_until() {
 tcp_listening() { ss -Hltn "sport = :$1" | grep -q LISTEN; }
 
 # start_recv PORT LOG [more itg-recv options]: starts itg-recv in the
-# background with its signaling on PORT and waits until it listens.
+# background with its signaling on PORT and waits until it listens. A
+# command in RECV_WRAP (such as "taskset -c 0") runs it.
 start_recv() {
   port=$1
   log=$2
   shift 2
-  "$BIN/itg-recv" -Sp "$port" -l "$log" "$@" >"$WORK/recv-$port.out" 2>&1 &
+  $RECV_WRAP "$BIN/itg-recv" -Sp "$port" -l "$log" "$@" >"$WORK/recv-$port.out" 2>&1 &
   RECV_PID=$!
   PIDS="$PIDS $RECV_PID"
   wait_until 10 tcp_listening "$port" || die "itg-recv did not listen on $port"
