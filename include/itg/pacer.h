@@ -19,7 +19,7 @@
  * CPU idle states, virtual machines), a far instant is approached in two
  * sleeps: the first ends early by the long sleeps' 90th percentile plus
  * the margin, the second by the margin. From then on each pacer keeps both
- * at the 95th percentile of how late its own sleeps of each stage woke,
+ * at the 90th percentile of how late its own sleeps of each stage woke,
  * so that it follows the machine as the timer's latency changes (load,
  * idle states, a virtual machine's host). Setting the environment variable
  * ITG_PACER_MARGIN_NS to a number of nanoseconds (0 to 1e9) before that

@@ -47,10 +47,13 @@ static int64_t margin_ns, coarse_ns;
 static int margin_tracks;
 
 /* One step of the Robbins-Monro estimate: the step is an eighth of the
- * margin, split 19:1 between rising and falling for the 95th percentile. */
+ * margin, split 9:1 between rising and falling for the 90th percentile.
+ * Not higher: the slowest tenth of wake-ups is where a virtual machine's
+ * host held the CPU for milliseconds, and a margin that covers those turns
+ * the hybrid mode into a spin that such a host stalls just the same. */
 #define TRACK_STEP_DIV 8
-#define TRACK_UP_PARTS 19
-#define TRACK_PARTS 20
+#define TRACK_UP_PARTS 9
+#define TRACK_PARTS 10
 
 int64_t itg__margin_update(int64_t margin, int64_t overshoot_ns) {
   int64_t step = margin / TRACK_STEP_DIV;
