@@ -11,13 +11,14 @@ void itg_receiver_cfg_init(itg_receiver_cfg *cfg) {
   cfg->sig_port = ITG_DEFAULT_SIG_PORT;
   cfg->log_batch = 64;
   cfg->max_flows = 1024;
-  cfg->rcvbuf = 4 * 1024 * 1024;
+  cfg->rcvbuf = 32 * 1024 * 1024;
+  cfg->cpu = -1;
 }
 
 int itg_receiver_new(const itg_receiver_cfg *cfg, itg_receiver **out) {
   itg_receiver *r;
   if (cfg == NULL || out == NULL || cfg->log_batch == 0 ||
-      cfg->max_flows == 0 || cfg->rcvbuf < 0 ||
+      cfg->max_flows == 0 || cfg->rcvbuf < 0 || cfg->cpu < -1 ||
       strnlen(cfg->bind_host, ITG_HOST_MAX) == ITG_HOST_MAX ||
       strnlen(cfg->log_path, ITG_PATH_MAX) == ITG_PATH_MAX ||
       strnlen(cfg->log_dir, ITG_PATH_MAX) == ITG_PATH_MAX)
@@ -130,6 +131,8 @@ static void on_wake(uv_async_t *h) {
 
 static void loop_main(void *arg) {
   itg_receiver *r = arg;
+  if (r->cfg.cpu >= 0)
+    itg__thread_pin(r->cfg.cpu);
   uv_run(&r->loop, UV_RUN_DEFAULT);
 }
 

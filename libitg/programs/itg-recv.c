@@ -1,6 +1,7 @@
 /* itg-recv: serves senders until SIGINT or SIGTERM, logging every packet
  * (D-ITG's ITGRecv). One line per flow set up, refused or ended on stderr,
  * the counters at exit. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,7 +13,8 @@ static const char prog[] = "itg-recv";
 
 static const char usage_text[] =
     "usage: itg-recv [-Sp PORT] [-a ADDR] [-l FILE] [--log-dir DIR] [-q D]\n"
-    "                [--max-flows N] [-h|--help] [--version]\n";
+    "                [--max-flows N] [--rcvbuf BYTES] [--cpu N] [-h|--help]\n"
+    "                [--version]\n";
 
 static const char help_text[] =
     "\n"
@@ -27,7 +29,10 @@ static const char help_text[] =
     "  --log-dir DIR  where the logs that senders name (-x) are written\n"
     "                 (default: the current directory)\n"
     "  -q D           records per log write (default 64)\n"
-    "  --max-flows N  flows served at once (default 1024)\n";
+    "  --max-flows N  flows served at once (default 1024)\n"
+    "  --rcvbuf BYTES each data socket's receive buffer (default 33554432;\n"
+    "                 more absorbs longer stalls at high rates)\n"
+    "  --cpu N        pin the receiving thread to CPU N\n";
 
 static const char *proto_name(itg_proto p) {
   return p == ITG_PROTO_TCP ? "TCP" : "UDP";
@@ -88,7 +93,8 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
     if (strcmp(a, "-Sp") != 0 && strcmp(a, "--sig-port") != 0 &&
         strcmp(a, "-a") != 0 && strcmp(a, "-l") != 0 &&
         strcmp(a, "--log-dir") != 0 && strcmp(a, "-q") != 0 &&
-        strcmp(a, "--max-flows") != 0) {
+        strcmp(a, "--max-flows") != 0 && strcmp(a, "--rcvbuf") != 0 &&
+        strcmp(a, "--cpu") != 0) {
       snprintf(msg, sizeof msg, "unknown option '%.64s'", a);
       return itg__cli_bad_usage(prog, msg, usage_text);
     }
@@ -101,7 +107,20 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
       rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->log_path, sizeof cfg->log_path);
     else if (strcmp(a, "--log-dir") == 0)
       rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->log_dir, sizeof cfg->log_dir);
-    else if (strcmp(a, "-q") == 0 || strcmp(a, "--max-flows") == 0) {
+    else if (strcmp(a, "--rcvbuf") == 0 || strcmp(a, "--cpu") == 0) {
+      int64_t x;
+      int is_cpu = strcmp(a, "--cpu") == 0;
+      if (itg__parse_i64(v, is_cpu ? 0 : 4096, is_cpu ? 4095 : INT32_MAX,
+                         &x) != 0) {
+        snprintf(msg, sizeof msg, "%s: '%.64s' is not %s", a, v,
+                 is_cpu ? "a CPU number" : "a size in 4096..2147483647");
+        return itg__cli_bad_usage(prog, msg, usage_text);
+      }
+      if (is_cpu)
+        cfg->cpu = (int)x;
+      else
+        cfg->rcvbuf = (int)x;
+    } else if (strcmp(a, "-q") == 0 || strcmp(a, "--max-flows") == 0) {
       if (itg__parse_u64(v, 1, 1000000, &n) != 0) {
         snprintf(msg, sizeof msg, "%s: '%.64s' is not a count in 1..1000000",
                  a, v);

@@ -1,11 +1,18 @@
 #!/bin/sh
 # A wrong option is reported with the offending word and the usage, exits
 # with status 2, and sends nothing; a script file with a bad line names the
-# file and the line and sends nothing either.
+# file and the line and sends nothing either. itg-recv's --cpu pins.
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-start_recv 19130 "$WORK/recv.log"
+start_recv 19130 "$WORK/recv.log" --cpu 0 --rcvbuf 8388608
+
+# --cpu 0 pins the receiving thread: one of the receiver's threads may run
+# on CPU 0 only (the others keep the process's whole set).
+pinned_thread() {
+  grep -l "^Cpus_allowed_list:[[:space:]]*0$" /proc/"$RECV_PID"/task/*/status >/dev/null 2>&1
+}
+check "itg-recv --cpu 0 pins its receiving thread" wait_until 5 pinned_thread
 
 expect_refusal() {
   word=$1
@@ -30,6 +37,11 @@ check "the bad line is named FILE:2" grep -qF "flows.txt:2" "$WORK/err"
 "$BIN/itg-recv" --bogus >"$WORK/out" 2>"$WORK/err"
 check "itg-recv rejects a wrong option with status 2" [ $? -eq 2 ]
 check "itg-recv names the word" grep -qF -- "--bogus" "$WORK/err"
+"$BIN/itg-recv" --cpu -1 >"$WORK/out" 2>"$WORK/err"
+check "itg-recv rejects a CPU number below 0" [ $? -eq 2 ]
+check "and names the option" grep -qF -- "--cpu" "$WORK/err"
+"$BIN/itg-recv" --rcvbuf 100 >"$WORK/out" 2>"$WORK/err"
+check "itg-recv rejects a receive buffer below 4096 bytes" [ $? -eq 2 ]
 "$BIN/itg-dec" -Z "$WORK/recv.log" >"$WORK/out" 2>"$WORK/err"
 check "itg-dec rejects a wrong option with status 2" [ $? -eq 2 ]
 

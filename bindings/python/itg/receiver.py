@@ -120,7 +120,8 @@ class Receiver:
     Entering the block starts the receiver (listening on the signaling
     port: 9000 by default, 0 picks a free one, then given by .port);
     leaving it stops the receiver (every flow ends, every log is flushed)
-    and frees it.
+    and frees it. rcvbuf sets each data socket's receive buffer in bytes,
+    cpu the CPU the receiving thread is pinned to.
 
     on_records(batch) is called on the receiver's thread with each batch
     of records it logs (an itg.RecordBatch); on_flow(event) when a flow is
@@ -132,7 +133,8 @@ class Receiver:
     def __init__(self, log: Optional[PathLike] = None, *, port: int = lib.ITG_DEFAULT_SIG_PORT,
                  bind: str = "", log_dir: Optional[PathLike] = None,
                  log_batch: Optional[int] = None, max_flows: Optional[int] = None,
-                 rcvbuf: Optional[int] = None, on_records: Optional[RecordsCallback] = None,
+                 rcvbuf: Optional[int] = None, cpu: Optional[int] = None,
+                 on_records: Optional[RecordsCallback] = None,
                  on_flow: Optional[FlowCallback] = None) -> None:
         self._r: Any = None
         self._running = False
@@ -150,6 +152,8 @@ class Receiver:
             cfg.max_flows = max_flows
         if rcvbuf is not None:
             cfg.rcvbuf = rcvbuf
+        if cpu is not None:
+            cfg.cpu = cpu
         self._sink = _Sink(on_records, on_flow)
         self._user = ffi.new_handle(self._sink)
         cfg.user = self._user

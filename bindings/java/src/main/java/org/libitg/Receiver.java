@@ -36,6 +36,7 @@ public final class Receiver implements AutoCloseable {
     private Integer logBatch;
     private Integer maxFlows;
     private Integer receiveBuffer;
+    private Integer cpu;
     private Consumer<List<LogRecord>> onRecords;
     private Consumer<FlowEvent> onFlow;
 
@@ -75,9 +76,15 @@ public final class Receiver implements AutoCloseable {
       return this;
     }
 
-    /** The sockets' receive buffer in bytes (default 4 MiB). */
+    /** The sockets' receive buffer in bytes (default 32 MiB). */
     public Config receiveBuffer(int bytes) {
       this.receiveBuffer = bytes;
+      return this;
+    }
+
+    /** Pins the receiving thread to this CPU (default: not pinned). */
+    public Config cpu(int cpu) {
+      this.cpu = cpu;
       return this;
     }
 
@@ -121,6 +128,9 @@ public final class Receiver implements AutoCloseable {
         }
         if (receiveBuffer != null) {
           c.setRcvbuf(receiveBuffer);
+        }
+        if (cpu != null) {
+          c.setCpu(cpu);
         }
         done = true;
         return c;
