@@ -15,14 +15,15 @@ _LIVE = []
 
 
 class Proc:
-    """A program started now, with its combined output in out_path."""
+    """A program started now, with its combined output in out_path; cwd:
+    where it runs (the files it names without a folder land there)."""
 
-    def __init__(self, argv, out_path, deadline_s):
+    def __init__(self, argv, out_path, deadline_s, cwd=None):
         self.argv = [str(a) for a in argv]
         self.out_path = str(out_path)
         with open(self.out_path, "wb") as out:
             self._p = subprocess.Popen(self.argv, stdout=out, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, start_new_session=True)
+                                       stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd)
         self.pid = self._p.pid
         self.start = time.monotonic()
         self.deadline = self.start + deadline_s

@@ -13,7 +13,8 @@ FIELDS = ["section", "tool", "label", "requested_pps", "size", "log_batch", "flo
           "idt_mean_us", "ks_stat", "ks_p", "logged", "loss", "loss_pct",
           "sender_cpu_s", "sender_cpu_pct", "recv_cpu_s", "sender_rc", "tap_drops",
           "flows_seen", "agg_pps", "agg_err_pct", "worst_flow_err_pct",
-          "flow_idt_p99_median_us", "law", "note"]
+          "flow_idt_p99_median_us", "law", "log", "sender_logged", "send_log_lost",
+          "recv_pps", "gen_err_pct", "cost_pct", "note"]
 
 PAPER_MBIT_S = 230.0  # ITG-LS/ITG-MPI sender, 1 024-byte packets (figure 9)
 
@@ -138,9 +139,10 @@ def plot_achieved(path, rows, ceiling):
     plt.close(fig)
 
 
-def plot_sweep(path, rows, xkey, ykey, xlabel, ylabel, title, logx=False, hline=None, ideal=None):
+def plot_sweep(path, rows, xkey, ykey, xlabel, ylabel, title, logx=False, hline=None, ideal=None, style=None):
     """One curve per tool of ykey against xkey; hline: (y, label) of a
-    reference; ideal: y as a function of x, drawn as "requested"."""
+    reference; ideal: y as a function of x, drawn as "requested"; style:
+    a curve's name -> its matplotlib keywords (colour, line style)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -149,7 +151,7 @@ def plot_sweep(path, rows, xkey, ykey, xlabel, ylabel, title, logx=False, hline=
         pts = sorted((r[xkey], r[ykey]) for r in rows
                      if r["tool"] == tool and r.get(xkey) is not None and r.get(ykey) is not None)
         if pts:
-            ax.plot(*zip(*pts), marker="o", label=tool)
+            ax.plot(*zip(*pts), marker="o", label=tool, **(style(tool) if style else {}))
     if ideal:
         xs = sorted({r[xkey] for r in rows if r.get(xkey) is not None})
         ax.plot(xs, [ideal(x) for x in xs], color="grey", ls=":", lw=1, label="requested")

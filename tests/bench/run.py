@@ -15,6 +15,7 @@ Numbers, not verdicts: nothing here passes or fails on timing.
 """
 import argparse
 import contextlib
+import dataclasses
 import datetime
 import importlib.util
 import io
@@ -30,11 +31,14 @@ import numpy as np
 # The modules beside this script are part of the source tree: no
 # __pycache__ there.
 sys.dont_write_bytecode = True
+import log_section  # noqa: E402
 import procs  # noqa: E402
 import report  # noqa: E402
+from log_section import LogServer  # noqa: E402
 from procs import Ports, Proc, wait_until  # noqa: E402
 from report import Table, num, ratio, loss_text  # noqa: E402
-from tools import MAX_REQUEST_PPS, Bare, Blaster, Ditg, Libitg, Load  # noqa: E402
+from tools import (MAX_REQUEST_PPS, REMOTE_LOGS, REMOTE_RECV_LOG, REMOTE_SEND_LOG,  # noqa: E402
+                   Bare, Blaster, Ditg, Libitg, Load, LoggingTool)
 
 CAP_DTYPE = np.dtype([("ts", "<u8"), ("len", "<u4"), ("head", ">u4")])
 RATES_SECTION = "rates"
@@ -116,7 +120,9 @@ def per_flow(path, each_pps):
 class Bench:
     def __init__(self, args):
         self.args = args
-        self.out = Path(args.build) / "bench"
+        # Absolute: some programs run in a folder of their own (remote logging).
+        build = Path(args.build).resolve()
+        self.out = build / "bench"
         self.work = self.out / "work"
         self.caps = self.out / "captures"
         # Logs and captures of an earlier run must not be taken for this one's.
@@ -127,13 +133,13 @@ class Bench:
         self.wiretap = bindir / "wiretap"
         self.wirestats = Path(args.shared) / "tools" / "wirestats.py"
         self.wirestats_mod = None
-        self.ports = Ports()
+        self.ports = Ports(*args.ports)
         self.rows = []
         self.notes = []
         self.ditg = Ditg()
         self.bare = Bare(str(bindir / "bare_loop"))
-        self.libitg = Libitg(str(Path(args.build) / "bin"), "hybrid")
-        self.libitg_sleep = Libitg(str(Path(args.build) / "bin"), "sleep")
+        self.libitg = Libitg(str(build / "bin"), "hybrid")
+        self.libitg_sleep = Libitg(str(build / "bin"), "sleep")
         self.blaster32 = Blaster(str(bindir / "blaster"), 32)
         self.blaster1 = Blaster(str(bindir / "blaster"), 1)
         wanted = set(args.tools.split(",")) if args.tools else None
@@ -151,32 +157,61 @@ class Bench:
 
     # ---- one run -----------------------------------------------------------
 
-    def run(self, section, tool, load, label, law=None, analyse=None, keep=False):
-        """Runs load with tool under wiretap; returns the row of results."""
+    def run(self, section, tool, load, label, law=None, analyse=None, keep=False, sender_log=False):
+        """Runs load with tool under wiretap; returns the row of results.
+        A load that ships its logs gets a log server of its own for the run;
+        sender_log: also count the records in the sender's log."""
         row = {"section": section, "tool": tool.name, "label": label,
                "requested_pps": (load.rate * load.flows) if load.rate else None,
                "size": load.size, "log_batch": load.log_batch, "flows": load.flows,
-               "seconds": load.seconds, "law": law[0] if law else None}
-        notes = []
+               "seconds": load.seconds, "law": law[0] if law else None,
+               "log": load.log if isinstance(tool, LoggingTool) else "none"}
         why = tool.unsupported(load)
         if why:
             row["note"] = why
             return row
-        sig, data = self.ports.pair()
         stem = str(self.work / f"{section}-{tool.key}-{label}")
+        server = None
+        try:
+            if load.log in REMOTE_LOGS:
+                server = LogServer(tool, stem + ".logsrv")
+                why = server.start(self.ports, stem + ".logsrv.out", load.seconds + 120)
+                if why:
+                    row["note"] = why
+                    return row
+                load = dataclasses.replace(load, log_port=server.port)
+            self._measure(row, tool, load, stem, server, law, analyse, keep, sender_log)
+        finally:
+            if server:
+                server.stop()
+            if not self.args.keep:
+                for p in Path(self.work).glob(os.path.basename(stem) + ".*"):
+                    if p.is_dir():
+                        shutil.rmtree(p)
+                    else:
+                        p.unlink()
+        return row
+
+    def _measure(self, row, tool, load, stem, server, law, analyse, keep, sender_log):
+        """The body of run(): receiver, wiretap, sender, counting; fills row."""
+        notes = []
+        sig, data = self.ports.pair()
         rlog, slog, cap, script = stem + ".recv.log", stem + ".send.log", stem + ".cap", stem + ".flows"
         for p in (rlog, slog, cap):
             if os.path.exists(p):
                 os.remove(p)
+        # Files named without a folder (remote logs' spill files) land in
+        # the log server's folder, with the run's other files.
+        cwd = server.folder if server else None
         margin = tool.tap_margin_s + (0.02 * load.flows if load.flows > 1 else 0.0)
         tap_s = load.seconds + margin
         life_s = tap_s + tool.sender_grace_s + 30
-        recv = Proc(tool.receiver_argv(sig, data, rlog, load, life_s), stem + ".recv.out", life_s + 30)
+        recv = Proc(tool.receiver_argv(sig, data, rlog, load, life_s), stem + ".recv.out", life_s + 30, cwd)
         wait_until(lambda: recv.poll() is not None or tool.receiver_ready(recv, sig, data), 10)
         if recv.poll() is not None or not tool.receiver_ready(recv, sig, data):
             recv.stop(tool.stop_signal, 2)
             row["note"] = "receiver did not start: " + recv.tail()
-            return row
+            return
         tap_wall0 = time.time()
         tap = Proc([self.wiretap, "lo", data, f"{tap_s:.3f}", cap], stem + ".tap.out", tap_s + 15)
         wait_until(lambda: "ready" in tap.output() or tap.poll() is not None, 5)
@@ -184,9 +219,9 @@ class Bench:
             tap.stop()
             tool.stop_receiver(recv)
             row["note"] = "wiretap did not start: " + tap.tail()
-            return row
+            return
         send = Proc(tool.sender_argv(sig, data, slog, load, script), stem + ".send.out",
-                    load.seconds + tool.sender_grace_s)
+                    load.seconds + tool.sender_grace_s, cwd)
         stopped = send.wait() is None
         if stopped:
             send.stop(tool.stop_signal, 2)
@@ -206,9 +241,16 @@ class Bench:
         tool.stop_receiver(recv)
         if recv.killed:
             notes.append("receiver had to be killed")
+        if server:
+            notes += server.finish() + server.notes(send.output(), recv.output())
+            rlog, slog = server.path(REMOTE_RECV_LOG), server.path(REMOTE_SEND_LOG)
+        elif load.log == "none":
+            rlog = slog = None
         logged = tool.logged(rlog, recv)
         stats = self.wirestats_json(cap, load, law)
         row.update(self.row_from(load, stats, None if cut else logged, send, recv))
+        if sender_log and slog:
+            row["sender_logged"] = tool.logged(slog, None)
         tap_out = tap.output()
         if "kernel drops" in tap_out:
             row["tap_drops"] = int(tap_out.rsplit("kernel drops", 1)[1].split()[0])
@@ -219,12 +261,8 @@ class Bench:
         if analyse:
             row.update(analyse(cap))
         if keep and os.path.exists(cap):
-            shutil.copy(cap, self.caps / f"{section}-{tool.key}-{label}.cap")
-        if not self.args.keep:
-            for p in Path(self.work).glob(os.path.basename(stem) + ".*"):
-                p.unlink()
+            shutil.copy(cap, self.caps / f"{row['section']}-{tool.key}-{row['label']}.cap")
         row["note"] = "; ".join(notes) or None
-        return row
 
     def wirestats_json(self, cap, load, law):
         """wirestats.py --json on a capture: IDT errors only for one
@@ -326,6 +364,8 @@ class Bench:
             for rate in ([50000, 200000] if q else [10000, 25000, 50000, 100000, 200000, 300000]):
                 for tool in (self.libitg, self.ditg):
                     add("sweep_C", tool, Load(["-C", str(rate)], rate, t, size=1024), f"C{rate}")
+        if want(log_section.SECTION):
+            log_section.add_runs(add, (self.libitg, self.ditg), q)
         return items
 
     def execute(self):
@@ -487,21 +527,36 @@ def plots(bench, rows):
         if s:
             report.plot_sweep(out / f"{sec}.png", s, x, y, xl, yl, title, logx=True, **extra)
             made.append(f"{sec}.png")
-    return made
+    made.append(log_section.plot(out / f"{log_section.SECTION}.png", rows))
+    return [m for m in made if m]
+
+
+def port_range(text):
+    """LO-HI, as the pair of ints (lo, hi)."""
+    try:
+        lo, hi = (int(x) for x in text.split("-"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected LO-HI") from None
+    if not 1024 <= lo < hi <= 65535 or hi - lo < 3:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected 1024 <= LO < HI <= 65535, at least 4 ports")
+    return lo, hi
 
 
 def main():
     here = Path(__file__).resolve().parent
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="a subset that takes about two minutes")
+    ap.add_argument("--quick", action="store_true", help="a subset that takes about three minutes")
     ap.add_argument("--build", default=str(here.parent.parent / "build"), help="the build directory")
     ap.add_argument("--shared", default=os.environ.get("ITG_SHARED", str(here.parent.parent.parent / "shared")),
                     help="the directory holding tools/wirestats.py")
     ap.add_argument("--sections", help="comma-separated subset of: rates,size1024,flows,laws,"
-                                       "sweep_D,sweep_c,sweep_C")
+                                       "sweep_D,sweep_c,sweep_C,logging")
     ap.add_argument("--tools", help="comma-separated subset of: ditg,bare,libitg (both wait modes),"
                                     "libitg-sleep,blaster32,blaster1")
     ap.add_argument("--keep", action="store_true", help="keep logs and captures in BUILD/bench/work")
+    ap.add_argument("--ports", default="19500-19599", type=port_range,
+                    help="the ports the runs take their signaling/data pairs and libitg's log servers from "
+                         "(default 19500-19599; ITGLog takes 9001, its only port)")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench: wiretap needs a packet socket: run as root")
@@ -522,7 +577,8 @@ def main():
     finally:
         procs.stop_all()
     after = report.machine()
-    tables = rates_tables(bench.rows) + other_tables(bench.rows)
+    log_section.annotate(bench.rows)
+    tables = rates_tables(bench.rows) + other_tables(bench.rows) + log_section.tables(bench.rows)
     made = plots(bench, bench.rows) if report.have_matplotlib() else []
     if not report.have_matplotlib():
         bench.notes.append("matplotlib is missing: no PNG plots")

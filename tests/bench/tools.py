@@ -4,7 +4,9 @@ A Load says what to send; each tool turns it into its own command lines,
 says when its receiver is ready, and counts what its receiver logged. The
 counting never trusts the sender: packets on the wire come from wiretap,
 packets received from the receiver's own log (ITGDec for D-ITG, itg-dec
---json for libitg) or the sink's count (bare loop, blaster).
+--json for libitg), wherever it was written (locally or by the log server),
+or the receiver's own count when it logs nothing (itg-recv, bare loop,
+blaster).
 """
 import json
 import os
@@ -20,6 +22,14 @@ from procs import tcp_listening, udp_bound
 # machine the benchmark runs on can send, so the sender never waits.
 MAX_REQUEST_PPS = 1000000
 
+# How a run logs: not at all, to local files, or shipped over TCP or UDP
+# to a log server (itg-log for libitg, ITGLog for D-ITG).
+LOG_MODES = ("none", "local", "tcp", "udp")
+REMOTE_LOGS = ("tcp", "udp")
+# The names the two logs get on the log server: every remote-logging run
+# has a server and a folder of its own, so fixed names cannot collide.
+REMOTE_SEND_LOG, REMOTE_RECV_LOG = "send.log", "recv.log"
+
 
 @dataclass
 class Load:
@@ -30,6 +40,8 @@ class Load:
     size: int = 64
     log_batch: int = None  # D (-q): records per log write, None: the default
     flows: int = 1       # > 1: a script of that many identical flows
+    log: str = "local"   # one of LOG_MODES
+    log_port: int = None  # the log server's port, for remote logging
 
     def ms(self):
         return str(int(round(self.seconds * 1000)))
@@ -39,6 +51,12 @@ def _flow_words(load, sig, data):
     """One flow's options, the same words for D-ITG and libitg."""
     return ["-a", "127.0.0.1", "-Sdp", str(sig), "-rp", str(data)] + \
         [str(w) for w in load.idt] + ["-c", str(load.size), "-t", load.ms()]
+
+
+def _batch_words(load):
+    """-q D when the load sets D and logs: without a log there is nothing
+    to batch."""
+    return ["-q", load.log_batch] if load.log_batch and load.log != "none" else []
 
 
 def _write_script(path, load, sig, data):
@@ -77,18 +95,43 @@ class Tool:
         return proc.stop(self.stop_signal, 10.0)
 
     def logged(self, log, recv_proc):
-        """Packets the receiver logged, or None if it cannot tell."""
+        """Packets in the log at path log (a receiver's or a sender's), or,
+        with log None (a receiver that logs nothing), the receiver's own
+        count; None if it cannot tell."""
         raise NotImplementedError
 
 
-class Ditg(Tool):
+class LoggingTool(Tool):
+    """A tool that can also ship its logs to a log server of its own kind."""
+    log_server_port = None  # the one port its server takes; None: any
+
+    def log_server_argv(self, port, folder):
+        """The log server's command line; it runs in folder and writes its
+        files there."""
+        raise NotImplementedError
+
+    def log_server_idle(self, output):
+        """True when every log session the server's output shows opened
+        has ended (its files are whole)."""
+        raise NotImplementedError
+
+    def unsupported(self, load):
+        if load.log in REMOTE_LOGS and load.flows > 1:
+            return "remote logging is measured with one flow"
+        return None
+
+
+class Ditg(LoggingTool):
     key = "ditg"
     name = "D-ITG"
-    stop_signal = signal.SIGINT  # ITGRecv flushes its log on Ctrl-C
+    stop_signal = signal.SIGINT  # ITGRecv and ITGLog flush their logs on Ctrl-C
     tap_margin_s = 1.5
+    # ITGLog has no option for its port, and ITGSend's -L/-X take none.
+    log_server_port = 9001
 
     def __init__(self):
-        self.send, self.recv, self.dec = (shutil.which(n) for n in ("ITGSend", "ITGRecv", "ITGDec"))
+        self.send, self.recv, self.dec, self.log = (shutil.which(n) for n in
+                                                    ("ITGSend", "ITGRecv", "ITGDec", "ITGLog"))
 
     def available(self):
         return all((self.send, self.recv, self.dec))
@@ -99,35 +142,45 @@ class Ditg(Tool):
         return "D-ITG " + (m.group(1) if m else "?")
 
     def receiver_argv(self, sig, data, log, load, life_s):
-        argv = [self.recv, "-Sp", sig, "-l", log]
-        if load.log_batch:
-            argv += ["-q", load.log_batch]
-        return argv
+        argv = [self.recv, "-Sp", sig] + (["-l", log] if load.log == "local" else [])
+        return argv + _batch_words(load)
 
     def sender_argv(self, sig, data, log, load, script):
         if load.flows > 1:
             _write_script(script, load, sig, data)
-            argv = [self.send, script, "-l", log]
+            argv = [self.send, script]
         else:
-            argv = [self.send] + _flow_words(load, sig, data) + ["-l", log]
-        if load.log_batch:
-            argv += ["-q", load.log_batch]
-        return argv
+            argv = [self.send] + _flow_words(load, sig, data)
+        if load.log == "local":
+            argv += ["-l", log]
+        elif load.log in REMOTE_LOGS:
+            proto = load.log.upper()
+            argv += ["-L", "127.0.0.1", proto, "-l", REMOTE_SEND_LOG,
+                     "-X", "127.0.0.1", proto, "-x", REMOTE_RECV_LOG]
+        return argv + _batch_words(load)
+
+    def log_server_argv(self, port, folder):
+        return [self.log]
+
+    def log_server_idle(self, output):
+        return output.count("Name Log File") == output.count("Data transmission ended")
 
     def logged(self, log, recv_proc):
-        if not os.path.exists(log):
+        # ITGRecv without a log counts nothing it tells.
+        if log is None or not os.path.exists(log):
             return None
         out = subprocess.run([self.dec, log], capture_output=True, timeout=120)
         text = (out.stdout + out.stderr).decode("utf-8", "replace")
         return _last_int(r"Total packets\s*=\s*(\d+)", text)
 
 
-class Libitg(Tool):
+class Libitg(LoggingTool):
     key = "libitg"
     tap_margin_s = 1.0
 
     def __init__(self, bindir, wait="hybrid"):
-        self.send, self.recv, self.dec = (os.path.join(bindir, n) for n in ("itg-send", "itg-recv", "itg-dec"))
+        self.send, self.recv, self.dec, self.log = (os.path.join(bindir, n) for n in
+                                                    ("itg-send", "itg-recv", "itg-dec", "itg-log"))
         self.wait = wait
         self.key = "libitg" if wait == "hybrid" else f"libitg-{wait}"
         self.name = self.key
@@ -151,24 +204,36 @@ class Libitg(Tool):
     def unsupported(self, load):
         if load.log_batch and not (self._has_option(self.send, "-q") and self._has_option(self.recv, "-q")):
             return "itg-send/itg-recv --help shows no -q (log batch)"
-        return None
+        return super().unsupported(load)
 
     def receiver_argv(self, sig, data, log, load, life_s):
-        argv = [self.recv, "-Sp", sig, "-l", log]
-        if load.log_batch:
-            argv += ["-q", load.log_batch]
-        return argv
+        argv = [self.recv, "-Sp", sig] + (["-l", log] if load.log == "local" else [])
+        return argv + _batch_words(load)
 
     def sender_argv(self, sig, data, log, load, script):
-        argv = [self.send, "--wait", self.wait, "-l", log]
-        if load.log_batch:
-            argv += ["-q", load.log_batch]
+        argv = [self.send, "--wait", self.wait] + _batch_words(load)
+        flow_tail = []
+        if load.log == "local":
+            argv += ["-l", log]
+        elif load.log in REMOTE_LOGS:
+            server, proto = f"127.0.0.1:{load.log_port}", load.log.upper()
+            argv += ["-L", server, proto, "-l", REMOTE_SEND_LOG]
+            flow_tail = ["-X", server, proto, "-x", REMOTE_RECV_LOG]
         if load.flows > 1:
             _write_script(script, load, sig, data)
             return argv + ["-F", script]
-        return argv + _flow_words(load, sig, data)
+        return argv + _flow_words(load, sig, data) + flow_tail
+
+    def log_server_argv(self, port, folder):
+        return [self.log, "-p", port, "-d", folder]
+
+    def log_server_idle(self, output):
+        opened = len(re.findall(r"session \d+ from", output))
+        return opened == len(re.findall(r"session \d+ (?:closed|ended incomplete)", output))
 
     def logged(self, log, recv_proc):
+        if log is None:
+            return _last_int(r"(\d+) packets, \d+ bytes, \d+ malformed", recv_proc.output())
         if not os.path.exists(log):
             return None
         out = subprocess.run([self.dec, "--json", log], capture_output=True, text=True, timeout=120)

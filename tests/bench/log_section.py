@@ -1,0 +1,211 @@
+"""The logging section: what logging costs a sender that goes as fast as it
+can (the paper's experiment on its log server, ITG-LS).
+
+For each log buffer D (-q, sender and receiver) and each way of logging
+(none; local files; both logs shipped to a log server over TCP; over UDP),
+libitg and D-ITG each run once as fast as possible, 64-byte UDP. The runs
+of one D follow one another, so that each mode is measured next to the
+no-log run it is compared with. A remote-logging run starts its own log
+server (itg-log on a port of the run's allocator, ITGLog on 9001, the only
+port it takes) in a folder of its own, and the receiver's packets are
+counted in the file that server wrote.
+
+(Not named logging.py: beside run.py that would hide Python's own logging
+module from matplotlib.)
+"""
+import os
+import re
+from pathlib import Path
+
+from procs import Proc, tcp_listening, wait_until
+from report import Table, loss_text, num, plot_sweep, ratio
+from tools import LOG_MODES, MAX_REQUEST_PPS, Load
+
+SECTION = "logging"
+MODE_NAMES = {"none": "none", "local": "local file", "tcp": "remote TCP", "udp": "remote UDP"}
+DS_FULL, DS_QUICK = (1, 10, 50, 100), (1, 50)
+# The goal: logging to a log server costs at most this share (%) of the
+# rate the same sender reaches with no log.
+GOAL_PCT = 3.0
+LOG_SERVER_START_S = 10.0
+SESSIONS_END_S = 5.0
+
+
+class LogServer:
+    """The log server of one remote-logging run, writing into a folder of
+    its own: started before the receiver, stopped once the receiver has
+    shipped its log."""
+
+    def __init__(self, tool, folder):
+        self.tool = tool
+        self.folder = Path(folder)
+        self.port = None
+        self.proc = None
+
+    def start(self, ports, out_path, life_s):
+        """Starts the server; returns why it could not, or None."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        port = self.tool.log_server_port
+        if port is None:
+            # A pair of the run's allocator: the server takes the first
+            # port for TCP and UDP alike, the second stays unused.
+            port, _ = ports.pair()
+        elif tcp_listening(port):
+            # Only a listener is in the way: connections of the previous
+            # run's server left in TIME_WAIT are not.
+            return f"something already listens on TCP {port}: the log server cannot start"
+        argv = self.tool.log_server_argv(port, self.folder)
+        if not argv[0] or not os.access(argv[0], os.X_OK):
+            return f"log server {argv[0] or '(ITGLog)'} not found"
+        self.port = port
+        self.proc = Proc(argv, out_path, life_s, cwd=self.folder)
+        wait_until(lambda: self.proc.poll() is not None or tcp_listening(port), LOG_SERVER_START_S)
+        if not tcp_listening(port):
+            self.stop()
+            return "log server did not start: " + self.proc.tail()
+        return None
+
+    def finish(self):
+        """Waits until every session the server opened has ended (its files
+        are whole), then stops it; returns notes on what went wrong."""
+        if self.proc is None:
+            return []
+        notes = []
+        if not wait_until(lambda: self.tool.log_server_idle(self.proc.output()), SESSIONS_END_S):
+            notes.append(f"log server: a session still open {SESSIONS_END_S:.0f} s after the receiver stopped")
+        self.stop()
+        if self.proc.killed:
+            notes.append("log server had to be killed")
+        return notes
+
+    def stop(self):
+        if self.proc is not None:
+            self.proc.stop(self.tool.stop_signal, 10.0)
+
+    def path(self, name):
+        """Where the server wrote the log named name: itg-log keeps a
+        session whose client did not leave as NAME.incomplete."""
+        plain = self.folder / name
+        partial = self.folder / (name + ".incomplete")
+        return str(partial if partial.exists() and not plain.exists() else plain)
+
+    def notes(self, *client_outputs):
+        """What the server's files and its clients' outputs say of log
+        records that did not reach it (libitg's sender and receiver name
+        spilled records and records lost over UDP; D-ITG says nothing)."""
+        out = [f"{p.name} incomplete" for p in self.folder.glob("*.incomplete")]
+        for text in client_outputs:
+            for who, n, what in re.findall(r"(sender|receiver) log: (\d+) records "
+                                           r"(went to the spill file|lost on the way)", text):
+                out.append(f"{who} log: {n} records " + ("spilled" if what.startswith("went") else "lost over UDP"))
+            if "log server cannot be reached" in text:
+                out.append("receiver: log server unreachable at first")
+        return out
+
+
+def add_runs(add, tools, quick):
+    """Adds the section's runs through add(section, tool, load, label,
+    **options): for each D, every mode, each tool."""
+    seconds = 2 if quick else 3
+    for d in DS_QUICK if quick else DS_FULL:
+        for mode in LOG_MODES:
+            for tool in tools:
+                load = Load(["-C", str(MAX_REQUEST_PPS)], None, seconds, log_batch=d, log=mode)
+                add(SECTION, tool, load, f"{mode}-D{d}", sender_log=True)
+
+
+def annotate(rows):
+    """Adds to the section's rows what needs other rows or the whole row:
+    the receiver's rate, the generation error, what the sender's log
+    missed, and the cost against the same tool's no-log run at that D."""
+    mine = [r for r in rows if r["section"] == SECTION]
+    base = {(r["tool"], r["log_batch"]): r.get("achieved_pps") for r in mine if r.get("log") == "none"}
+    for r in mine:
+        pps, wire, logged = r.get("achieved_pps"), r.get("wire_packets"), r.get("logged")
+        if pps and wire and wire > 1 and logged is not None:
+            # The receiver's packets over the span of the wire's, first to last.
+            r["recv_pps"] = logged * pps / (wire - 1)
+        if pps:
+            r["gen_err_pct"] = 100.0 * (pps - MAX_REQUEST_PPS) / MAX_REQUEST_PPS
+        if wire is not None and r.get("sender_logged") is not None:
+            r["send_log_lost"] = wire - r["sender_logged"]
+        none_pps = base.get((r["tool"], r["log_batch"]))
+        if pps and none_pps:
+            r["cost_pct"] = 100.0 * (none_pps - pps) / none_pps
+
+
+def _find(rows, tool, mode, d):
+    for r in rows:
+        if r["tool"] == tool and r.get("log") == mode and r["log_batch"] == d:
+            return r
+    return {}
+
+
+def tables(rows):
+    """The section's tables: libitg against D-ITG per mode and D, then
+    every run in detail."""
+    mine = [r for r in rows if r["section"] == SECTION]
+    if not mine:
+        return []
+    main = Table("Logging: as fast as possible, 64-byte UDP, by way of logging and log buffer D (-q)",
+                 ["mode", "D", "libitg pkt/s", "cost %", "libitg recv pkt/s", "libitg loss",
+                  "D-ITG pkt/s", "D-ITG cost %", "D-ITG recv pkt/s", "D-ITG loss", "libitg / D-ITG"])
+    for d in dict.fromkeys(r["log_batch"] for r in mine):
+        for mode in LOG_MODES:
+            l, g = _find(mine, "libitg", mode, d), _find(mine, "D-ITG", mode, d)
+            if not l and not g:
+                continue
+            main.add([MODE_NAMES[mode], d, num(l.get("achieved_pps"), ".0f"), num(l.get("cost_pct"), "+.1f"),
+                      num(l.get("recv_pps"), ".0f"), loss_text(l) if l else "-",
+                      num(g.get("achieved_pps"), ".0f"), num(g.get("cost_pct"), "+.1f"),
+                      num(g.get("recv_pps"), ".0f"), loss_text(g) if g else "-",
+                      ratio(l.get("achieved_pps"), g.get("achieved_pps"))])
+    main.note = ("pkt/s: sender's rate on the wire (wiretap); cost %: how much lower than the same tool's "
+                 "no-log run at the same D (its run just before); recv pkt/s: packets in the receiver's "
+                 "log (the log server's copy for remote modes; itg-recv's own count with no log) over the "
+                 "wire's span; loss: wire - receiver's count. " + goal_line(mine))
+    detail = Table("Logging, every run (gen err: achieved against the 1 000 000 pkt/s asked; "
+                   "send log lost: wire - records in the sender's log)",
+                   ["tool", "mode", "D", "pkt/s", "gen err %", "recv pkt/s", "loss", "send log lost",
+                    "cpu s", "cpu %"])
+    notes = []
+    for r in mine:
+        mode = MODE_NAMES.get(r.get("log"), "?")
+        detail.add([r["tool"], mode, r["log_batch"], num(r.get("achieved_pps"), ".0f"),
+                    num(r.get("gen_err_pct"), "+.1f"), num(r.get("recv_pps"), ".0f"), loss_text(r),
+                    num(r.get("send_log_lost"), "d"), num(r.get("sender_cpu_s"), ".2f"),
+                    num(r.get("sender_cpu_pct"), ".1f")])
+        if r.get("note"):
+            notes.append(f"- {r['tool']}, {mode}, D {r['log_batch']}: {r['note']}")
+    if any(r["tool"] == "D-ITG" and r.get("log") == "none" for r in mine):
+        notes.append("- D-ITG, none: ITGRecv without a log counts nothing it tells: no receiver figures.")
+    detail.note = "\n".join(notes)
+    return [main, detail]
+
+
+def goal_line(rows):
+    """How libitg's remote-logging runs stand against the goal, as counts
+    of what was measured."""
+    costs = [r["cost_pct"] for r in rows
+             if r["tool"] == "libitg" and r.get("log") in ("tcp", "udp") and r.get("cost_pct") is not None]
+    if not costs:
+        return "No libitg remote-logging run has a cost."
+    within = sum(1 for c in costs if c <= GOAL_PCT)
+    return (f"Goal (remote logging costs at most {GOAL_PCT:.0f} % of the no-log rate): libitg within it "
+            f"in {within} of {len(costs)} remote runs, worst {max(costs):+.1f} %.")
+
+
+def plot(path, rows):
+    """Max rate against D, one line per tool and mode; returns the file
+    name, or None without rows."""
+    mine = [dict(r, tool=f"{r['tool']} {MODE_NAMES.get(r.get('log'), '?')}")
+            for r in rows if r["section"] == SECTION]
+    if not mine:
+        return None
+    # One colour per mode, one line style per tool.
+    styles = {f"{tool} {MODE_NAMES[m]}": {"color": f"C{i}", "ls": "-" if tool == "libitg" else "--"}
+              for i, m in enumerate(LOG_MODES) for tool in ("libitg", "D-ITG")}
+    plot_sweep(path, mine, "log_batch", "achieved_pps", "log buffer D (records per write)",
+               "pkt/s on the wire", "Max rate vs log buffer D by way of logging (c = 64 B)", logx=True,
+               style=lambda name: styles.get(name, {}))
+    return Path(path).name
