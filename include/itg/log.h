@@ -154,7 +154,9 @@ ITG_API void itg_logreader_close(itg_logreader *r);
  * single-producer single-consumer ring, pushed to by exactly one thread.
  * A writer thread owned by the logger drains the lanes in batches of
  * `batch` records (the paper's D) and writes them to the file, so a
- * producer never waits on the disk. When a lane is full the producer waits
+ * producer never waits on the disk. The writer is woken when a lane is a
+ * quarter full (or holds a batch, if that is more) and every flush_ms
+ * otherwise, not once per batch. When a lane is full the producer waits
  * for room (counted in itg_logger_stats.full_waits): no record is dropped. */
 typedef struct itg_logger itg_logger;
 
