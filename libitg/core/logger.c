@@ -138,7 +138,9 @@ static void writer_main(void *arg) {
     stop = l->stopping;
     uv_mutex_unlock(&l->mu);
     drain(l, timed_out || stop);
-    if (timed_out || stop) {
+    /* A remote sink gathers small batches; they leave after each pass. A
+     * file is handed to the operating system only on the timer. */
+    if (timed_out || stop || l->ship != NULL) {
       int rc = l->ship != NULL ? itg__ship_flush(l->ship)
                                : itg_logwriter_flush(l->w);
       if (rc != 0)

@@ -1,7 +1,10 @@
 /* A logger's remote sink (see core/logship.h).
  *
  * TCP: the socket is non-blocking. Encoded frames wait in `out` (room for
- * two batches: one on the wire while the next is added); every record
+ * two of the largest frames: one on the wire while the next is added);
+ * small frames gather there until half of it is taken or the logger
+ * flushes after a pass over its lanes, so that a small D does not cost a
+ * send and a receive per batch. Every record
  * shipped stays in the `keep` ring until the server acknowledges it, so
  * when the connection fails the unacknowledged records go to the spill
  * file and nothing is lost. A full window or a full `out` waits for the
@@ -381,7 +384,7 @@ static int ship_tcp(itg__ship *s, const itg_logrec *recs, size_t n) {
   s->out_len += (size_t)rc;
   keep_add(s, recs, n);
   s->shipped += n;
-  return pump(s, always, 0);
+  return s->out_len - s->out_off >= s->out_cap / 2 ? pump(s, always, 0) : 0;
 }
 
 /* UDP: one datagram of at most ITG__LP_MAX_UDP_RECS records; a datagram

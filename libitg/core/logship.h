@@ -35,7 +35,8 @@ typedef struct itg__ship_stats {
  * or ITG_ENOMEM. */
 int itg__ship_open(const itg__ship_cfg *cfg, itg__ship **out);
 
-/* Ships (or spills) n records. Returns 0 or a spill-file error. */
+/* Ships (or spills) n records; over TCP small batches may wait for the
+ * next itg__ship_flush. Returns 0 or a spill-file error. */
 int itg__ship_write(itg__ship *s, const itg_logrec *recs, size_t n);
 
 /* Pushes what waits, takes acknowledgements, retries the server when due,
