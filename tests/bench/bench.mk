@@ -10,12 +10,17 @@
 ITG_SHARED ?= ../shared
 BENCH_ARGS ?=
 BENCH_BIN := $(BUILD)/bench/bin
-BENCH_TOOLS := $(BENCH_BIN)/bare_loop $(BENCH_BIN)/wiretap $(BENCH_BIN)/blaster
+BENCH_TOOLS := $(BENCH_BIN)/bare_loop $(BENCH_BIN)/wiretap $(BENCH_BIN)/blaster \
+               $(BENCH_BIN)/timer_noise
 BENCH_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 
 .PHONY: bench bench-quick bench-tools bench-deps
 
 $(BENCH_BIN)/bare_loop: tests/bench/bare_loop.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+$(BENCH_BIN)/timer_noise: tests/accept/timer_noise.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<
 

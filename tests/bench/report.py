@@ -2,7 +2,9 @@
 Markdown, CSV files of every run, and PNG plots."""
 import csv
 import importlib.util
+import json
 import os
+import subprocess
 
 import numpy as np
 
@@ -171,6 +173,20 @@ def plot_sweep(path, rows, xkey, ykey, xlabel, ylabel, title, logx=False, hline=
 
 def have_matplotlib():
     return importlib.util.find_spec("matplotlib") is not None
+
+
+def timer_noise(path):
+    """The machine's own timekeeping, measured without any sender
+    (tests/accept/timer_noise.c): one sentence, or None if it cannot run."""
+    try:
+        out = subprocess.run([str(path), "2"], capture_output=True, text=True, timeout=30)
+        n = json.loads(out.stdout)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+    return (f"This machine's timer, without any sender: 1 ms sleeps woke late by "
+            f"p50 {n['sleep_1ms_late_p50_us']:.1f} us, p99 {n['sleep_1ms_late_p99_us']:.1f} us; "
+            f"a spinning thread lost {n['spin_lost_pct']:.2f} % of its time in "
+            f"{n['spin_gaps_over_20us']} gaps over 20 us, the longest {n['spin_gap_max_us']:.0f} us.")
 
 
 def machine():

@@ -131,6 +131,7 @@ class Bench:
             d.mkdir(parents=True, exist_ok=True)
         bindir = self.out / "bin"
         self.wiretap = bindir / "wiretap"
+        self.timer_noise = bindir / "timer_noise"
         self.wirestats = Path(args.shared) / "tools" / "wirestats.py"
         self.wirestats_mod = None
         self.ports = Ports(*args.ports)
@@ -568,6 +569,7 @@ def main():
     bench.wirestats_mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench.wirestats_mod)
     versions = [t.version() for t in bench.tools.values() if not t.key.startswith(("blaster", "libitg-"))]
+    noise = report.timer_noise(bench.timer_noise)
     before = report.machine()
     started = datetime.datetime.now(datetime.timezone.utc)
     try:
@@ -590,6 +592,8 @@ def main():
             f"load average {before['load']} before, {after['load']} after.",
             "Tools: " + "; ".join(versions) + ".",
             "Sender, receiver and wiretap share the machine; other work on it moves the numbers."]
+    if noise:
+        head.append(noise)
     if max(before["load1"], after["load1"]) > (before["nproc"] or 1):
         head.append("The load average was above the number of CPUs: these numbers measure the contention "
                     "as much as the senders.")
