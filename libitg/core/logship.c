@@ -10,7 +10,10 @@
  * file and nothing is lost. A full window or a full `out` waits for the
  * server's acknowledgements, which is what makes the socket readable.
  * UDP: batches leave as datagrams on their own socket; the TCP connection
- * only registers, leaves and tells the sink that the server went away. */
+ * only registers, leaves and tells the sink that the server went away.
+ * Batches smaller than ITG__SHIP_UDP_GATHER records gather into one
+ * datagram of about a packet's size (1 296 bytes: no fragments on an
+ * Ethernet path) that leaves when full or at the next flush. */
 #include "core/logship.h"
 
 #include <stdio.h>
@@ -26,6 +29,7 @@
 #define ITG__SHIP_STALL_NS 5000000000LL /* no progress: the server is gone */
 #define ITG__SHIP_RETRY_NS 1000000000LL
 #define ITG__SHIP_POLL_NS 10000000LL
+#define ITG__SHIP_UDP_GATHER 40
 
 struct itg__ship {
   itg__ship_cfg cfg;
@@ -49,6 +53,8 @@ struct itg__ship {
   size_t in_len;
   int left;          /* LEAVE_ACK received */
   size_t need_recs, need_bytes; /* room ship_tcp waits for */
+  itg_logrec gather[ITG__SHIP_UDP_GATHER]; /* UDP: small batches, not sent */
+  size_t gather_n;
   itg_logwriter *spill;
   itg__ship_stats st;
 };
@@ -77,7 +83,10 @@ static int fail_over(itg__ship *s) {
   rc = spill_records(s, s->keep + s->keep_head, first);
   if (rc == 0)
     rc = spill_records(s, s->keep, s->keep_n - first);
+  if (rc == 0)
+    rc = spill_records(s, s->gather, s->gather_n);
   s->keep_head = s->keep_n = 0;
+  s->gather_n = 0;
   s->out_off = s->out_len = 0;
   s->in_len = 0;
   itg__sock_close(s->sock);
@@ -387,18 +396,39 @@ static int ship_tcp(itg__ship *s, const itg_logrec *recs, size_t n) {
   return s->out_len - s->out_off >= s->out_cap / 2 ? pump(s, always, 0) : 0;
 }
 
-/* UDP: one datagram of at most ITG__LP_MAX_UDP_RECS records; a datagram
- * the network loses is the server's to count. */
-static int ship_udp(itg__ship *s, const itg_logrec *recs, size_t n) {
+/* UDP: sends n records (at most ITG__LP_MAX_UDP_RECS) as one datagram; a
+ * datagram the network loses is the server's to count. */
+static void send_dgram(itg__ship *s, const itg_logrec *recs, size_t n) {
   itg__dgram d;
-  int rc;
+  if (n == 0)
+    return;
   memset(&d, 0, sizeof d);
   d.buf = s->out;
   d.len = itg__lp_dgram_encode(s->session, s->key, s->shipped, recs, n, s->out);
   itg__send_batch(s->usock, &d, 1);
   s->shipped += n;
-  rc = take_input(s); /* the server may have gone */
-  return rc < 0 ? rc : 0;
+}
+
+static void send_gathered(itg__ship *s) {
+  send_dgram(s, s->gather, s->gather_n);
+  s->gather_n = 0;
+}
+
+/* UDP: ships a batch, or gathers it if it is small. Takes nothing if the
+ * server has gone (returns < 0). */
+static int ship_udp(itg__ship *s, const itg_logrec *recs, size_t n) {
+  int rc = take_input(s);
+  if (rc < 0)
+    return rc;
+  if (s->gather_n + n > ITG__SHIP_UDP_GATHER)
+    send_gathered(s);
+  if (n >= ITG__SHIP_UDP_GATHER) {
+    send_dgram(s, recs, n);
+  } else {
+    memcpy(s->gather + s->gather_n, recs, n * sizeof *recs);
+    s->gather_n += n;
+  }
+  return 0;
 }
 
 int itg__ship_write(itg__ship *s, const itg_logrec *recs, size_t n) {
@@ -426,6 +456,8 @@ int itg__ship_write(itg__ship *s, const itg_logrec *recs, size_t n) {
 }
 
 int itg__ship_flush(itg__ship *s) {
+  if (s->sock != ITG__BAD_SOCK)
+    send_gathered(s);
   if (connected(s) && pump(s, always, 0) < 0) {
     int rc = fail_over(s);
     if (rc < 0)
@@ -444,7 +476,9 @@ const char *itg__ship_spill_path(const itg__ship *s) { return s->spill_path; }
 /* Says LEAVE with the count shipped and waits for LEAVE_ACK. */
 static int leave(itg__ship *s) {
   itg__lp_msg m;
-  int rc = pump(s, all_acked, ITG__SHIP_STALL_NS);
+  int rc;
+  send_gathered(s);
+  rc = pump(s, all_acked, ITG__SHIP_STALL_NS);
   if (rc < 0)
     return rc;
   if (s->cfg.transport == ITG_LOG_TCP && !all_acked(s))

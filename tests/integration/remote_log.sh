@@ -100,6 +100,16 @@ check "UDP: records written plus gaps are every packet" [ $(($2 + $3)) -eq "$sen
 check "UDP: the gap count is what the server reported" \
   grep -q "closed: udp.log, [0-9]* records, $3 missing" "$WORK/log.out"
 
+# 4. UDP with small batches (-q 4), which gather into shared datagrams:
+# still every record written or counted missing.
+"$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19705 -C 2000 -c 100 -t 2000 -q 4 \
+  -L 127.0.0.1:19701 UDP -l udp4.log >"$WORK/send4.out" 2>&1
+check "the UDP-logged flow with -q 4 succeeds" [ $? -eq 0 ]
+sent=$(sed -n 's/.*flow [0-9]*: \([0-9]*\) packets.*/\1/p' "$WORK/send4.out")
+set -- $(records "$LOGD/udp4.log")
+echo "sent $sent; records $2, gaps $3"
+check "UDP -q 4: records written plus gaps are every packet" [ $(($2 + $3)) -eq "$sent" ]
+
 stop_recv
 kill -TERM "$LOG_PID"
 wait "$LOG_PID"
