@@ -61,6 +61,10 @@ typedef struct itg_flow_result {
   uint32_t flow_id;
   int status;             /* 0, or the ITG_E* code that ended the flow */
   char error[160];        /* a sentence about status, "" if 0 */
+  char receiver_note[160]; /* what the receiver said on accepting the flow,
+                              "" mostly: e.g. that the log server it was
+                              to ship the receiver log to (-X) cannot be
+                              reached, so it spills to a file */
   uint64_t seed;          /* the seed the laws used */
   uint64_t packets;       /* sent */
   uint64_t bytes;         /* sent */

@@ -25,7 +25,9 @@
  *                   server's choice). A body without these last fields
  *                   is a flow logged locally, as before they existed.
  *   FLOW_OPEN_ACK   i32 status (0 or ITG_E*), u32 flow id to use, u16 data
- *                   port opened, text message
+ *                   port opened, text message (with status 0: "", or a
+ *                   note for the sender's user, such as a log server the
+ *                   receiver cannot reach)
  *   FLOW_CLOSE      u64 packets sent, u64 bytes sent
  *   FLOW_CLOSE_ACK  u64 packets received, u64 bytes received
  *   ERROR           i32 code (ITG_E*), text message

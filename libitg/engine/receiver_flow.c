@@ -316,6 +316,10 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
   if (unreachable) {
     ev.log_unreachable = 1;
     snprintf(ev.log_spill, sizeof ev.log_spill, "%s", lg->spill);
+    /* Told to the sender too, whose user asked for that log server. */
+    snprintf(msg, msglen, "its log server %.100s port %u cannot be reached; "
+             "the receiver log goes to the spill file %.200s until it can",
+             m->log_host, (unsigned)m->log_port, lg->spill);
   }
   itg__rx_event(r, &ev);
   *out = f;

@@ -315,6 +315,7 @@ int itg_sender_flow_result(const itg_sender *s, size_t i,
   memset(out, 0, sizeof *out);
   out->flow_id = f->id != 0 ? f->id : f->cfg.flow_id;
   out->seed = f->seed;
+  memcpy(out->receiver_note, f->receiver_note, sizeof out->receiver_note);
   out->packets = load_u64(&f->ctr.packets);
   out->bytes = load_u64(&f->ctr.bytes);
   out->send_errors = load_u64(&f->ctr.send_errors);

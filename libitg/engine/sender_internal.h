@@ -53,6 +53,8 @@ typedef struct itg__tx_flow {
   itg__sock data;
   int ready;      /* set up with its receiver: the threads own it */
 
+  char receiver_note[160]; /* set up before the threads start */
+
   /* under s->lock */
   int status;
   char error[160];

@@ -177,6 +177,7 @@ static int ask_flow(itg__tx_flow *f, uint16_t src_port, uint16_t *data_port,
   }
   f->id = a.flow_id;
   *data_port = a.port;
+  snprintf(f->receiver_note, sizeof f->receiver_note, "%.159s", a.text);
   return 0;
 }
 

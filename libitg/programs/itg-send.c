@@ -365,6 +365,12 @@ static int send_all(const options *o, const flows *fl) {
   }
   watching = itg__cli_sigwatch_start(&w, on_signal, s) == 0;
   rc = itg_sender_start(s);
+  for (i = 0; i < fl->n; i++) {
+    itg_flow_result r;
+    if (itg_sender_flow_result(s, i, &r) == 0 && r.receiver_note[0] != '\0')
+      fprintf(stderr, "%s: flow %u: the receiver says: %s\n", prog,
+              r.flow_id, r.receiver_note);
+  }
   if (itg_sender_wait(s, -1) == ITG_ESTATE) {
     /* Nothing was sent: the sender log (if any) could not be opened. */
     if (o->cfg.log_path[0] != '\0')

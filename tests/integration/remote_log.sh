@@ -110,6 +110,20 @@ set -- $(records "$LOGD/udp4.log")
 echo "sent $sent; records $2, gaps $3"
 check "UDP -q 4: records written plus gaps are every packet" [ $(($2 + $3)) -eq "$sent" ]
 
+# 5. A receiver log server nobody listens on: the flow goes on, the sender
+# is told, and the receiver spills its log.
+"$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19705 -C 1000 -c 100 -z 200 \
+  -X 127.0.0.1:19709 TCP -x lost.log >"$WORK/send5.out" 2>&1
+check "a flow whose receiver log server is down succeeds" [ $? -eq 0 ]
+check "and the sender is told" \
+  grep -q "the receiver says: its log server 127.0.0.1 port 19709 cannot be reached" "$WORK/send5.out"
+check "the receiver says it spilled its log" \
+  wait_until 10 grep -q "receiver log: [0-9]* records went to the spill file" "$WORK/recv-19702.out"
+lost=$(ls "$WORK"/lost.log.*.spill 2>/dev/null)
+"$BIN/itg-dec" --json $lost >"$WORK/lost.json" 2>/dev/null
+check "the spill file holds every packet of the flow" \
+  [ "$(json_field "$WORK/lost.json" 'r["total"]["packets"]')" = 200 ]
+
 stop_recv
 kill -TERM "$LOG_PID"
 wait "$LOG_PID"

@@ -37,6 +37,7 @@ class FlowResult:
     late: int
     late_max_ns: int
     late_sum_ns: int
+    receiver_note: str = ""
 
     @property
     def ok(self) -> bool:
@@ -52,7 +53,8 @@ def _result_from_c(r: Any) -> FlowResult:
                       seed=r.seed, packets=r.packets, bytes=r.bytes,
                       send_errors=r.send_errors, echoes=r.echoes, received=r.received,
                       first_tx_ns=r.first_tx_ns, last_tx_ns=r.last_tx_ns, late=r.late,
-                      late_max_ns=r.late_max_ns, late_sum_ns=r.late_sum_ns)
+                      late_max_ns=r.late_max_ns, late_sum_ns=r.late_sum_ns,
+                      receiver_note=cstr(r.receiver_note))
 
 
 def _flow_of(flow: FlowLike) -> FlowConfig:

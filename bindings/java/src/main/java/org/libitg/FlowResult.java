@@ -19,10 +19,12 @@ package org.libitg;
  * @param late departures more than 1 us late
  * @param lateMaxNs the largest lateness
  * @param lateSumNs the sum of lateness, for the mean
+ * @param receiverNote what the receiver said on accepting the flow, "" mostly
+ *     (such as a log server it cannot reach)
  */
 public record FlowResult(long flowId, int status, String error, long seed, long packets,
     long bytes, long sendErrors, long echoes, long received, long firstTxNs, long lastTxNs,
-    long late, long lateMaxNs, long lateSumNs) {
+    long late, long lateMaxNs, long lateSumNs, String receiverNote) {
 
   /** Returns whether the flow ended without an error. */
   public boolean ok() {
@@ -38,6 +40,7 @@ public record FlowResult(long flowId, int status, String error, long seed, long 
   static FlowResult of(itg_flow_result c) {
     return new FlowResult(c.getFlow_id(), c.getStatus(), c.getError(), c.getSeed(), c.getPackets(),
         c.getBytes(), c.getSend_errors(), c.getEchoes(), c.getReceived(), c.getFirst_tx_ns(),
-        c.getLast_tx_ns(), c.getLate(), c.getLate_max_ns(), c.getLate_sum_ns());
+        c.getLast_tx_ns(), c.getLate(), c.getLate_max_ns(), c.getLate_sum_ns(),
+        c.getReceiver_note());
   }
 }
