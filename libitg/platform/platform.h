@@ -149,6 +149,12 @@ int itg__sock_local(itg__sock s, itg__addr *out);
  * too. */
 int itg__sock_set_nonblock(itg__sock s, int on);
 int itg__sock_set_bufs(itg__sock s, int sndbuf, int rcvbuf);
+/* Sets an integer option. Returns 0, ITG_ENOTSUP where the option does not
+ * apply to this socket, or the socket's error. */
+int itg__sock_set_int(itg__sock s, int level, int name, int value);
+/* Returns the socket's address family (AF_INET, AF_INET6), or the
+ * socket's error. */
+int itg__sock_family(itg__sock s);
 int itg__sock_set_tos(itg__sock s, int tos);
 int itg__sock_set_ttl(itg__sock s, int ttl);
 int itg__sock_set_nodelay(itg__sock s, int on);

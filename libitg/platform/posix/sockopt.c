@@ -1,4 +1,5 @@
-/* Socket options on POSIX. */
+/* Socket options on POSIX (those set alike on every OS are in
+ * platform/sockopt.c). */
 #define _GNU_SOURCE
 #include "platform/platform.h"
 #include "platform/posix/posix.h"
@@ -47,54 +48,19 @@ int itg__sock_set_bufs(itg__sock s, int sndbuf, int rcvbuf) {
   return rc != 0 ? rc : set_buf(s, RCVBUF_FORCE, SO_RCVBUF, rcvbuf);
 }
 
-/* Returns the socket's address family, or a negative code. */
-static int sock_family(itg__sock s) {
+int itg__sock_set_int(itg__sock s, int level, int name, int value) {
+  if (setsockopt(s, level, name, &value, sizeof value) != 0)
+    return itg__sock_fail();
+  return 0;
+}
+
+int itg__sock_family(itg__sock s) {
   struct sockaddr_storage ss;
   socklen_t len = sizeof ss;
 
   if (getsockname(s, (struct sockaddr *)&ss, &len) != 0)
     return itg__sock_fail();
   return ss.ss_family;
-}
-
-/* Sets an option that IPv4 and IPv6 name differently. */
-static int set_ip_option(itg__sock s, int v4_opt, int v6_opt, int value) {
-  int family = sock_family(s);
-
-  if (family == AF_INET6) {
-    if (setsockopt(s, IPPROTO_IPV6, v6_opt, &value, sizeof value) != 0)
-      return itg__sock_fail();
-    /* A dual-stack socket's IPv4 traffic follows the IPv4 option; a kernel
-     * that refuses it on an IPv6 socket sends no such traffic. */
-    setsockopt(s, IPPROTO_IP, v4_opt, &value, sizeof value);
-    return 0;
-  }
-  if (family == AF_INET) {
-    if (setsockopt(s, IPPROTO_IP, v4_opt, &value, sizeof value) != 0)
-      return itg__sock_fail();
-    return 0;
-  }
-  return family < 0 ? family : ITG_ENOTSUP;
-}
-
-int itg__sock_set_tos(itg__sock s, int tos) {
-  if (tos < 0 || tos > 255)
-    return ITG_EINVAL;
-  return set_ip_option(s, IP_TOS, IPV6_TCLASS, tos);
-}
-
-int itg__sock_set_ttl(itg__sock s, int ttl) {
-  if (ttl < 1 || ttl > 255)
-    return ITG_EINVAL;
-  return set_ip_option(s, IP_TTL, IPV6_UNICAST_HOPS, ttl);
-}
-
-int itg__sock_set_nodelay(itg__sock s, int on) {
-  int v = on ? 1 : 0;
-
-  if (setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &v, sizeof v) != 0)
-    return itg__sock_fail();
-  return 0;
 }
 
 /* Nanosecond stamps where the kernel gives them, else microsecond ones:

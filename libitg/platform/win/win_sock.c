@@ -17,14 +17,12 @@
 
 #define NS_PER_MS INT64_C(1000000)
 
-static int set_int(itg__sock s, int level, int name, int value) {
-  return setsockopt(s, level, name, (const char *)&value, (int)sizeof value);
-}
-
-/* The code for an option that could not be set. The values are checked
- * before the call, so WSAEINVAL says the option does not apply to this
- * socket (Windows, and wine, answer so for TCP_NODELAY on UDP). */
-static int option_fail(void) {
+/* The values are checked before the call, so WSAEINVAL says the option
+ * does not apply to this socket (Windows, and wine, answer so for
+ * TCP_NODELAY on UDP). */
+int itg__sock_set_int(itg__sock s, int level, int name, int value) {
+  if (setsockopt(s, level, name, (const char *)&value, (int)sizeof value) == 0)
+    return 0;
   return WSAGetLastError() == WSAEINVAL ? ITG_ENOTSUP : itg__sock_fail();
 }
 
@@ -48,7 +46,7 @@ int itg__sock_open(const itg__addr *a, int dgram, itg__sock *out) {
   /* Windows makes IPv6 sockets IPv6-only by default. Best effort: systems
    * without dual stack keep IPv6-only sockets, as they must. */
   if (family == AF_INET6)
-    set_int(s, IPPROTO_IPV6, IPV6_V6ONLY, 0);
+    itg__sock_set_int(s, IPPROTO_IPV6, IPV6_V6ONLY, 0);
   if (dgram) {
     BOOL report = FALSE;
     DWORD ret;
@@ -202,61 +200,22 @@ int itg__sock_set_nonblock(itg__sock s, int on) {
 }
 
 int itg__sock_set_bufs(itg__sock s, int sndbuf, int rcvbuf) {
-  if (sndbuf > 0 && set_int(s, SOL_SOCKET, SO_SNDBUF, sndbuf) != 0)
-    return option_fail();
-  if (rcvbuf > 0 && set_int(s, SOL_SOCKET, SO_RCVBUF, rcvbuf) != 0)
-    return option_fail();
-  return 0;
+  int rc = sndbuf > 0 ? itg__sock_set_int(s, SOL_SOCKET, SO_SNDBUF, sndbuf) : 0;
+
+  if (rc == 0 && rcvbuf > 0)
+    rc = itg__sock_set_int(s, SOL_SOCKET, SO_RCVBUF, rcvbuf);
+  return rc;
 }
 
-/* The socket's address family, read from the socket itself: getsockname
- * fails on Windows until the socket is bound. */
-static int sock_family(itg__sock s) {
+/* Read from the socket itself: getsockname fails on Windows until the
+ * socket is bound. */
+int itg__sock_family(itg__sock s) {
   WSAPROTOCOL_INFOW info;
   int len = (int)sizeof info;
 
   if (getsockopt(s, SOL_SOCKET, SO_PROTOCOL_INFOW, (char *)&info, &len) != 0)
     return itg__sock_fail();
   return info.iAddressFamily;
-}
-
-/* Sets an option that IPv4 and IPv6 name differently. */
-static int set_ip_option(itg__sock s, int v4_opt, int v6_opt, int value) {
-  int family = sock_family(s);
-
-  if (family == AF_INET6) {
-    if (set_int(s, IPPROTO_IPV6, v6_opt, value) != 0)
-      return option_fail();
-    /* A dual-stack socket's IPv4 traffic follows the IPv4 option. */
-    set_int(s, IPPROTO_IP, v4_opt, value);
-    return 0;
-  }
-  if (family == AF_INET) {
-    if (set_int(s, IPPROTO_IP, v4_opt, value) != 0)
-      return option_fail();
-    return 0;
-  }
-  return family < 0 ? family : ITG_ENOTSUP;
-}
-
-/* Windows accepts IP_TOS but applies it only where system policy allows;
- * the QoS API is the only other way to mark traffic. */
-int itg__sock_set_tos(itg__sock s, int tos) {
-  if (tos < 0 || tos > 255)
-    return ITG_EINVAL;
-  return set_ip_option(s, IP_TOS, IPV6_TCLASS, tos);
-}
-
-int itg__sock_set_ttl(itg__sock s, int ttl) {
-  if (ttl < 1 || ttl > 255)
-    return ITG_EINVAL;
-  return set_ip_option(s, IP_TTL, IPV6_UNICAST_HOPS, ttl);
-}
-
-int itg__sock_set_nodelay(itg__sock s, int on) {
-  if (set_int(s, IPPROTO_TCP, TCP_NODELAY, on != 0) != 0)
-    return option_fail();
-  return 0;
 }
 
 /* Winsock gives ordinary programs no receive timestamps: the receiver
