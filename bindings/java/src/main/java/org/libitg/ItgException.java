@@ -58,4 +58,18 @@ public class ItgException extends Exception {
     }
     return status;
   }
+
+  /**
+   * Reads the status of a wait with a time limit: true when what was
+   * awaited came, false when the time ran out.
+   *
+   * @throws ItgException carrying any other error
+   */
+  static boolean checkWait(int status) throws ItgException {
+    if (status == itg_errno.ITG_ETIMEDOUT) {
+      return false;
+    }
+    check(status);
+    return true;
+  }
 }

@@ -207,14 +207,8 @@ public final class Receiver implements AutoCloseable {
    */
   public boolean awaitIdle(Duration timeout) throws ItgException {
     notInListener();
-    return handle.use(r -> {
-      int rc = ItgC.itg_receiver_wait_idle(r, Timeouts.nanos(timeout));
-      if (rc == itg_errno.ITG_ETIMEDOUT) {
-        return false;
-      }
-      ItgException.check(rc);
-      return true;
-    });
+    return handle.use(
+        r -> ItgException.checkWait(ItgC.itg_receiver_wait_idle(r, Timeouts.nanos(timeout))));
   }
 
   /**

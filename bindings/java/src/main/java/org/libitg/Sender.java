@@ -171,14 +171,7 @@ public final class Sender implements AutoCloseable {
    * @throws ItgException ESTATE if the sender never started
    */
   public boolean await(Duration timeout) throws ItgException {
-    return handle.use(s -> {
-      int rc = ItgC.itg_sender_wait(s, Timeouts.nanos(timeout));
-      if (rc == itg_errno.ITG_ETIMEDOUT) {
-        return false;
-      }
-      ItgException.check(rc);
-      return true;
-    });
+    return handle.use(s -> ItgException.checkWait(ItgC.itg_sender_wait(s, Timeouts.nanos(timeout))));
   }
 
   /** Asks every flow to end now (the receivers are told, logs flushed). Safe from any thread. */
