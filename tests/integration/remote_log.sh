@@ -89,26 +89,34 @@ check "itg-send named the spill file on stderr" \
 check "server files plus spill hold every packet" [ "$1" -eq "$sent" ]
 start_log
 
+# udp_run LOG OUT SENDER-OPTIONS...: one flow whose log goes to the server
+# over UDP under the name LOG; sets UDP_RC, sent, RECORDS and GAPS.
+udp_run() {
+  name=$1
+  out=$2
+  shift 2
+  "$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19705 -c 100 "$@" \
+    -L 127.0.0.1:19701 UDP -l "$name" >"$out" 2>&1
+  UDP_RC=$?
+  sent=$(sed -n 's/.*flow [0-9]*: \([0-9]*\) packets.*/\1/p' "$out")
+  set -- $(records "$LOGD/$name")
+  RECORDS=$2
+  GAPS=$3
+  echo "sent $sent; records $RECORDS, gaps $GAPS"
+}
+
 # 3. UDP: what is written plus what is counted missing is everything.
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19705 -C 20000 -c 100 -t 3000 \
-  -L 127.0.0.1:19701 UDP -l udp.log >"$WORK/send3.out" 2>&1
-check "the UDP-logged flow succeeds" [ $? -eq 0 ]
-sent=$(sed -n 's/.*flow [0-9]*: \([0-9]*\) packets.*/\1/p' "$WORK/send3.out")
-set -- $(records "$LOGD/udp.log")
-echo "sent $sent; records $2, gaps $3"
-check "UDP: records written plus gaps are every packet" [ $(($2 + $3)) -eq "$sent" ]
+udp_run udp.log "$WORK/send3.out" -C 20000 -t 3000
+check "the UDP-logged flow succeeds" [ "$UDP_RC" -eq 0 ]
+check "UDP: records written plus gaps are every packet" [ $((RECORDS + GAPS)) -eq "$sent" ]
 check "UDP: the gap count is what the server reported" \
-  grep -q "closed: udp.log, [0-9]* records, $3 missing" "$WORK/log.out"
+  grep -q "closed: udp.log, [0-9]* records, $GAPS missing" "$WORK/log.out"
 
 # 4. UDP with small batches (-q 4), which gather into shared datagrams:
 # still every record written or counted missing.
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19705 -C 2000 -c 100 -t 2000 -q 4 \
-  -L 127.0.0.1:19701 UDP -l udp4.log >"$WORK/send4.out" 2>&1
-check "the UDP-logged flow with -q 4 succeeds" [ $? -eq 0 ]
-sent=$(sed -n 's/.*flow [0-9]*: \([0-9]*\) packets.*/\1/p' "$WORK/send4.out")
-set -- $(records "$LOGD/udp4.log")
-echo "sent $sent; records $2, gaps $3"
-check "UDP -q 4: records written plus gaps are every packet" [ $(($2 + $3)) -eq "$sent" ]
+udp_run udp4.log "$WORK/send4.out" -C 2000 -t 2000 -q 4
+check "the UDP-logged flow with -q 4 succeeds" [ "$UDP_RC" -eq 0 ]
+check "UDP -q 4: records written plus gaps are every packet" [ $((RECORDS + GAPS)) -eq "$sent" ]
 
 # 5. A receiver log server nobody listens on: the flow goes on, the sender
 # is told, and the receiver spills its log.
