@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "core/parse.h"
 #include "itg/common.h"
 
 void itg__cli_error(const char *prog, const char *msg) {
@@ -24,6 +25,18 @@ int itg__cli_copy_value(const char *prog, const char *usage, const char *opt,
     return itg__cli_bad_usage(prog, msg, usage);
   }
   strcpy(dst, v);
+  return 0;
+}
+
+int itg__cli_cpu(const char *prog, const char *usage, const char *v,
+                 int *cpu) {
+  char msg[128];
+  int64_t n;
+  if (itg__parse_i64(v, 0, 4095, &n) != 0) {
+    snprintf(msg, sizeof msg, "--cpu: '%.64s' is not a CPU number", v);
+    return itg__cli_bad_usage(prog, msg, usage);
+  }
+  *cpu = (int)n;
   return 0;
 }
 

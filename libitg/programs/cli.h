@@ -23,6 +23,12 @@ int itg__cli_bad_usage(const char *prog, const char *msg, const char *usage);
 int itg__cli_copy_value(const char *prog, const char *usage, const char *opt,
                         const char *v, char *dst, size_t len);
 
+/* Reads the value v of --cpu, a CPU number (0 to 4095), into *cpu.
+ * Returns 0, or (not such a number: reported with the usage)
+ * ITG__CLI_EXIT_USAGE. */
+int itg__cli_cpu(const char *prog, const char *usage, const char *v,
+                 int *cpu);
+
 /* Prints "PROG (libitg VERSION)" on stdout. */
 void itg__cli_print_version(const char *prog);
 

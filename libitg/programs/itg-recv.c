@@ -107,19 +107,16 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
       rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->log_path, sizeof cfg->log_path);
     else if (strcmp(a, "--log-dir") == 0)
       rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->log_dir, sizeof cfg->log_dir);
-    else if (strcmp(a, "--rcvbuf") == 0 || strcmp(a, "--cpu") == 0) {
-      int64_t x;
-      int is_cpu = strcmp(a, "--cpu") == 0;
-      if (itg__parse_i64(v, is_cpu ? 0 : 4096, is_cpu ? 4095 : INT32_MAX,
-                         &x) != 0) {
-        snprintf(msg, sizeof msg, "%s: '%.64s' is not %s", a, v,
-                 is_cpu ? "a CPU number" : "a size in 4096..2147483647");
+    else if (strcmp(a, "--cpu") == 0)
+      rc = itg__cli_cpu(prog, usage_text, v, &cfg->cpu);
+    else if (strcmp(a, "--rcvbuf") == 0) {
+      int64_t bytes;
+      if (itg__parse_i64(v, 4096, INT32_MAX, &bytes) != 0) {
+        snprintf(msg, sizeof msg,
+                 "--rcvbuf: '%.64s' is not a size in 4096..2147483647", v);
         return itg__cli_bad_usage(prog, msg, usage_text);
       }
-      if (is_cpu)
-        cfg->cpu = (int)x;
-      else
-        cfg->rcvbuf = (int)x;
+      cfg->rcvbuf = (int)bytes;
     } else if (strcmp(a, "-q") == 0 || strcmp(a, "--max-flows") == 0) {
       if (itg__parse_u64(v, 1, 1000000, &n) != 0) {
         snprintf(msg, sizeof msg, "%s: '%.64s' is not a count in 1..1000000",

@@ -168,12 +168,9 @@ static int parse_args(int argc, char **argv, options *o) {
         return itg__cli_bad_usage(prog, msg, usage_text);
       }
     } else if (strcmp(a, "--cpu") == 0) {
-      int64_t cpu;
-      if (itg__parse_i64(v, 0, 4095, &cpu) != 0) {
-        snprintf(msg, sizeof msg, "--cpu: '%.64s' is not a CPU number", v);
-        return itg__cli_bad_usage(prog, msg, usage_text);
-      }
-      o->cfg.cpu = (int)cpu;
+      rc = itg__cli_cpu(prog, usage_text, v, &o->cfg.cpu);
+      if (rc != 0)
+        return rc;
     } else {
       o->script = v;
     }
