@@ -22,12 +22,24 @@ NOISE="$BUILD/accept/timer_noise"
 [ -x "$NOISE" ] || die "$NOISE is not built (make accept builds it)"
 OK=0
 BAD=0
-# figure NAME TARGET VALUE VERDICT(0/1)
+# row NAME TARGET VALUE VERDICT: one line of the table.
+row() { printf '%-44s %-18s %-16s %s\n' "$1" "$2" "$3" "$4"; }
+# figure NAME TARGET VALUE VERDICT(0/1): a figure with a target, counted.
 figure() {
   if [ "$4" = 0 ]; then v=met; OK=$((OK + 1)); else v=MISSED; BAD=$((BAD + 1)); fi
-  printf '%-44s %-18s %-16s %s\n' "$1" "$2" "$3" "$v"
+  row "$1" "$2" "$3" "$v"
 }
 stat_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+
+# exp_ks TAG SENDER-OPTIONS...: an exponential flow of 1 000 pkt/s for 3 s
+# (seed 11) under the tap; prints the KS p-value of its IDTs on the wire.
+exp_ks() {
+  tag=$1
+  shift
+  run "$tag" 5 -E 1000 -c 64 -t 3000 -s 11 "$@"
+  python3 "$SHARED/tools/wirestats.py" "$WORK/$tag.bin" --idt-dist exp:0.001 --json >"$WORK/$tag.json"
+  stat_of "$WORK/$tag.json" idt_ks_p
+}
 
 # run TAG SECONDS SENDER-OPTIONS...: one flow to data port 19201 under the tap.
 run() {
@@ -52,7 +64,7 @@ print("  a spinning thread lost %.2f %% of its time in %d gaps over 20 us, the l
 echo
 
 start_recv 19200 "$WORK/recv.log"
-printf '%-44s %-18s %-16s %s\n' "figure" "target" "measured" "verdict"
+row "figure" "target" "measured" "verdict"
 run const10k 5 -C 10000 -c 64 -t 3000
 python3 "$SHARED/tools/wirestats.py" "$WORK/const10k.bin" --rate 10000 --json >"$WORK/const10k.json"
 rate=$(stat_of "$WORK/const10k.json" rate_pps)
@@ -63,23 +75,19 @@ figure "constant 10 000 pkt/s, 64 B, 3 s: rate" "within +-0.5 %" \
 p50=$(stat_of "$WORK/const10k.json" idt_abs_err_p50_us)
 p99=$(stat_of "$WORK/const10k.json" idt_abs_err_p99_us)
 lag=$(stat_of "$WORK/const10k.json" sched_lag_p99_us)
-printf '%-44s %-18s %-16s %s\n' "  inter-departure error p50 / p99" "(issue 3: 1/10 us)" "$(printf '%.2f / %.2f us' "$p50" "$p99")" "info"
-printf '%-44s %-18s %-16s %s\n' "  schedule drift p99" "(issue 3: 50 us)" "$(printf '%.2f us' "$lag")" "info"
+row "  inter-departure error p50 / p99" "(issue 3: 1/10 us)" "$(printf '%.2f / %.2f us' "$p50" "$p99")" "info"
+row "  schedule drift p99" "(issue 3: 50 us)" "$(printf '%.2f us' "$lag")" "info"
 
 # Seed 11's 3 000 draws themselves fit the law well (KS p = 0.97), so a low
 # p-value on the wire is the pacing's doing, not the draws'. The precise
 # mode spins; the default mode's line shows what sleeping costs on this
 # machine's timer.
-run exp1k 5 -E 1000 -c 64 -t 3000 -s 11 $PRECISE
-python3 "$SHARED/tools/wirestats.py" "$WORK/exp1k.bin" --idt-dist exp:0.001 --json >"$WORK/exp1k.json"
-p=$(stat_of "$WORK/exp1k.json" idt_ks_p)
+p=$(exp_ks exp1k $PRECISE)
 figure "exponential IDT 1 000 pkt/s: KS p-value" "> 0.01" "$(printf '%.3f' "$p")" \
   "$(python3 -c "print(0 if $p > 0.01 else 1)")"
-printf '%-44s %-18s %-16s %s\n' "  sender options" "" "$PRECISE" "info"
-run exp1kdef 5 -E 1000 -c 64 -t 3000 -s 11
-python3 "$SHARED/tools/wirestats.py" "$WORK/exp1kdef.bin" --idt-dist exp:0.001 --json >"$WORK/exp1kdef.json"
-p=$(stat_of "$WORK/exp1kdef.json" idt_ks_p)
-printf '%-44s %-18s %-16s %s\n' "  the same in the default (hybrid) mode" "" "$(printf 'p = %.3f' "$p")" "info"
+row "  sender options" "" "$PRECISE" "info"
+p=$(exp_ks exp1kdef)
+row "  the same in the default (hybrid) mode" "" "$(printf 'p = %.3f' "$p")" "info"
 
 stop_recv
 "$BIN/itg-dec" --json "$WORK/recv.log" >"$WORK/recv.json"
