@@ -56,8 +56,8 @@ typedef struct itg_pacer_stats {
 typedef struct itg_pacer {
   int64_t next_ns;   /* the next departure instant, monotonic clock */
   int64_t margin_ns; /* how early HYBRID's last sleep ends */
-  int64_t coarse_ns; /* how much earlier than the last HYBRID's first sleep
-                        ends (0: one sleep) */
+  int64_t coarse_ns; /* how much earlier HYBRID's first sleep ends than
+                        its last one (0: one sleep) */
   itg_wait_mode mode;
   int margin_tracks; /* 1: margin_ns follows the sleeps' overshoots */
   itg_pacer_stats stats;

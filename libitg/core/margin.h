@@ -13,8 +13,8 @@
 #define ITG__MARGIN_MAX_NS 2000000
 
 /* Returns the margin to use after a sleep that was asked to end `margin`
- * before its instant (`margin`) woke `overshoot_ns` late. Repeated over many sleeps
- * the margin settles at the 90th percentile of the overshoots (a
+ * before its instant and woke `overshoot_ns` late. Repeated over many
+ * sleeps the margin settles at the 90th percentile of the overshoots (a
  * Robbins-Monro quantile estimate with a step proportional to the margin,
  * so it is equally quick at 20 us and at 2 ms): an overshoot beyond the
  * margin raises it by 9 parts of the step, one within it lowers it by
