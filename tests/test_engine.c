@@ -227,7 +227,25 @@ static void stop_receiver(itg_receiver *r) {
   itg_receiver_free(r);
 }
 
-/* (1) One UDP flow: 1000 packets of 64 bytes at 10 000 pkt/s. */
+/* Checks that no packet of a flow of `count` packets, one every idt_ns,
+ * left ahead of the schedule that its first packet starts: a first packet
+ * that left late must not be made up for by a burst. The 2 us allow for
+ * the two clocks a stamp reads. */
+static void check_schedule(const itg_logrec *v, size_t n, uint32_t id,
+                           uint64_t count, int64_t idt_ns) {
+  int64_t *tx = calloc(count + 1, sizeof *tx);
+  size_t i;
+  assert_non_null(tx);
+  for (i = 0; i < n; i++)
+    if (v[i].flow_id == id && !(v[i].flags & ITG_REC_FLOW_END))
+      tx[v[i].seq] = v[i].tx_ns;
+  for (i = 2; i <= count; i++)
+    assert_true(tx[i] - tx[1] >= (int64_t)(i - 1) * idt_ns - 2000);
+  free(tx);
+}
+
+/* (1) One UDP flow: 1000 packets of 64 bytes at 10 000 pkt/s, none ahead
+ * of its schedule. */
 static void test_udp_flow(void **state) {
   itg_receiver *r = start_receiver("udp.log");
   itg_flow_cfg c;
@@ -251,6 +269,7 @@ static void test_udp_flow(void **state) {
   check_flow_log(v, n, res.flow_id, 1000, sizes);
   for (i = 1; i <= 1000; i++)
     assert_int_equal(sizes[i], 64);
+  check_schedule(v, n, res.flow_id, 1000, 100000);
   free(v);
 }
 

@@ -21,6 +21,8 @@
 #define ITG__TX_BATCH 32                 /* due datagrams sent per call */
 #define ITG__TX_STOP_NS 5000000          /* longest wait between stop checks */
 #define ITG__TX_GRACE_MAX_NS 1000000000LL /* lateness allowed past the end */
+#define ITG__TX_WARM_STACK 32768         /* stack touched before the schedule */
+#define ITG__TX_WARM_PAGE 4096           /* smallest page of the supported OSes */
 #define ITG__TX_ECHO_BATCH 64            /* echoes read per call */
 #define ITG__TX_ECHO_BUF 65536           /* room per echoed datagram */
 #define ITG__TX_ECHO_GRACE_MS 500        /* wait for late echoes, see ctl */

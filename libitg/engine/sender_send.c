@@ -110,8 +110,25 @@ static void encode(const itg__tx_flow *f, const planned *p, int64_t tx_ns,
                   p->size);
 }
 
+/* Starts f's schedule at `mono`, the stamp of its first packet. A flow's
+ * first packet pays for first-use costs (cold caches, the socket's first
+ * route and wake-ups) that can reach a hundred microseconds; catching that
+ * up would send the next packets in a burst, and measured from the first
+ * packet the whole flow would look early by as much. */
+static void anchor(itg__tx_flow *f, planned *first, int64_t mono) {
+  int64_t shift = mono - first->due_ns;
+  if (shift <= 0)
+    return;
+  first->due_ns = mono;
+  f->next_ns += shift;
+  if (f->end_ns != INT64_MAX)
+    f->end_ns += shift;
+  if (f->stop_ns != INT64_MAX)
+    f->stop_ns += shift;
+}
+
 /* Counts sent packets, their lateness, and logs them. */
-static void account(itg__tx_flow *f, const planned *p, int n, int64_t tx_ns,
+static void account(itg__tx_flow *f, planned *p, int n, int64_t tx_ns,
                     int64_t mono) {
   itg_sender *s = f->s;
   itg__tx_ctr *c = &f->ctr;
@@ -119,6 +136,8 @@ static void account(itg__tx_flow *f, const planned *p, int n, int64_t tx_ns,
   int64_t late_sum = 0;
   int64_t late_max = atomic_load_explicit(&c->late_max, memory_order_relaxed);
   int i;
+  if (p[0].seq == 1)
+    anchor(f, &p[0], mono);
   for (i = 0; i < n; i++) {
     int64_t l = mono - p[i].due_ns;
     bytes += p[i].size;
@@ -249,6 +268,19 @@ static void wait_for(itg_sender *s, itg_pacer *pacer, int64_t deadline) {
     itg__sleep_until(chunk);
 }
 
+/* Touches the memory the first departures write: the thread's stack
+ * below this frame and the first page of every packet buffer. In a
+ * virtual machine the first touch of a page can cost tens of
+ * microseconds, which would otherwise make the first packets late. */
+static void warm_up(itg_sender *s) {
+  volatile uint8_t stack[ITG__TX_WARM_STACK];
+  size_t i;
+  for (i = 0; i < sizeof stack; i += ITG__TX_WARM_PAGE)
+    stack[i] = 0;
+  for (i = 0; i < ITG__TX_BATCH; i++)
+    memset(s->pkt_bufs + i * ITG_WIRE_MAX_PACKET, 0, ITG__TX_WARM_PAGE);
+}
+
 void itg__tx_send_main(void *arg) {
   itg_sender *s = arg;
   itg_pacer pacer;
@@ -263,7 +295,6 @@ void itg__tx_send_main(void *arg) {
    * started: the schedules begin after both, so no packet is born late and
    * sent in a catch-up burst. */
   itg_pacer_init(&pacer, s->cfg.wait, 0);
-  t0 = itg__mono_ns();
   h.v = malloc(s->n * sizeof *h.v);
   h.n = 0;
   if (h.v == NULL) {
@@ -274,6 +305,8 @@ void itg__tx_send_main(void *arg) {
       }
     return;
   }
+  warm_up(s);
+  t0 = itg__mono_ns();
   for (i = 0; i < s->n; i++) {
     itg__tx_flow *f = s->flows[i];
     if (!f->ready)
