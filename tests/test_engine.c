@@ -727,6 +727,111 @@ static void test_sender_vanishes(void **state) {
   itg_receiver_free(r);
 }
 
+/* The flows a receiver opened, in order, and the spill file it named. */
+typedef struct opened {
+  uint32_t ids[4];
+  int n;
+  char spill[ITG_PATH_MAX];
+} opened;
+
+static void note_opened(const itg_flow_event *ev, void *user) {
+  opened *o = user;
+  if (ev->kind != ITG_FLOW_OPENED || o->n == 4)
+    return;
+  o->ids[o->n++] = ev->flow_id;
+  if (ev->log_unreachable)
+    snprintf(o->spill, sizeof o->spill, "%s", ev->log_spill);
+}
+
+/* Asks for flow `id` on connection sig, its log shipped to a server on
+ * port log_port if not 0. */
+static void ask_flow(itg__sock sig, uint32_t id, uint16_t log_port) {
+  itg__ctl_msg m;
+  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
+  m.flow_id = id;
+  m.port = free_port(1);
+  if (log_port != 0) {
+    strcpy(m.log_host, "127.0.0.1");
+    m.log_port = log_port;
+    m.log_transport = ITG_LOG_TCP;
+    snprintf(m.text, sizeof m.text, "%s", log_name("silent.log"));
+  }
+  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+}
+
+/* The port of an IPv4 address, in host order. */
+static uint16_t port_of(const struct sockaddr_storage *ss) {
+  const uint8_t *p = (const uint8_t *)&((const struct sockaddr_in *)ss)->sin_port;
+  return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* A log server that never answers (the kernel completes connections to
+ * a listening socket nobody accepts from) holds up only the flow that
+ * ships its log there: another sender's flow, asked for afterwards, is
+ * served first; then the first flow opens too, spilling its log, and the
+ * sender is told. */
+static void test_silent_log_server(void **state) {
+  uv_loop_t loop;
+  uv_tcp_t silent;
+  struct sockaddr_in sa;
+  struct sockaddr_storage name;
+  int namelen = (int)sizeof name;
+  itg_receiver_cfg cfg;
+  itg_receiver *r;
+  itg__ctl_reader rd_slow, rd_fast;
+  itg__ctl_msg m;
+  itg__sock slow, fast;
+  opened o;
+  (void)state;
+  memset(&o, 0, sizeof o);
+  assert_int_equal(uv_loop_init(&loop), 0);
+  assert_int_equal(uv_tcp_init(&loop, &silent), 0);
+  assert_int_equal(uv_ip4_addr("127.0.0.1", 0, &sa), 0);
+  assert_int_equal(uv_tcp_bind(&silent, (const struct sockaddr *)&sa, 0), 0);
+  assert_int_equal(uv_listen((uv_stream_t *)&silent, 8, NULL), 0);
+  assert_int_equal(
+      uv_tcp_getsockname(&silent, (struct sockaddr *)&name, &namelen), 0);
+
+  itg_receiver_cfg_init(&cfg);
+  strcpy(cfg.bind_host, "127.0.0.1");
+  cfg.sig_port = 0;
+  snprintf(cfg.log_dir, sizeof cfg.log_dir, "%s", tmpdir);
+  cfg.on_flow = note_opened;
+  cfg.user = &o;
+  assert_int_equal(itg_receiver_new(&cfg, &r), 0);
+  assert_int_equal(itg_receiver_start(r), 0);
+
+  slow = sig_connect(r, &rd_slow);
+  ask_flow(slow, 2, port_of(&name));
+  fast = sig_connect(r, &rd_fast);
+  ask_flow(fast, 1, 0);
+  assert_int_equal(itg__ctl_recv(fast, &rd_fast, &m, 5 * SEC), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_OPEN_ACK);
+  assert_int_equal(m.status, 0);
+  /* The session waits a second for the server's answer: the first flow
+   * has none yet. */
+  assert_int_equal(itg__ctl_recv(slow, &rd_slow, &m, SEC / 50),
+                   ITG_ETIMEDOUT);
+  assert_int_equal(itg__ctl_recv(slow, &rd_slow, &m, 5 * SEC), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_OPEN_ACK);
+  assert_int_equal(m.status, 0);
+  assert_non_null(strstr(m.text, "cannot be reached"));
+
+  itg__sock_close(fast);
+  itg__sock_close(slow);
+  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+  assert_int_equal(itg_receiver_stop(r), 0);
+  itg_receiver_free(r);
+  assert_int_equal(o.n, 2);
+  assert_int_equal(o.ids[0], 1);
+  assert_int_equal(o.ids[1], 2);
+  assert_true(o.spill[0] != '\0');
+  remove(o.spill);
+  uv_close((uv_handle_t *)&silent, NULL);
+  assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
+  assert_int_equal(uv_loop_close(&loop), 0);
+}
+
 /* (12) Bad signaling ends that connection only, with an ERROR saying why. */
 static void test_bad_signaling(void **state) {
   seen sn;
@@ -915,6 +1020,7 @@ int main(void) {
       cmocka_unit_test(test_receiver_goes_away),
       cmocka_unit_test(test_flow_ids),
       cmocka_unit_test(test_sender_vanishes),
+      cmocka_unit_test(test_silent_log_server),
       cmocka_unit_test(test_bad_signaling),
       cmocka_unit_test(test_ditg_profile),
       cmocka_unit_test(test_limits),

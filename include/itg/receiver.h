@@ -39,8 +39,11 @@
  * A server that cannot be reached at FLOW_OPEN does not refuse the flow:
  * the session spills until the server is back, and the OPENED event says
  * so; the ENDED event tells how many records were spilled, and where.
- * Registering with the server runs on the receiver's thread and takes at
- * most about 1.5 s (other flows' packets wait in their socket buffers).
+ * Registering with the server (at most about 1.5 s when it does not
+ * answer) and the session's last flush run on libuv's thread pool, so the
+ * receiver's other flows are served meanwhile: the flow's FLOW_OPEN is
+ * answered once the session is open, and its ENDED event comes once the
+ * session is closed. itg_receiver_wait_idle waits for those closes too.
  */
 #ifndef ITG_RECEIVER_H
 #define ITG_RECEIVER_H

@@ -38,152 +38,6 @@ itg__rx_flow *itg__rx_flow_find(itg_receiver *r, const itg__rx_sock *s,
   return f;
 }
 
-/* ---- logs ----------------------------------------------------------- */
-
-/* A -x name is a plain file name: it may not climb out of log_dir. */
-static int log_name_ok(const char *name) {
-  return name[0] != '\0' && strchr(name, '/') == NULL &&
-         strchr(name, '\\') == NULL && strstr(name, "..") == NULL;
-}
-
-/* Drops a flow's hold on its log; the last one closes (flushes) it. For a
- * remote log, ev (if not NULL) receives its spill file and counts. */
-static void log_release(itg_receiver *r, itg__rx_log *lg, itg_flow_event *ev) {
-  itg_logger_stats st;
-  itg__rx_log **pp;
-  int last;
-  if (lg == NULL)
-    return;
-  last = --lg->refs == 0;
-  memset(&st, 0, sizeof st);
-  if (last) {
-    for (pp = &r->logs; *pp != NULL; pp = &(*pp)->next)
-      if (*pp == lg) {
-        *pp = lg->next;
-        break;
-      }
-    itg__rx_log_error(r, itg_logger_close_stats(lg->logger, &st));
-  } else {
-    itg_logger_get_stats(lg->logger, &st);
-  }
-  if (ev != NULL && lg->server[0] != '\0') {
-    ev->log_spilled = st.spilled;
-    ev->log_missing = st.missing;
-    if (st.spilled > 0)
-      snprintf(ev->log_spill, sizeof ev->log_spill, "%s", lg->spill);
-  }
-  if (!last)
-    return;
-  if (r->default_log == lg)
-    r->default_log = NULL;
-  itg__idmap_free(&lg->ids);
-  free(lg);
-}
-
-/* Joins dir and name into out[0..len). Returns 0, or -1 if it does not
- * fit. */
-static int join_path(const char *dir, const char *name, char *out,
-                     size_t len) {
-  size_t dl = strlen(dir);
-  int n = dl == 0 ? snprintf(out, len, "%s", name)
-                  : snprintf(out, len, "%s%s%s", dir,
-                             dir[dl - 1] == '/' ? "" : "/", name);
-  return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-/* Finds or opens the log a flow asks for (NULL: not logged): a file under
- * log_dir, or a session with the log server m->log_host. Sets *unreachable
- * when a new session could not reach its server (it spills meanwhile). */
-static int log_acquire(itg_receiver *r, const itg__ctl_msg *m,
-                       itg__rx_log **out, int *unreachable, char *msg,
-                       size_t msglen) {
-  char path[ITG_PATH_MAX], spill[ITG_PATH_MAX];
-  const char *name = m->text;
-  int remote = m->log_host[0] != '\0';
-  itg_log_transport tr = (itg_log_transport)m->log_transport;
-  itg_logger_stats st;
-  itg_logger_cfg lc;
-  itg__rx_log *lg;
-  int rc;
-  *unreachable = 0;
-  if (name[0] == '\0' && !remote) {
-    lg = r->default_log;
-    goto out_hold;
-  }
-  if (name[0] != '\0' && !log_name_ok(name)) {
-    snprintf(msg, msglen, "bad receiver log name '%s' (a plain file name, "
-             "without '/' or '..')", name);
-    return ITG_EINVAL;
-  }
-  if (remote) {
-    snprintf(path, sizeof path, "%s", name); /* both ITG_PATH_MAX long */
-  } else if (join_path(r->cfg.log_dir, name, path, sizeof path) != 0) {
-    snprintf(msg, msglen, "receiver log name '%s' is too long", name);
-    return ITG_EINVAL;
-  }
-  for (lg = r->logs; lg != NULL; lg = lg->next)
-    if (strcmp(lg->path, path) == 0 && strcmp(lg->server, m->log_host) == 0 &&
-        (!remote || (lg->server_port == m->log_port && lg->transport == tr)))
-      goto out_hold;
-  lg = calloc(1, sizeof *lg);
-  if (lg == NULL) {
-    snprintf(msg, msglen, "out of memory");
-    return ITG_ENOMEM;
-  }
-  itg__idmap_init(&lg->ids);
-  itg_logger_cfg_init(&lc);
-  lc.path = path;
-  lc.role = ITG_LOG_ROLE_RECEIVER;
-  lc.clock = ITG_LOG_CLOCK_KERNEL;
-  lc.batch = r->cfg.log_batch;
-  lc.capacity = ITG__RX_FLOW_LOG_CAP;
-  if (remote) {
-    /* Each session spills to a file of its own: two sessions of one name
-     * (other servers, or one after the other) must not share one. */
-    char file[ITG_PATH_MAX];
-    snprintf(file, sizeof file, "%.400s.%d.%u.spill",
-             name[0] != '\0' ? name : "itg-recv", (int)uv_os_getpid(),
-             (unsigned)++r->spills);
-    if (join_path(r->cfg.log_dir, file, spill, sizeof lg->spill) != 0) {
-      snprintf(msg, msglen, "the spill file of receiver log '%s' would have "
-               "too long a name", name);
-      free(lg);
-      return ITG_EINVAL;
-    }
-    lc.server_host = m->log_host;
-    lc.server_port = m->log_port;
-    lc.transport = tr;
-    lc.spill_path = spill;
-  }
-  rc = itg_logger_new(&lc, &lg->logger);
-  if (rc < 0) {
-    if (remote)
-      snprintf(msg, msglen, "cannot ship the receiver log to %s port %u: %s",
-               m->log_host, (unsigned)m->log_port, itg_strerror(rc));
-    else
-      snprintf(msg, msglen, "cannot open receiver log '%s': %s", path,
-               itg_strerror(rc));
-    free(lg);
-    return rc;
-  }
-  if (remote) {
-    snprintf(lg->server, sizeof lg->server, "%s", m->log_host);
-    lg->server_port = m->log_port;
-    lg->transport = tr;
-    snprintf(lg->spill, sizeof lg->spill, "%s", spill);
-    itg_logger_get_stats(lg->logger, &st);
-    *unreachable = !st.connected;
-  }
-  memcpy(lg->path, path, sizeof lg->path);
-  lg->next = r->logs;
-  r->logs = lg;
-out_hold:
-  if (lg != NULL)
-    lg->refs++;
-  *out = lg;
-  return 0;
-}
-
 /* ---- ids ------------------------------------------------------------ */
 
 /* An id is taken if an open flow uses it in the same log file, or from
@@ -261,8 +115,8 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
              (unsigned)r->cfg.max_flows);
     return ITG_ELIMIT;
   }
-  rc = log_acquire(r, m, &lg, &unreachable, msg, msglen);
-  if (rc < 0)
+  rc = itg__rx_log_acquire(r, c, m, &lg, &unreachable, msg, msglen);
+  if (rc != 0)
     return rc;
   id = choose_id(r, lg, c->ip, m->flow_id, m->id_auto);
   if (id == 0) {
@@ -328,7 +182,7 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
 out_release_sock:
   itg__rx_sock_release(s);
 out_release_log:
-  log_release(r, lg, NULL);
+  itg__rx_log_release(r, lg, NULL, NULL);
   return rc;
 }
 
@@ -415,6 +269,14 @@ static void unlink_flow(itg_receiver *r, itg__rx_flow *f) {
     f->sock->last = NULL;
 }
 
+/* The last of a flow's end, once its log has let it go: the receiver is
+ * idle only when the logs of its ended flows are closed. */
+static void flow_gone(itg_receiver *r, itg_flow_event *ev) {
+  atomic_fetch_sub(&r->n_active, 1);
+  itg__rx_event(r, ev);
+  itg__rx_count(r, 0, -1);
+}
+
 void itg__rx_flow_end(itg__rx_flow *f) {
   itg_receiver *r = f->r;
   itg_flow_event ev;
@@ -450,10 +312,7 @@ void itg__rx_flow_end(itg__rx_flow *f) {
   }
   unlink_flow(r, f);
   itg__rx_sock_release(f->sock);
-  log_release(r, f->log, &ev);
-  atomic_fetch_sub(&r->n_active, 1);
-  itg__rx_event(r, &ev);
-  itg__rx_count(r, 0, -1);
+  itg__rx_log_release(r, f->log, &ev, flow_gone);
   uv_close((uv_handle_t *)&f->linger, on_flow_freed);
 }
 
@@ -468,5 +327,5 @@ void itg__rx_close_all(itg_receiver *r) {
     itg__rx_conn_close(r->conn_list, 1);
   while (r->tcp_list != NULL)
     itg__rx_tcp_close(r->tcp_list);
-  log_release(r, r->default_log, NULL);
+  itg__rx_log_release(r, r->default_log, NULL, NULL);
 }

@@ -23,6 +23,7 @@
 #define ITG__RX_ECHO_QUEUE (4u << 20) /* TCP echo bytes queued at most */
 
 typedef struct itg__rx_flow itg__rx_flow;
+typedef struct itg__rx_log_open itg__rx_log_open;
 
 /* A log (a file, or a session with a log server) and the flows writing to
  * it. */
@@ -37,6 +38,8 @@ typedef struct itg__rx_log {
   uint32_t refs;
   itg__idmap ids;  /* every flow id written to this file so far */
   uint32_t max_id; /* the largest of them */
+  int announce_unreachable; /* a new session that could not reach its
+                               server: told to the flow that takes it */
 } itg__rx_log;
 
 /* A data port: a UDP socket, or a TCP listener, shared by the flows that
@@ -59,6 +62,7 @@ typedef struct itg__rx_conn {
   itg_receiver *r;
   struct itg__rx_conn *next, *prev;
   itg__rx_flow *flow;
+  itg__rx_log_open *opening; /* the log session its FLOW_OPEN waits for */
   int hello_done;
   int closing;
   uint8_t ip[16];
@@ -172,6 +176,42 @@ void itg__rx_conn_send(itg__rx_conn *c, const itg__ctl_msg *m);
  * ending its flow. */
 void itg__rx_conn_close(itg__rx_conn *c, int graceful);
 
+/* FLOW_OPEN: sets the flow up and answers, or refuses it with a reason;
+ * either way the connection and every other flow go on. Waits without an
+ * answer while the flow's log session opens (it is called again then). */
+void itg__rx_conn_flow_open(itg__rx_conn *c, const itg__ctl_msg *m);
+
+/* Refuses the flow that m asks for: answers with rc and msg, reports it. */
+void itg__rx_conn_refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
+                         const char *msg);
+
+/* ---- receiver_log.c ---- */
+
+/* itg__rx_log_acquire: the log is a session with a server still to be
+ * opened; the FLOW_OPEN is handled again once it is. */
+#define ITG__RX_LOG_OPENING 1
+
+/* Called when a log has let a flow go, with its ENDED event. */
+typedef void (*itg__rx_log_done)(itg_receiver *r, itg_flow_event *ev);
+
+/* Takes a hold on the log that FLOW_OPEN m from c asks for (*out NULL:
+ * not logged), opening a file under log_dir or finding an open log.
+ * Sets *unreachable for the first flow of a session that could not reach
+ * its server. Returns 0, ITG__RX_LOG_OPENING, or an ITG_E* code with a
+ * sentence in msg. */
+int itg__rx_log_acquire(itg_receiver *r, itg__rx_conn *c,
+                        const itg__ctl_msg *m, itg__rx_log **out,
+                        int *unreachable, char *msg, size_t msglen);
+
+/* Drops a hold on lg (NULL: none), closing it with the last. If ev is not
+ * NULL, done is then called with it, completed with the log's counts:
+ * after the session's close, for the last hold on a session. */
+void itg__rx_log_release(itg_receiver *r, itg__rx_log *lg,
+                         const itg_flow_event *ev, itg__rx_log_done done);
+
+/* Connection c is going: a session opening for it is not waited for. */
+void itg__rx_log_abandon(itg__rx_conn *c);
+
 /* ---- receiver_flow.c ---- */
 
 /* Normalises an address to 16 bytes (IPv4 as IPv4-mapped IPv6) so both
@@ -179,7 +219,8 @@ void itg__rx_conn_close(itg__rx_conn *c, int graceful);
 void itg__rx_ip_key(const struct sockaddr *sa, uint8_t key[16]);
 
 /* Sets up a flow asked for by FLOW_OPEN on connection c. Returns 0 with
- * *out set, or an ITG_E* code with a sentence in msg. */
+ * *out set, ITG__RX_LOG_OPENING while the log session it asks for opens,
+ * or an ITG_E* code with a sentence in msg. */
 int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
                       const itg__ctl_msg *m, itg__rx_flow **out, char *msg,
                       size_t msglen);

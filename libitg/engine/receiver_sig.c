@@ -62,6 +62,7 @@ void itg__rx_conn_close(itg__rx_conn *c, int graceful) {
   }
   c->closing = 1;
   c->flow = NULL;
+  itg__rx_log_abandon(c);
   if (c->prev != NULL)
     c->prev->next = c->next;
   else
@@ -107,25 +108,15 @@ static void on_hello(itg__rx_conn *c, const itg__ctl_msg *m) {
   itg__rx_conn_send(c, &a);
 }
 
-/* FLOW_OPEN: sets the flow up, or refuses it with a reason; either way
- * the connection and every other flow go on. */
-static void on_flow_open(itg__rx_conn *c, const itg__ctl_msg *m) {
+void itg__rx_conn_refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
+                         const char *msg) {
   itg_receiver *r = c->r;
-  itg__rx_flow *f = NULL;
   itg__ctl_msg a;
   itg_flow_event ev;
-  int rc;
   itg__ctl_init(&a, ITG__CTL_FLOW_OPEN_ACK);
-  rc = itg__rx_flow_open(r, c, m, &f, a.text, sizeof a.text);
   a.status = rc;
-  if (rc == 0) {
-    c->flow = f;
-    a.flow_id = f->id;
-    a.port = f->port;
-    itg__rx_conn_send(c, &a);
-    return;
-  }
   a.flow_id = m->flow_id;
+  snprintf(a.text, sizeof a.text, "%s", msg);
   itg__rx_conn_send(c, &a);
   atomic_fetch_add(&r->n_refused, 1);
   memset(&ev, 0, sizeof ev);
@@ -137,8 +128,26 @@ static void on_flow_open(itg__rx_conn *c, const itg__ctl_msg *m) {
   snprintf(ev.peer, sizeof ev.peer, "%s", c->peer);
   ev.status = rc;
   snprintf(ev.message, sizeof ev.message, "%.*s",
-           (int)sizeof ev.message - 1, a.text);
+           (int)sizeof ev.message - 1, msg);
   itg__rx_event(r, &ev);
+}
+
+void itg__rx_conn_flow_open(itg__rx_conn *c, const itg__ctl_msg *m) {
+  itg__rx_flow *f = NULL;
+  itg__ctl_msg a;
+  int rc;
+  itg__ctl_init(&a, ITG__CTL_FLOW_OPEN_ACK);
+  rc = itg__rx_flow_open(c->r, c, m, &f, a.text, sizeof a.text);
+  if (rc == ITG__RX_LOG_OPENING)
+    return;
+  if (rc < 0) {
+    itg__rx_conn_refuse(c, m, rc, a.text);
+    return;
+  }
+  c->flow = f;
+  a.flow_id = f->id;
+  a.port = f->port;
+  itg__rx_conn_send(c, &a);
 }
 
 /* Acts on one message; may close the connection. */
@@ -152,10 +161,10 @@ static void on_message(itg__rx_conn *c, const itg__ctl_msg *m) {
   }
   switch (m->type) {
   case ITG__CTL_FLOW_OPEN:
-    if (c->flow != NULL)
+    if (c->flow != NULL || c->opening != NULL)
       protocol_error(c, ITG_EPROTO, "one flow per signaling connection");
     else
-      on_flow_open(c, m);
+      itg__rx_conn_flow_open(c, m);
     return;
   case ITG__CTL_FLOW_CLOSE:
     if (c->flow == NULL || c->flow->closing)
