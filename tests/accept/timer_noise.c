@@ -6,7 +6,10 @@
  *
  * Two measurements of SECONDS each (default 2), on CPU if given:
  *   sleep  absolute 1 ms sleeps (clock_nanosleep TIMER_ABSTIME, timer
- *          slack 1 ns): how late each wakes, p50/p99/p99.9/max;
+ *          slack 1 ns): how late each wakes, p50/p99/p99.9/max, and the
+ *          CPU time they cost, in % of a core: the least that any program
+ *          waking 1 000 times a second costs here, before it does any
+ *          work;
  *   spin   a thread reading the monotonic clock in a loop: every gap of
  *          more than 20 us between two readings is time the CPU was taken
  *          away (interrupts, other threads, a virtual machine's host);
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #define NS_PER_S INT64_C(1000000000)
@@ -30,6 +34,14 @@ static int64_t mono_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+}
+
+/* User and system time this process has used, in ns. */
+static int64_t cpu_ns(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return ((int64_t)u.ru_utime.tv_sec + u.ru_stime.tv_sec) * NS_PER_S +
+         ((int64_t)u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1000;
 }
 
 static int cmp_i64(const void *a, const void *b) {
@@ -46,6 +58,8 @@ static double quantile_us(const int64_t *v, size_t n, double q) {
 int main(int argc, char **argv) {
   double secs = argc > 1 ? atof(argv[1]) : 2.0;
   int64_t *late, len, next, end, prev, gap_sum = 0, gap_max = 0;
+  int64_t cpu0, start;
+  double sleep_cpu_pct;
   size_t n = 0;
   long gaps = 0;
 
@@ -68,7 +82,8 @@ int main(int argc, char **argv) {
   if (late == NULL)
     return 2;
 
-  next = mono_ns();
+  cpu0 = cpu_ns();
+  start = next = mono_ns();
   end = next + len;
   while (next < end && n < MAX_SLEEPS) {
     struct timespec ts;
@@ -78,6 +93,7 @@ int main(int argc, char **argv) {
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     late[n++] = mono_ns() - next;
   }
+  sleep_cpu_pct = 100.0 * (double)(cpu_ns() - cpu0) / (double)(mono_ns() - start);
   qsort(late, n, sizeof *late, cmp_i64);
 
   prev = mono_ns();
@@ -95,10 +111,12 @@ int main(int argc, char **argv) {
 
   printf("{\"sleep_1ms_late_p50_us\": %.1f, \"sleep_1ms_late_p99_us\": %.1f, "
          "\"sleep_1ms_late_p999_us\": %.1f, \"sleep_1ms_late_max_us\": %.1f, "
+         "\"sleep_1ms_cpu_pct\": %.2f, "
          "\"spin_gaps_over_20us\": %ld, \"spin_gap_max_us\": %.1f, "
          "\"spin_lost_pct\": %.3f}\n",
          quantile_us(late, n, 0.5), quantile_us(late, n, 0.99),
-         quantile_us(late, n, 0.999), (double)late[n - 1] / 1e3, gaps,
+         quantile_us(late, n, 0.999), (double)late[n - 1] / 1e3,
+         sleep_cpu_pct, gaps,
          (double)gap_max / 1e3, 100.0 * (double)gap_sum / (double)len);
   free(late);
   return 0;

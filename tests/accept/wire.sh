@@ -57,8 +57,9 @@ run() {
 echo "this machine, measured without libitg (tests/accept/timer_noise.c):"
 python3 -c 'import json, sys
 n = json.load(open(sys.argv[1]))
-print("  1 ms sleeps wake late by p50 %.1f us, p99 %.1f us, max %.1f us" % (
-    n["sleep_1ms_late_p50_us"], n["sleep_1ms_late_p99_us"], n["sleep_1ms_late_max_us"]))
+print("  1 ms sleeps wake late by p50 %.1f us, p99 %.1f us, max %.1f us, and cost %.2f %% of a core" % (
+    n["sleep_1ms_late_p50_us"], n["sleep_1ms_late_p99_us"], n["sleep_1ms_late_max_us"],
+    n["sleep_1ms_cpu_pct"]))
 print("  a spinning thread lost %.2f %% of its time in %d gaps over 20 us, the longest %.1f us" % (
     n["spin_lost_pct"], n["spin_gaps_over_20us"], n["spin_gap_max_us"]))' "$WORK/noise.json"
 echo
