@@ -17,11 +17,14 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
+
 from procs import Proc, tcp_listening, wait_until
 from report import Table, loss_text, num, plot_sweep, ratio
 from tools import LOG_MODES, MAX_REQUEST_PPS, Load
 
 SECTION = "logging"
+CPU_SECTION = "logging_cpu"
 MODE_NAMES = {"none": "none", "local": "local file", "tcp": "remote TCP", "udp": "remote UDP"}
 DS_FULL, DS_QUICK = (1, 10, 50, 100), (1, 50)
 # Each configuration runs this many times, in rounds, and the tables show
@@ -31,6 +34,14 @@ ROUNDS_FULL, ROUNDS_QUICK = 3, 1
 # The goal: logging to a log server costs at most this share (%) of the
 # rate the same sender reaches with no log.
 GOAL_PCT = 3.0
+# The same cost in CPU time: a fixed rate that every mode keeps, sent with
+# sleeps between packets (itg-send --wait sleep), so that the sender's CPU
+# time is its work rather than its waiting. A sender that goes as fast as
+# it can turns every CPU second into packets, so where the CPU is the
+# limit the top rate falls by the share the CPU time grows; and CPU time
+# is measured by the kernel per process, which the host's stalls that
+# move the top rate by 10 % or more leave out.
+CPU_RATE = 20000
 LOG_SERVER_START_S = 10.0
 SESSIONS_END_S = 5.0
 
@@ -107,9 +118,10 @@ class LogServer:
         return out
 
 
-def add_runs(add, tools, quick):
+def add_runs(add, tools, cpu_tool, quick):
     """Adds the section's runs through add(section, tool, load, label,
-    **options): round after round, for each D, every mode, each tool."""
+    **options): round after round, for each D, every mode, each tool as
+    fast as it can, then cpu_tool at CPU_RATE."""
     seconds = 2 if quick else 3
     for _ in range(ROUNDS_QUICK if quick else ROUNDS_FULL):
         for d in DS_QUICK if quick else DS_FULL:
@@ -117,6 +129,8 @@ def add_runs(add, tools, quick):
                 for tool in tools:
                     load = Load(["-C", str(MAX_REQUEST_PPS)], None, seconds, log_batch=d, log=mode)
                     add(SECTION, tool, load, f"{mode}-D{d}", sender_log=True)
+                load = Load(["-C", str(CPU_RATE)], CPU_RATE, seconds, log_batch=d, log=mode)
+                add(CPU_SECTION, cpu_tool, load, f"{mode}-D{d}", sender_log=True)
 
 
 def _runs(rows, tool, mode, d):
@@ -194,6 +208,58 @@ def tables(rows):
         notes.append("- D-ITG, none: ITGRecv without a log counts nothing it tells: no receiver figures.")
     detail.note = "\n".join(notes)
     return [main, detail]
+
+
+def _cpu_s(row):
+    """CPU seconds of a run's sender, receiver and log server together."""
+    parts = [row.get("sender_cpu_s"), row.get("recv_cpu_s")]
+    if row.get("log") in ("tcp", "udp"):
+        parts.append(row.get("logsrv_cpu_s"))
+    return sum(parts) if all(p is not None for p in parts) else None
+
+
+def _median_cpu(rows, mode, d=None):
+    """The median over rounds of the CPU seconds per million packets on
+    the wire, at D d (None: every D), or None."""
+    per = sorted(_cpu_s(r) / r["wire_packets"] * 1e6 for r in rows
+                 if r.get("log") == mode and d in (None, r["log_batch"]) and _cpu_s(r) is not None
+                 and r.get("wire_packets"))
+    return float(np.median(per)) if per else None
+
+
+def cpu_table(rows):
+    """The logging cost in CPU time at a fixed rate: one line per D, the
+    median over rounds of each mode, and each mode's cost against no log."""
+    mine = [r for r in rows if r["section"] == CPU_SECTION]
+    if not mine:
+        return []
+    t = Table(f"Logging in CPU time: {CPU_RATE} pkt/s, 64-byte UDP, itg-send --wait sleep; CPU seconds of "
+              "sender, receiver and log server per million packets",
+              ["D"] + [MODE_NAMES[m] for m in LOG_MODES] + [f"{MODE_NAMES[m]} cost %" for m in LOG_MODES[1:]])
+    costs = []
+    # Without a log D means nothing: every no-log run is one more sample
+    # of the same thing, and all of them make the baseline.
+    base = _median_cpu(mine, "none")
+    spread = [_cpu_s(r) / r["wire_packets"] * 1e6 for r in mine
+              if r.get("log") == "none" and _cpu_s(r) is not None and r.get("wire_packets")]
+    for d in dict.fromkeys(r["log_batch"] for r in mine):
+        cpu = {m: _median_cpu(mine, m, d) for m in LOG_MODES}
+        cost = {m: 100.0 * (cpu[m] - base) / base if cpu[m] and base else None for m in LOG_MODES[1:]}
+        costs += [cost[m] for m in ("tcp", "udp") if cost[m] is not None]
+        t.add([d] + [num(cpu[m], ".3f") for m in LOG_MODES] + [num(cost[m], "+.1f") for m in LOG_MODES[1:]])
+    rounds = max(sum(1 for x in mine if x.get("log") == r.get("log") and x["log_batch"] == r["log_batch"])
+                 for r in mine)
+    within = sum(1 for c in costs if c <= GOAL_PCT)
+    t.note = (f"Median of {rounds} round{'s' if rounds != 1 else ''}. Every mode keeps the rate, so the CPU seconds compare the same "
+              f"work; cost %: more CPU than the median of every no-log run ({num(base, '.3f')}; they "
+              f"range from {num(min(spread, default=None), '.3f')} to {num(max(spread, default=None), '.3f')}, "
+              f"which is how far this machine moves one measurement). Goal ({GOAL_PCT:.0f} %): remote "
+              f"logging within it for {within} of {len(costs)} configurations"
+              + (f", worst {max(costs):+.1f} %." if costs else "."))
+    notes = [f"- {MODE_NAMES.get(r.get('log'), '?')}, D {r['log_batch']}: {r['note']}" for r in mine if r.get("note")]
+    if notes:
+        t.note += "\n" + "\n".join(notes)
+    return [t]
 
 
 def goal_line(rows):

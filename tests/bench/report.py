@@ -13,7 +13,7 @@ FIELDS = ["section", "tool", "label", "requested_pps", "size", "log_batch", "flo
           "seconds", "wire_packets", "achieved_pps", "rate_err_pct", "mbit_s",
           "idt_err_p50_us", "idt_err_p99_us", "idt_err_p999_us", "drift_p99_us",
           "idt_mean_us", "ks_stat", "ks_p", "logged", "loss", "loss_pct",
-          "sender_cpu_s", "sender_cpu_pct", "recv_cpu_s", "sender_rc", "tap_drops",
+          "sender_cpu_s", "sender_cpu_pct", "recv_cpu_s", "logsrv_cpu_s", "sender_rc", "tap_drops",
           "flows_seen", "agg_pps", "agg_err_pct", "worst_flow_err_pct",
           "flow_idt_p99_median_us", "law", "log", "sender_logged", "send_log_lost",
           "recv_pps", "gen_err_pct", "cost_pct", "note"]

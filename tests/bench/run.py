@@ -187,6 +187,7 @@ class Bench:
         finally:
             if server:
                 server.stop()
+                row["logsrv_cpu_s"] = server.proc.cpu_s if server.proc else None
             if not self.args.keep:
                 for p in Path(self.work).glob(os.path.basename(stem) + ".*"):
                     if p.is_dir():
@@ -373,7 +374,7 @@ class Bench:
                 for tool in (self.libitg, self.ditg):
                     add("sweep_C", tool, Load(["-C", str(rate)], rate, t, size=1024), f"C{rate}")
         if want(log_section.SECTION):
-            log_section.add_runs(add, (self.libitg, self.ditg), q)
+            log_section.add_runs(add, (self.libitg, self.ditg), self.libitg_sleep, q)
         return items
 
     def execute(self):
@@ -609,7 +610,8 @@ def main():
         procs.stop_all()
     after = report.machine()
     log_section.annotate(bench.rows)
-    tables = rates_tables(bench.rows) + ceiling_table(bench.rows) + other_tables(bench.rows) + log_section.tables(bench.rows)
+    tables = (rates_tables(bench.rows) + ceiling_table(bench.rows) + other_tables(bench.rows)
+              + log_section.tables(bench.rows) + log_section.cpu_table(bench.rows))
     made = plots(bench, bench.rows) if report.have_matplotlib() else []
     if not report.have_matplotlib():
         bench.notes.append("matplotlib is missing: no PNG plots")
