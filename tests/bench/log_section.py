@@ -250,8 +250,8 @@ def cpu_table(rows):
     rounds = max(sum(1 for x in mine if x.get("log") == r.get("log") and x["log_batch"] == r["log_batch"])
                  for r in mine)
     within = sum(1 for c in costs if c <= GOAL_PCT)
-    t.note = (f"Median of {rounds} round{'s' if rounds != 1 else ''}. Every mode keeps the rate, so the CPU seconds compare the same "
-              f"work; cost %: more CPU than the median of every no-log run ({num(base, '.3f')}; they "
+    t.note = (f"Median of {rounds} round{'s' if rounds != 1 else ''}. Every mode keeps the rate, so the CPU "
+              f"seconds compare the same work; cost %: more CPU than the median of every no-log run ({num(base, '.3f')}; they "
               f"range from {num(min(spread, default=None), '.3f')} to {num(max(spread, default=None), '.3f')}, "
               f"which is how far this machine moves one measurement). Goal ({GOAL_PCT:.0f} %): remote "
               f"logging within it for {within} of {len(costs)} configurations"
