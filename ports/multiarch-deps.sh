@@ -21,6 +21,11 @@ if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
   $SUDO dpkg --add-architecture "$arch"
 fi
 
+# The target's C library headers and start files: the cross gcc only
+# recommends them, and recommends are not installed. The -cross package
+# (architecture all) comes from the native index, which stays whole when
+# the foreign one is not (libc6-dev:$arch must match the native
+# linux-libc-dev version, which a stale foreign index cannot promise).
 sh "$here/need-debs.sh" "gcc-$triplet" qemu-user libuv1-dev libgsl-dev \
-  libcmocka-dev "libc6:$arch" "libuv1-dev:$arch" "libcmocka-dev:$arch" \
-  "libgsl27:$arch" "libgslcblas0:$arch"
+  libcmocka-dev "libc6-dev-$arch-cross" "libc6:$arch" "libuv1-dev:$arch" \
+  "libcmocka-dev:$arch" "libgsl27:$arch" "libgslcblas0:$arch"
