@@ -227,21 +227,42 @@ static void stop_receiver(itg_receiver *r) {
   itg_receiver_free(r);
 }
 
-/* Checks that no packet of a flow of `count` packets, one every idt_ns,
- * left ahead of the schedule that its first packet starts: a first packet
- * that left late must not be made up for by a burst. The 2 us allow for
- * the two clocks a stamp reads. */
+/* The longest that reading the monotonic clock and then the wall clock
+ * took here, of 1000 tries: a packet's stamp reads both, and the time
+ * between them is tens of nanoseconds natively, microseconds where the
+ * wall clock is a system call (wine) or emulated (qemu). */
+static int64_t stamp_pair_ns(void) {
+  int64_t worst = 0;
+  int i;
+  for (i = 0; i < 1000; i++) {
+    int64_t a = itg_clock_mono_ns(), b;
+    (void)itg_clock_real_ns();
+    b = itg_clock_mono_ns();
+    if (b - a > worst)
+      worst = b - a;
+  }
+  return worst;
+}
+
+/* Checks that the first ten packets of a flow, one every idt_ns, left no
+ * earlier than the schedule that the first packet starts: a first packet
+ * that left late must not be made up for by a burst (one that was, here,
+ * left the next packets 7 to 30 us early). The schedule runs on the
+ * monotonic clock and the packets carry the wall clock read just after
+ * it, so the check allows one such pair of readings (pair_ns) and 1 us;
+ * it looks no further than the burst would go, because where the two
+ * clocks are not kept together to the microsecond (wine) they drift
+ * apart by more over the rest of the flow. */
 static void check_schedule(const itg_logrec *v, size_t n, uint32_t id,
-                           uint64_t count, int64_t idt_ns) {
-  int64_t *tx = calloc(count + 1, sizeof *tx);
+                           int64_t idt_ns, int64_t pair_ns) {
+  int64_t tx[11] = {0};
   size_t i;
-  assert_non_null(tx);
   for (i = 0; i < n; i++)
-    if (v[i].flow_id == id && !(v[i].flags & ITG_REC_FLOW_END))
+    if (v[i].flow_id == id && !(v[i].flags & ITG_REC_FLOW_END) &&
+        v[i].seq <= 10)
       tx[v[i].seq] = v[i].tx_ns;
-  for (i = 2; i <= count; i++)
-    assert_true(tx[i] - tx[1] >= (int64_t)(i - 1) * idt_ns - 2000);
-  free(tx);
+  for (i = 2; i <= 10; i++)
+    assert_true(tx[i] - tx[1] >= (int64_t)(i - 1) * idt_ns - pair_ns - 1000);
 }
 
 /* (1) One UDP flow: 1000 packets of 64 bytes at 10 000 pkt/s, none ahead
@@ -254,6 +275,7 @@ static void test_udp_flow(void **state) {
   itg_logrec *v;
   uint16_t sizes[1001];
   size_t n, i;
+  int64_t pair_ns = stamp_pair_ns();
   (void)state;
   make_flow(&c, r, free_port(1), "-z 1000 -C 10000 -c 64");
   s = run(&c, 1, NULL);
@@ -269,7 +291,7 @@ static void test_udp_flow(void **state) {
   check_flow_log(v, n, res.flow_id, 1000, sizes);
   for (i = 1; i <= 1000; i++)
     assert_int_equal(sizes[i], 64);
-  check_schedule(v, n, res.flow_id, 1000, 100000);
+  check_schedule(v, n, res.flow_id, 100000, pair_ns);
   free(v);
 }
 
