@@ -95,9 +95,24 @@ static void on_closed(uv_work_t *w, int status) {
   free(k);
 }
 
-/* Closes a log that no flow holds any more, then calls done (if not
- * NULL) with ev. A session closes on the thread pool; a file here, as
- * its writer only has the disk to wait for. */
+/* Closes lg on this thread, then calls done with ev if ev is not NULL. */
+static void close_here(itg_receiver *r, itg__rx_log *lg,
+                       const itg_flow_event *ev, itg__rx_log_done done) {
+  itg_logger_stats st;
+  itg_flow_event e;
+  memset(&st, 0, sizeof st);
+  itg__rx_log_error(r, itg_logger_close_stats(lg->logger, &st));
+  if (ev != NULL) {
+    e = *ev;
+    note_counts(lg, &st, &e);
+    done(r, &e);
+  }
+  free_log(lg);
+}
+
+/* Closes a log that no flow holds any more, then calls done with ev if ev
+ * is not NULL. A session closes on the thread pool; a file here, as its
+ * writer only has the disk to wait for. */
 static void close_log(itg_receiver *r, itg__rx_log *lg,
                       const itg_flow_event *ev, itg__rx_log_done done) {
   log_close *k = lg->server[0] != '\0' ? calloc(1, sizeof *k) : NULL;
@@ -113,18 +128,7 @@ static void close_log(itg_receiver *r, itg__rx_log *lg,
       return;
     free(k);
   }
-  {
-    itg_logger_stats st;
-    itg_flow_event e;
-    memset(&st, 0, sizeof st);
-    itg__rx_log_error(r, itg_logger_close_stats(lg->logger, &st));
-    if (ev != NULL) {
-      e = *ev;
-      note_counts(lg, &st, &e);
-      done(r, &e);
-    }
-    free_log(lg);
-  }
+  close_here(r, lg, ev, done);
 }
 
 void itg__rx_log_release(itg_receiver *r, itg__rx_log *lg,
