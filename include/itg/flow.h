@@ -153,7 +153,9 @@ typedef struct itg_flow_cfg {
                            bound the flow) */
   uint64_t max_packets; /* 0: no limit */
   uint64_t max_bytes;   /* 0: no limit */
-  int64_t start_delay_ns;
+  int64_t start_delay_ns; /* the first packet is due this long after the
+                             sender starts; the schedule (IDTs and
+                             duration) counts from when it really leaves */
   uint64_t seed;
   int has_seed; /* 0: the sender picks a seed and reports it */
   int tos;      /* -1: leave the OS default */
