@@ -100,11 +100,7 @@ static int open_default_log(itg_receiver *r) {
   if (lg == NULL)
     return ITG_ENOMEM;
   itg__idmap_init(&lg->ids);
-  itg_logger_cfg_init(&lc);
-  lc.path = r->cfg.log_path;
-  lc.role = ITG_LOG_ROLE_RECEIVER;
-  lc.clock = ITG_LOG_CLOCK_KERNEL;
-  lc.batch = r->cfg.log_batch;
+  itg__rx_log_cfg(r, r->cfg.log_path, &lc);
   rc = itg_logger_new(&lc, &lg->logger);
   if (rc < 0) {
     free(lg);

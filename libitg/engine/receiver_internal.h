@@ -191,6 +191,11 @@ void itg__rx_conn_refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
  * opened; the FLOW_OPEN is handled again once it is. */
 #define ITG__RX_LOG_OPENING 1
 
+/* Sets lc up for a receiver log written to path (a file, or the name a
+ * log server is asked for): kernel receive stamps, the receiver's -q. */
+void itg__rx_log_cfg(const itg_receiver *r, const char *path,
+                     itg_logger_cfg *lc);
+
 /* Called when a log has let a flow go, with its ENDED event. */
 typedef void (*itg__rx_log_done)(itg_receiver *r, itg_flow_event *ev);
 

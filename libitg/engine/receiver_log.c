@@ -76,6 +76,15 @@ static void unlink_log(itg_receiver *r, itg__rx_log *lg) {
     r->default_log = NULL;
 }
 
+void itg__rx_log_cfg(const itg_receiver *r, const char *path,
+                     itg_logger_cfg *lc) {
+  itg_logger_cfg_init(lc);
+  lc->path = path;
+  lc->role = ITG_LOG_ROLE_RECEIVER;
+  lc->clock = ITG_LOG_CLOCK_KERNEL;
+  lc->batch = r->cfg.log_batch;
+}
+
 /* ---- closing -------------------------------------------------------- */
 
 static void close_work(uv_work_t *w) {
@@ -83,31 +92,26 @@ static void close_work(uv_work_t *w) {
   k->rc = itg_logger_close_stats(k->lg->logger, &k->st);
 }
 
-static void on_closed(uv_work_t *w, int status) {
-  log_close *k = w->data;
-  (void)status;
-  itg__rx_log_error(k->r, k->rc);
-  if (k->has_ev) {
-    note_counts(k->lg, &k->st, &k->ev);
-    k->done(k->r, &k->ev);
-  }
-  free_log(k->lg);
-  free(k);
-}
-
-/* Closes lg on this thread, then calls done with ev if ev is not NULL. */
-static void close_here(itg_receiver *r, itg__rx_log *lg,
-                       const itg_flow_event *ev, itg__rx_log_done done) {
-  itg_logger_stats st;
+/* The rest of a close whose result is rc and final counts st: the error
+ * kept, done called with ev (if not NULL) and the log's counts, lg freed. */
+static void closed(itg_receiver *r, itg__rx_log *lg, int rc,
+                   const itg_logger_stats *st, const itg_flow_event *ev,
+                   itg__rx_log_done done) {
   itg_flow_event e;
-  memset(&st, 0, sizeof st);
-  itg__rx_log_error(r, itg_logger_close_stats(lg->logger, &st));
+  itg__rx_log_error(r, rc);
   if (ev != NULL) {
     e = *ev;
-    note_counts(lg, &st, &e);
+    note_counts(lg, st, &e);
     done(r, &e);
   }
   free_log(lg);
+}
+
+static void on_closed(uv_work_t *w, int status) {
+  log_close *k = w->data;
+  (void)status;
+  closed(k->r, k->lg, k->rc, &k->st, k->has_ev ? &k->ev : NULL, k->done);
+  free(k);
 }
 
 /* Closes a log that no flow holds any more, then calls done with ev if ev
@@ -115,6 +119,7 @@ static void close_here(itg_receiver *r, itg__rx_log *lg,
  * writer only has the disk to wait for. */
 static void close_log(itg_receiver *r, itg__rx_log *lg,
                       const itg_flow_event *ev, itg__rx_log_done done) {
+  itg_logger_stats st;
   log_close *k = lg->server[0] != '\0' ? calloc(1, sizeof *k) : NULL;
   if (k != NULL) {
     k->r = r;
@@ -128,7 +133,8 @@ static void close_log(itg_receiver *r, itg__rx_log *lg,
       return;
     free(k);
   }
-  close_here(r, lg, ev, done);
+  memset(&st, 0, sizeof st);
+  closed(r, lg, itg_logger_close_stats(lg->logger, &st), &st, ev, done);
 }
 
 void itg__rx_log_release(itg_receiver *r, itg__rx_log *lg,
@@ -256,11 +262,7 @@ static int start_open(itg_receiver *r, itg__rx_conn *c, const itg__ctl_msg *m,
   o->c = c;
   o->m = *m;
   o->lg = lg;
-  itg_logger_cfg_init(&o->lc);
-  o->lc.path = lg->path;
-  o->lc.role = ITG_LOG_ROLE_RECEIVER;
-  o->lc.clock = ITG_LOG_CLOCK_KERNEL;
-  o->lc.batch = r->cfg.log_batch;
+  itg__rx_log_cfg(r, lg->path, &o->lc);
   o->lc.capacity = ITG__RX_FLOW_LOG_CAP;
   o->lc.server_host = lg->server;
   o->lc.server_port = lg->server_port;
@@ -288,11 +290,7 @@ static int open_file(itg_receiver *r, const char *path, itg__rx_log **out,
     return ITG_ENOMEM;
   }
   itg__idmap_init(&lg->ids);
-  itg_logger_cfg_init(&lc);
-  lc.path = path;
-  lc.role = ITG_LOG_ROLE_RECEIVER;
-  lc.clock = ITG_LOG_CLOCK_KERNEL;
-  lc.batch = r->cfg.log_batch;
+  itg__rx_log_cfg(r, path, &lc);
   lc.capacity = ITG__RX_FLOW_LOG_CAP;
   rc = itg_logger_new(&lc, &lg->logger);
   if (rc < 0) {
