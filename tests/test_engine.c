@@ -252,9 +252,9 @@ static int64_t stamp_pair_ns(void) {
  * it, so the check allows 1 us and eight times the longest pair of such
  * readings seen here before and after the flow (pair_ns): where reading
  * them is emulated or a system call (qemu, wine), its cost varies by that
- * much while a flow runs. It looks no further than the burst would go, because where the
- * two clocks are not kept together to the microsecond (wine) they drift
- * apart by more over the rest of the flow. */
+ * much while a flow runs. It looks no further than the burst would go,
+ * because where the two clocks are not kept together to the microsecond
+ * (wine) they drift apart by more over the rest of the flow. */
 static void check_schedule(const itg_logrec *v, size_t n, uint32_t id,
                            int64_t idt_ns, int64_t pair_ns) {
   int64_t tx[11] = {0};
@@ -264,7 +264,8 @@ static void check_schedule(const itg_logrec *v, size_t n, uint32_t id,
         v[i].seq <= 10)
       tx[v[i].seq] = v[i].tx_ns;
   for (i = 2; i <= 10; i++)
-    assert_true(tx[i] - tx[1] >= (int64_t)(i - 1) * idt_ns - 8 * pair_ns - 1000);
+    assert_true(tx[i] - tx[1] >=
+                (int64_t)(i - 1) * idt_ns - 8 * pair_ns - 1000);
 }
 
 /* (1) One UDP flow: 1000 packets of 64 bytes at 10 000 pkt/s, none ahead
@@ -785,12 +786,6 @@ static void ask_flow(itg__sock sig, uint32_t id, uint16_t log_port) {
   assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
 }
 
-/* The port of an IPv4 address, in host order. */
-static uint16_t port_of(const struct sockaddr_storage *ss) {
-  const uint8_t *p = (const uint8_t *)&((const struct sockaddr_in *)ss)->sin_port;
-  return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 /* A log server that never answers (the kernel completes connections to
  * a listening socket nobody accepts from) holds up only the flow that
  * ships its log there: another sender's flow, asked for afterwards, is
@@ -800,8 +795,8 @@ static void test_silent_log_server(void **state) {
   uv_loop_t loop;
   uv_tcp_t silent;
   struct sockaddr_in sa;
-  struct sockaddr_storage name;
-  int namelen = (int)sizeof name;
+  itg__addr name;
+  int namelen = (int)sizeof name.ss;
   itg_receiver_cfg cfg;
   itg_receiver *r;
   itg__ctl_reader rd_slow, rd_fast;
@@ -816,7 +811,7 @@ static void test_silent_log_server(void **state) {
   assert_int_equal(uv_tcp_bind(&silent, (const struct sockaddr *)&sa, 0), 0);
   assert_int_equal(uv_listen((uv_stream_t *)&silent, 8, NULL), 0);
   assert_int_equal(
-      uv_tcp_getsockname(&silent, (struct sockaddr *)&name, &namelen), 0);
+      uv_tcp_getsockname(&silent, (struct sockaddr *)&name.ss, &namelen), 0);
 
   itg_receiver_cfg_init(&cfg);
   strcpy(cfg.bind_host, "127.0.0.1");
@@ -828,7 +823,7 @@ static void test_silent_log_server(void **state) {
   assert_int_equal(itg_receiver_start(r), 0);
 
   slow = sig_connect(r, &rd_slow);
-  ask_flow(slow, 2, port_of(&name));
+  ask_flow(slow, 2, itg__addr_port(&name));
   fast = sig_connect(r, &rd_fast);
   ask_flow(fast, 1, 0);
   assert_int_equal(itg__ctl_recv(fast, &rd_fast, &m, 5 * SEC), 0);

@@ -127,7 +127,8 @@ static void anchor(itg__tx_flow *f, planned *first, int64_t mono) {
     f->stop_ns += shift;
 }
 
-/* Counts sent packets, their lateness, and logs them. */
+/* Counts sent packets, their lateness, and logs them; a flow's first
+ * packet starts its schedule (anchor). */
 static void account(itg__tx_flow *f, planned *p, int n, int64_t tx_ns,
                     int64_t mono) {
   itg_sender *s = f->s;

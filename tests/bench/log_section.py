@@ -218,12 +218,17 @@ def _cpu_s(row):
     return sum(parts) if all(p is not None for p in parts) else None
 
 
+def _cpu_per_million(rows, mode, d=None):
+    """Each run's CPU seconds per million packets on the wire, in that mode
+    at D d (None: every D)."""
+    return [_cpu_s(r) / r["wire_packets"] * 1e6 for r in rows
+            if r.get("log") == mode and d in (None, r["log_batch"]) and _cpu_s(r) is not None
+            and r.get("wire_packets")]
+
+
 def _median_cpu(rows, mode, d=None):
-    """The median over rounds of the CPU seconds per million packets on
-    the wire, at D d (None: every D), or None."""
-    per = sorted(_cpu_s(r) / r["wire_packets"] * 1e6 for r in rows
-                 if r.get("log") == mode and d in (None, r["log_batch"]) and _cpu_s(r) is not None
-                 and r.get("wire_packets"))
+    """The median over rounds of _cpu_per_million, or None."""
+    per = _cpu_per_million(rows, mode, d)
     return float(np.median(per)) if per else None
 
 
@@ -240,8 +245,7 @@ def cpu_table(rows):
     # Without a log D means nothing: every no-log run is one more sample
     # of the same thing, and all of them make the baseline.
     base = _median_cpu(mine, "none")
-    spread = [_cpu_s(r) / r["wire_packets"] * 1e6 for r in mine
-              if r.get("log") == "none" and _cpu_s(r) is not None and r.get("wire_packets")]
+    spread = _cpu_per_million(mine, "none")
     for d in dict.fromkeys(r["log_batch"] for r in mine):
         cpu = {m: _median_cpu(mine, m, d) for m in LOG_MODES}
         cost = {m: 100.0 * (cpu[m] - base) / base if cpu[m] and base else None for m in LOG_MODES[1:]}
