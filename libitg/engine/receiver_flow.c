@@ -205,9 +205,20 @@ void itg__rx_run_pending(itg_receiver *r) {
     itg__rx_flow_end(r->pending);
 }
 
-/* Ends a closing flow once no packet of it arrived for a linger period. */
+/* Ends a closing flow once no packet of it arrived for a linger period.
+ * Silence is judged on the socket, not on what the loop has read: a loop
+ * held up past the linger (a busy machine) runs its timers before it
+ * polls, so datagrams that arrived meanwhile still wait there. */
 static void on_linger(uv_timer_t *t) {
   itg__rx_flow *f = t->data;
+  if (f->proto == ITG_PROTO_UDP) {
+    int complete;
+    itg__rx_udp_drain(f->sock);
+    complete = f->end_pending;
+    itg__rx_run_pending(f->r); /* f among them if it now has every packet */
+    if (complete)
+      return;
+  }
   if (f->packets != f->linger_mark) {
     f->linger_mark = f->packets;
     uv_timer_start(&f->linger, on_linger, ITG__RX_LINGER_MS, 0);
