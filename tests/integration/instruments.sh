@@ -136,7 +136,38 @@ free_udp_port() {
   python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# 3. The time bound: nothing to see, and wiretap still ends.
+# 3. SIGTERM right after the last of 5 datagrams, five times: the kernel
+# hands a block of the ring over when it is full or 10 ms old, so these
+# are still in the block it is filling, and must be written all the same.
+python3 - "$WIRETAP" "$WORK" >"$WORK/term.txt" 2>&1 <<'PY'
+import os, signal, socket, subprocess, sys, time
+wiretap, work = sys.argv[1], sys.argv[2]
+sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sink.bind(("127.0.0.1", 0))
+port = sink.getsockname()[1]
+out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for r in range(5):
+    cap, err = "%s/term%d.bin" % (work, r), "%s/term%d.err" % (work, r)
+    tap = subprocess.Popen([wiretap, "lo", str(port), "30", cap], stderr=open(err, "w"))
+    deadline = time.monotonic() + 10
+    while "ready" not in open(err).read():
+        if tap.poll() is not None or time.monotonic() > deadline:
+            sys.exit("wiretap did not start")
+        time.sleep(0.01)
+    for k in range(5):
+        out.sendto(bytes(8), ("127.0.0.1", port))
+    tap.send_signal(signal.SIGTERM)
+    try:
+        rc = tap.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        rc = "still running"
+    print(rc, os.path.getsize(cap) // 16)
+PY
+cat "$WORK/term.txt"
+check "after SIGTERM, every packet the kernel had taken is written" \
+  [ "$(grep -cx "0 5" "$WORK/term.txt")" -eq 5 ]
+
+# 4. The time bound: nothing to see, and wiretap still ends.
 start=$(date +%s)
 "$WIRETAP" lo "$(free_udp_port)" 0.5 "$WORK/none.bin" 2>"$WORK/none.err"
 check "wiretap ends by itself after SECONDS, exit 0" [ $? -eq 0 ]
@@ -147,7 +178,7 @@ check "port 0 is refused (exit 2)" [ $? -eq 2 ]
 "$WIRETAP" -p sctp lo 9 1 "$WORK/bad.bin" 2>>"$WORK/bad.err"
 check "an unknown protocol is refused (exit 2)" [ $? -eq 2 ]
 
-# 4. wirestats on figures known in advance: 1 001 departures 100 us
+# 5. wirestats on figures known in advance: 1 001 departures 100 us
 # apart, the 501st 30 us late; then 20 000 gaps drawn from an exponential
 # law (seed 5), against that law and against one of twice its mean.
 python3 - "$WORK" <<'PY'
@@ -181,7 +212,7 @@ check "wirestats: and refuses a law of twice the mean" \
 python3 "$WIRESTATS" "$WORK/exp.bin" --idt-dist gamma:1 >/dev/null 2>"$WORK/law.err"
 check "wirestats: an unknown law is refused (exit 2)" [ $? -eq 2 ]
 
-# 5. blaster against its sink, on a port the system just gave up.
+# 6. blaster against its sink, on a port the system just gave up.
 BLASTER="$BUILD/tools/blaster"
 cc -std=gnu11 -O2 -Wall -Wextra -o "$BLASTER" "$TOOLS/blaster.c" || die "cannot build blaster"
 port=$(free_udp_port)
