@@ -10,7 +10,7 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-build_wiretap
+build_tool wiretap
 N=2000
 
 # 1. UDP: the sender binds its sink at a port the system picks and runs
@@ -224,8 +224,8 @@ python3 "$WIRESTATS" "$WORK/exp.bin" --idt-dist gamma:1 >/dev/null 2>"$WORK/law.
 check "wirestats: an unknown law is refused (exit 2)" [ $? -eq 2 ]
 
 # 6. blaster against its sink, on a port the system just gave up.
+build_tool blaster
 BLASTER="$BUILD/tools/blaster"
-cc -std=gnu11 -O2 -Wall -Wextra -o "$BLASTER" "$TOOLS/blaster.c" || die "cannot build blaster"
 port=$(free_udp_port)
 "$BLASTER" sink "$port" 2 >"$WORK/sink.out" 2>&1 &
 SINK_PID=$!

@@ -86,20 +86,21 @@ json_field() {
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# build_wiretap: builds the capture tool (tests/tools/wiretap.c) with the
-# host's compiler, whatever BUILD targets, again when its source changed.
-WIRETAP="$BUILD/tools/wiretap"
-build_wiretap() {
-  [ "$WIRETAP" -nt "$TOOLS/wiretap.c" ] && return 0
+# build_tool NAME: builds the instrument tests/tools/NAME.c into
+# BUILD/tools/NAME with the host's compiler, whatever BUILD targets; again
+# when its source changed.
+build_tool() {
+  [ "$BUILD/tools/$1" -nt "$TOOLS/$1.c" ] && return 0
   mkdir -p "$BUILD/tools"
-  cc -std=gnu11 -O2 -Wall -Wextra -o "$WIRETAP.$$" "$TOOLS/wiretap.c" &&
-    mv "$WIRETAP.$$" "$WIRETAP" || die "cannot build $TOOLS/wiretap.c"
+  cc -std=gnu11 -O2 -Wall -Wextra -o "$BUILD/tools/$1.$$" "$TOOLS/$1.c" &&
+    mv "$BUILD/tools/$1.$$" "$BUILD/tools/$1" || die "cannot build $TOOLS/$1.c"
 }
+WIRETAP="$BUILD/tools/wiretap"
 
 # start_tap PORT SECONDS FILE: captures UDP packets to PORT on lo, waits
 # until the capture is ready.
 start_tap() {
-  build_wiretap
+  build_tool wiretap
   "$WIRETAP" lo "$1" "$2" "$3" 2>"$3.err" &
   TAP_PID=$!
   PIDS="$PIDS $TAP_PID"
