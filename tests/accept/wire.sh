@@ -37,7 +37,7 @@ exp_ks() {
   tag=$1
   shift
   run "$tag" 5 -E 1000 -c 64 -t 3000 -s 11 "$@"
-  python3 "$SHARED/tools/wirestats.py" "$WORK/$tag.bin" --idt-dist exp:0.001 --json >"$WORK/$tag.json"
+  python3 "$WIRESTATS" "$WORK/$tag.bin" --idt-dist exp:0.001 --json >"$WORK/$tag.json"
   stat_of "$WORK/$tag.json" idt_ks_p
 }
 
@@ -67,7 +67,7 @@ echo
 start_recv 19200 "$WORK/recv.log"
 row "figure" "target" "measured" "verdict"
 run const10k 5 -C 10000 -c 64 -t 3000
-python3 "$SHARED/tools/wirestats.py" "$WORK/const10k.bin" --rate 10000 --json >"$WORK/const10k.json"
+python3 "$WIRESTATS" "$WORK/const10k.bin" --rate 10000 --json >"$WORK/const10k.json"
 rate=$(stat_of "$WORK/const10k.json" rate_pps)
 err=$(stat_of "$WORK/const10k.json" rate_err_pct)
 figure "constant 10 000 pkt/s, 64 B, 3 s: rate" "within +-0.5 %" \

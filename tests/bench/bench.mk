@@ -7,7 +7,6 @@
 #
 # Results go to $(BUILD)/bench/: results.md, *.csv, *.png.
 
-ITG_SHARED ?= ../shared
 BENCH_ARGS ?=
 BENCH_BIN := $(BUILD)/bench/bin
 BENCH_TOOLS := $(BENCH_BIN)/bare_loop $(BENCH_BIN)/wiretap $(BENCH_BIN)/blaster \
@@ -24,14 +23,14 @@ $(BENCH_BIN)/timer_noise: tests/accept/timer_noise.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<
 
-# The instruments are built as they are shipped, from the shared copy.
-$(BENCH_BIN)/wiretap: $(ITG_SHARED)/tools/wiretap.c
+# The measuring instruments, tests/tools (wirestats.py runs from there).
+$(BENCH_BIN)/wiretap: tests/tools/wiretap.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -O2 -o $@ $<
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<
 
-$(BENCH_BIN)/blaster: $(ITG_SHARED)/tools/blaster.c
+$(BENCH_BIN)/blaster: tests/tools/blaster.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -O2 -o $@ $<
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<
 
 bench-tools: $(BENCH_TOOLS)
 
@@ -40,7 +39,7 @@ bench-deps:
 	$(Q)python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet matplotlib
 
 bench: all bench-tools bench-deps
-	$(Q)python3 tests/bench/run.py --build $(BUILD) --shared $(ITG_SHARED) $(BENCH_ARGS)
+	$(Q)python3 tests/bench/run.py --build $(BUILD) $(BENCH_ARGS)
 
 bench-quick: all bench-tools bench-deps
-	$(Q)python3 tests/bench/run.py --build $(BUILD) --shared $(ITG_SHARED) --quick $(BENCH_ARGS)
+	$(Q)python3 tests/bench/run.py --build $(BUILD) --quick $(BENCH_ARGS)

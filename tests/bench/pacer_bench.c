@@ -6,7 +6,7 @@
  *   pacer_bench [seconds per run, default 2]
  *
  * These are wake-up times in the pacer's own clock; what leaves the
- * machine is measured by shared/tools (wiretap, wirestats). */
+ * machine is measured by tests/tools (wiretap, wirestats). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>

@@ -8,18 +8,14 @@ own context), runs the sender for a fixed time, then reads the capture
 with wirestats.py and counts what the receiver logged. Nothing the senders
 say about themselves is used, except the CPU time the kernel charged them.
 
-    python3 tests/bench/run.py [--quick] [--build build] [--shared ../shared]
+    python3 tests/bench/run.py [--quick] [--build build]
 
 Results: a table on stdout; CSV, PNG and results.md in BUILD/bench/.
 Numbers, not verdicts: nothing here passes or fails on timing.
 """
 import argparse
-import contextlib
 import dataclasses
 import datetime
-import importlib.util
-import io
-import json
 import os
 import shutil
 import sys
@@ -28,9 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-# The modules beside this script are part of the source tree: no
-# __pycache__ there.
+# The modules beside this script and the instruments in tests/tools are
+# part of the source tree: no __pycache__ there.
 sys.dont_write_bytecode = True
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tools"))
 import log_section  # noqa: E402
 import procs  # noqa: E402
 import report  # noqa: E402
@@ -39,8 +36,9 @@ from procs import Ports, Proc, wait_until  # noqa: E402
 from report import Table, num, ratio, loss_text  # noqa: E402
 from tools import (MAX_REQUEST_PPS, REMOTE_LOGS, REMOTE_RECV_LOG, REMOTE_SEND_LOG,  # noqa: E402
                    Bare, Blaster, Ditg, Libitg, Load, LoggingTool)
+import wirestats  # noqa: E402
 
-CAP_DTYPE = np.dtype([("ts", "<u8"), ("len", "<u4"), ("head", ">u4")])
+CAP_DTYPE = wirestats.RECORD
 RATES_SECTION = "rates"
 CEILING_SECTION = "ceiling"
 CEILING_ROUNDS = 5
@@ -134,8 +132,6 @@ class Bench:
         bindir = self.out / "bin"
         self.wiretap = bindir / "wiretap"
         self.timer_noise = bindir / "timer_noise"
-        self.wirestats = Path(args.shared) / "tools" / "wirestats.py"
-        self.wirestats_mod = None
         self.ports = Ports(*args.ports)
         self.rows = []
         self.notes = []
@@ -251,7 +247,7 @@ class Bench:
         elif load.log == "none":
             rlog = slog = None
         logged = tool.logged(rlog, recv)
-        stats = self.wirestats_json(cap, load, law)
+        stats = self.wire_figures(cap, load, law)
         row.update(self.row_from(load, stats, None if cut else logged, send, recv))
         if sender_log and slog:
             row["sender_logged"] = tool.logged(slog, None)
@@ -268,30 +264,17 @@ class Bench:
             shutil.copy(cap, self.caps / f"{row['section']}-{tool.key}-{row['label']}.cap")
         row["note"] = "; ".join(notes) or None
 
-    def wirestats_json(self, cap, load, law):
-        """wirestats.py --json on a capture: IDT errors only for one
-        constant-rate flow, a KS test for a law."""
-        argv = ["wirestats.py", cap, "--json"]
-        if load.rate and load.flows == 1 and load.idt[0] == "-C":
-            argv += ["--rate", str(load.rate)]
-        if law:
-            argv += ["--idt-dist", law[2]]
+    @staticmethod
+    def wire_figures(cap, load, law):
+        """wirestats' figures of a capture: IDT errors only for one
+        constant-rate flow, a KS test for a law. Computed in this process:
+        starting Python and importing scipy for every run would cost
+        seconds each time."""
         if not os.path.exists(cap):
             return {}
-        # The tool's own main() runs in this process: starting Python and
-        # importing scipy for every run would cost seconds each time.
-        saved = sys.argv
-        sys.argv = argv
-        text = io.StringIO()
-        try:
-            with contextlib.redirect_stdout(text):
-                self.wirestats_mod.main()
-        finally:
-            sys.argv = saved
-        try:
-            return json.loads(text.getvalue())
-        except ValueError:
-            return {}
+        rate = load.rate if load.rate and load.flows == 1 and load.idt[0] == "-C" else None
+        return wirestats.summarize(wirestats.load(cap), rate=rate,
+                                   idt_law=wirestats.law(law[2]) if law else None)
 
     @staticmethod
     def row_from(load, s, logged, send, recv):
@@ -578,8 +561,6 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="a subset that takes about three minutes")
     ap.add_argument("--build", default=str(here.parent.parent / "build"), help="the build directory")
-    ap.add_argument("--shared", default=os.environ.get("ITG_SHARED", str(here.parent.parent.parent / "shared")),
-                    help="the directory holding tools/wirestats.py")
     ap.add_argument("--sections", help="comma-separated subset of: rates,ceiling,size1024,flows,laws,"
                                        "sweep_D,sweep_c,sweep_C,logging")
     ap.add_argument("--tools", help="comma-separated subset of: ditg,bare,libitg (both wait modes),"
@@ -592,12 +573,8 @@ def main():
     if os.geteuid() != 0:
         sys.exit("bench: wiretap needs a packet socket: run as root")
     bench = Bench(args)
-    for needed in (bench.wiretap, bench.wirestats):
-        if not os.path.exists(needed):
-            sys.exit(f"bench: {needed} is missing (make bench builds the instruments)")
-    spec = importlib.util.spec_from_file_location("wirestats", bench.wirestats)
-    bench.wirestats_mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench.wirestats_mod)
+    if not os.path.exists(bench.wiretap):
+        sys.exit(f"bench: {bench.wiretap} is missing (make bench builds the instruments)")
     versions = [t.version() for t in bench.tools.values() if not t.key.startswith(("blaster", "libitg-"))]
     noise = report.timer_noise(bench.timer_noise)
     before = report.machine()

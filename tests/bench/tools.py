@@ -277,7 +277,7 @@ class Bare(Tool):
 
 
 class Blaster(Tool):
-    """shared/tools/blaster.c: the machine's ceiling, send() or sendmmsg."""
+    """tests/tools/blaster.c: the machine's ceiling, send() or sendmmsg."""
     tap_margin_s = 0.7
 
     def __init__(self, path, batch):
@@ -290,7 +290,7 @@ class Blaster(Tool):
         return os.access(self.path, os.X_OK)
 
     def version(self):
-        return "blaster (shared/tools/blaster.c)"
+        return "blaster (tests/tools/blaster.c)"
 
     def unsupported(self, load):
         if load.rate is not None or load.flows > 1 or load.log_batch:

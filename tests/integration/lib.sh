@@ -5,7 +5,9 @@
 # Absolute paths, so a test may change directory.
 case "$BUILD" in /*) ;; *) BUILD="$(pwd)/$BUILD" ;; esac
 BIN="$BUILD/bin"
-SHARED=$(cd "${ITG_SHARED:-../shared}" 2>/dev/null && pwd) || SHARED=${ITG_SHARED:-../shared}
+# The measuring instruments, tests/tools: the test scripts live beside it.
+TOOLS=$(cd "$(dirname "$0")/../tools" && pwd) || exit 1
+WIRESTATS="$TOOLS/wirestats.py"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/itg-test.XXXXXX")
 PIDS=""
 FAILS=0
@@ -84,18 +86,21 @@ json_field() {
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# wiretap: builds the independent capture tool once.
-WIRETAP="$BUILD/tools/wiretap"
-build_wiretap() {
-  [ -x "$WIRETAP" ] && return 0
+# build_tool NAME: builds the instrument tests/tools/NAME.c into
+# BUILD/tools/NAME with the host's compiler, whatever BUILD targets; again
+# when its source changed.
+build_tool() {
+  [ "$BUILD/tools/$1" -nt "$TOOLS/$1.c" ] && return 0
   mkdir -p "$BUILD/tools"
-  cc -O2 -o "$WIRETAP" "$SHARED/tools/wiretap.c" || die "cannot build wiretap from $SHARED/tools"
+  cc -std=gnu11 -O2 -Wall -Wextra -o "$BUILD/tools/$1.$$" "$TOOLS/$1.c" &&
+    mv "$BUILD/tools/$1.$$" "$BUILD/tools/$1" || die "cannot build $TOOLS/$1.c"
 }
+WIRETAP="$BUILD/tools/wiretap"
 
 # start_tap PORT SECONDS FILE: captures UDP packets to PORT on lo, waits
 # until the capture is ready.
 start_tap() {
-  build_wiretap
+  build_tool wiretap
   "$WIRETAP" lo "$1" "$2" "$3" 2>"$3.err" &
   TAP_PID=$!
   PIDS="$PIDS $TAP_PID"

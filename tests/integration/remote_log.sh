@@ -11,7 +11,7 @@ BUILD=$1
 
 LOGD="$WORK/logs"
 mkdir -p "$LOGD"
-build_wiretap
+build_tool wiretap
 cd "$WORK" || die "cd"
 
 start_log() {

@@ -19,7 +19,7 @@ check "itg-recv exits 0 on SIGTERM" [ $? -eq 0 ]
 "$BIN/itg-dec" --json "$WORK/recv.log" >"$WORK/recv.json" || die "itg-dec recv.log"
 "$BIN/itg-dec" --json "$WORK/send.log" >"$WORK/send.json" || die "itg-dec send.log"
 wire=$(tap_count "$WORK/cap.bin" 64)
-python3 "$SHARED/tools/wirestats.py" "$WORK/cap.bin" --rate 10000 >"$WORK/wirestats.txt"
+python3 "$WIRESTATS" "$WORK/cap.bin" --rate 10000 >"$WORK/wirestats.txt"
 echo "  on the wire (information, not a check):"
 sed 's/^/    /' "$WORK/wirestats.txt"
 check "30000 packets crossed the wire" [ "$wire" -eq 30000 ]

@@ -1,0 +1,243 @@
+#!/bin/sh
+# The measuring instruments (tests/tools) checked against senders that owe
+# nothing to libitg: a Python loop sends 2 000 numbered datagrams, each
+# send call bracketed by the clock; wiretap must write each one once (the
+# loopback device shows it twice), in order, stamped inside its own send
+# call, and stop by itself at its count; wirestats' rate must lie within
+# what the brackets allow. Then TCP (every payload byte, no empty
+# segment), SIGTERM and the time bound, wirestats on a capture whose
+# figures are known, and blaster against its sink.
+BUILD=$1
+. "$(dirname "$0")/lib.sh"
+
+build_tool wiretap
+N=2000
+
+# 1. UDP: the sender binds its sink at a port the system picks and runs
+# wiretap itself, so that the capture starts after the port is known.
+python3 - "$WIRETAP" "$WORK" "$N" >"$WORK/udp.txt" 2>&1 <<'PY'
+import socket, subprocess, sys, time
+wiretap, work, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sink.bind(("127.0.0.1", 0))
+sink.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+port = sink.getsockname()[1]
+err = open(work + "/udp.err", "w+")
+tap = subprocess.Popen([wiretap, "-n", str(n), "lo", str(port), "30", work + "/udp.bin"], stderr=err)
+deadline = time.monotonic() + 10
+while "ready" not in open(work + "/udp.err").read():
+    if tap.poll() is not None or time.monotonic() > deadline:
+        sys.exit("wiretap did not start")
+    time.sleep(0.01)
+out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+brackets = []
+# About 4 000 pkt/s, the schedule being absolute: a late packet is
+# followed by quicker ones.
+t0 = time.monotonic()
+for k in range(n):
+    due = t0 + k / 4000
+    while time.monotonic() < due:
+        pass
+    before = time.time_ns()
+    out.sendto(k.to_bytes(4, "big") + bytes(96), ("127.0.0.1", port))
+    brackets.append((before, time.time_ns()))
+t_end = time.monotonic()
+try:
+    rc = tap.wait(timeout=10)
+except subprocess.TimeoutExpired:
+    rc = "still running"
+print("rc", rc)
+print("exit_s", "%.3f" % (time.monotonic() - t_end))
+with open(work + "/brackets.txt", "w") as f:
+    f.writelines("%d %d\n" % b for b in brackets)
+PY
+cat "$WORK/udp.txt" "$WORK/udp.err"
+check "wiretap stops by itself at its count (-n), exit 0" grep -qx "rc 0" "$WORK/udp.txt"
+check "it stops within 3 s of the last packet" \
+  python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < 3)' "$(sed -n 's/^exit_s //p' "$WORK/udp.txt")"
+check "$N packets on the wire, each once" [ "$(tap_count "$WORK/udp.bin")" -eq "$N" ]
+check "all of 100 bytes" [ "$(tap_count "$WORK/udp.bin" 100)" -eq "$N" ]
+# (The sender may move between CPUs, whose queues are served apart: the
+# file's order need not be the sending order, the stamps' must.)
+check "every number sent once, in the order sent by timestamp" python3 -c 'import sys
+d = open(sys.argv[1], "rb").read()
+recs = sorted((int.from_bytes(d[i:i + 8], "little"), int.from_bytes(d[i + 12:i + 16], "big"))
+              for i in range(0, len(d), 16))
+sys.exit([h for _, h in recs] != list(range(int(sys.argv[2]))))' "$WORK/udp.bin" "$N"
+# The kernel stamps a loopback packet as it queues it for reception, which
+# happens inside the sender's send call.
+check "each packet stamped inside its own send call" python3 -c 'import sys
+d = open(sys.argv[1], "rb").read()
+b = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
+bad = []
+for i in range(0, len(d), 16):
+    t, k = int.from_bytes(d[i:i + 8], "little"), int.from_bytes(d[i + 12:i + 16], "big")
+    if not (k < len(b) and b[k][0] <= t <= b[k][1]):
+        bad.append(k)
+print("    stamps outside their call:", len(bad), bad[:5])
+sys.exit(len(d) != 16 * len(b) or bool(bad))' "$WORK/udp.bin" "$WORK/brackets.txt"
+python3 "$WIRESTATS" "$WORK/udp.bin" --json --rate 4000 >"$WORK/udp.json" || die "wirestats"
+cat "$WORK/udp.json"
+# Packet k left between its bracket's two readings, so the span from the
+# first to the last departure lies between the spans the brackets allow.
+check "wirestats' rate lies within what the send calls allow" python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+b = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
+n = len(b)
+lo, hi = (n - 1) / ((b[-1][1] - b[0][0]) / 1e9), (n - 1) / ((b[-1][0] - b[0][1]) / 1e9)
+print("    rate %.2f, allowed [%.2f, %.2f]" % (s["rate_pps"], lo, hi))
+sys.exit(not (s["packets"] == n and lo <= s["rate_pps"] <= hi))' "$WORK/udp.json" "$WORK/brackets.txt"
+
+# 2. TCP: 200 writes of 1 000 bytes; segments may merge, bytes may not
+# change. The receiver has read them all before wiretap gets SIGTERM,
+# and the loopback device hands a packet to the taps before delivering it.
+python3 - "$WIRETAP" "$WORK" >"$WORK/tcp.txt" 2>&1 <<'PY'
+import signal, socket, subprocess, sys, time
+wiretap, work = sys.argv[1], sys.argv[2]
+lsn = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+lsn.bind(("127.0.0.1", 0))
+lsn.listen(1)
+port = lsn.getsockname()[1]
+tap = subprocess.Popen([wiretap, "-p", "tcp", "lo", str(port), "30", work + "/tcp.bin"],
+                       stderr=open(work + "/tcp.err", "w"))
+deadline = time.monotonic() + 10
+while "ready" not in open(work + "/tcp.err").read():
+    if tap.poll() is not None or time.monotonic() > deadline:
+        sys.exit("wiretap did not start")
+    time.sleep(0.01)
+c = socket.create_connection(("127.0.0.1", port))
+c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+s, _ = lsn.accept()
+s.settimeout(10)
+got = 0
+for k in range(200):
+    c.sendall(bytes([k % 256]) * 1000)
+while got < 200000:
+    chunk = s.recv(65536)
+    if not chunk:
+        break
+    got += len(chunk)
+t_stop = time.monotonic()
+tap.send_signal(signal.SIGTERM)
+try:
+    rc = tap.wait(timeout=10)
+except subprocess.TimeoutExpired:
+    rc = "still running"
+print("received", got)
+print("rc", rc)
+print("exit_s", "%.3f" % (time.monotonic() - t_stop))
+PY
+cat "$WORK/tcp.txt" "$WORK/tcp.err"
+check "wiretap ends on SIGTERM, exit 0, within 3 s" python3 -c 'import sys
+t = dict(l.split() for l in open(sys.argv[1]))
+sys.exit(not (t["rc"] == "0" and float(t["exit_s"]) < 3 and t["received"] == "200000"))' "$WORK/tcp.txt"
+check "TCP: every payload byte on the wire once, no empty segment" python3 -c 'import sys
+d = open(sys.argv[1], "rb").read()
+lens = [int.from_bytes(d[i + 8:i + 12], "little") for i in range(0, len(d), 16)]
+print("    %d segments, %d bytes" % (len(lens), sum(lens)))
+sys.exit(not (lens and min(lens) > 0 and sum(lens) == 200000))' "$WORK/tcp.bin"
+
+# free_udp_port: a port the system just gave up, for a moment unused.
+free_udp_port() {
+  python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# 3. SIGTERM as soon as 5 datagrams have arrived, five times: the kernel
+# hands a block of the ring over when it is full or 10 ms old, so these
+# are still in the block it is filling, and must be written all the same.
+python3 - "$WIRETAP" "$WORK" >"$WORK/term.txt" 2>&1 <<'PY'
+import os, signal, socket, subprocess, sys, time
+wiretap, work = sys.argv[1], sys.argv[2]
+sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sink.bind(("127.0.0.1", 0))
+sink.settimeout(10)
+port = sink.getsockname()[1]
+out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for r in range(5):
+    cap, err = "%s/term%d.bin" % (work, r), "%s/term%d.err" % (work, r)
+    tap = subprocess.Popen([wiretap, "lo", str(port), "30", cap], stderr=open(err, "w"))
+    deadline = time.monotonic() + 10
+    while "ready" not in open(err).read():
+        if tap.poll() is not None or time.monotonic() > deadline:
+            sys.exit("wiretap did not start")
+        time.sleep(0.01)
+    for k in range(5):
+        out.sendto(bytes(8), ("127.0.0.1", port))
+    # Read by the sink, each has passed the taps: loopback hands a packet
+    # to them before it delivers it.
+    for k in range(5):
+        sink.recv(64)
+    tap.send_signal(signal.SIGTERM)
+    try:
+        rc = tap.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        rc = "still running"
+    print(rc, os.path.getsize(cap) // 16)
+PY
+cat "$WORK/term.txt"
+check "after SIGTERM, every packet the kernel had taken is written" \
+  [ "$(grep -cx "0 5" "$WORK/term.txt")" -eq 5 ]
+
+# 4. The time bound: nothing to see, and wiretap still ends.
+start=$(date +%s)
+"$WIRETAP" lo "$(free_udp_port)" 0.5 "$WORK/none.bin" 2>"$WORK/none.err"
+check "wiretap ends by itself after SECONDS, exit 0" [ $? -eq 0 ]
+check "within 3 s" [ $(($(date +%s) - start)) -le 3 ]
+check "with an empty capture" sh -c '[ -f "$1" ] && [ ! -s "$1" ]' _ "$WORK/none.bin"
+"$WIRETAP" lo 0 1 "$WORK/bad.bin" 2>"$WORK/bad.err"
+check "port 0 is refused (exit 2)" [ $? -eq 2 ]
+"$WIRETAP" -p sctp lo 9 1 "$WORK/bad.bin" 2>>"$WORK/bad.err"
+check "an unknown protocol is refused (exit 2)" [ $? -eq 2 ]
+
+# 5. wirestats on figures known in advance: 1 001 departures 100 us
+# apart, the 501st 30 us late; then 20 000 gaps drawn from an exponential
+# law (seed 5), against that law and against one of twice its mean.
+python3 - "$WORK" <<'PY'
+import random, struct, sys
+work = sys.argv[1]
+with open(work + "/known.bin", "wb") as f:
+    for k in range(1001):
+        f.write(struct.pack("<QI4s", 10**18 + k * 100000 + (30000 if k == 500 else 0), 64, b"\0" * 4))
+rnd = random.Random(5)
+t = 10**18
+with open(work + "/exp.bin", "wb") as f:
+    for k in range(20001):
+        f.write(struct.pack("<QI4s", t, 64, b"\0" * 4))
+        t += int(rnd.expovariate(1 / 100e-6) * 1e9)
+PY
+python3 "$WIRESTATS" "$WORK/known.bin" --rate 10000 --json >"$WORK/known.json" || die "wirestats"
+cat "$WORK/known.json"
+check "wirestats: rate, gaps and drift of a known capture" python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+want = {"packets": 1001, "rate_pps": 10000.0, "rate_err_pct": 0.0, "idt_p50_us": 100.0,
+        "idt_max_us": 130.0, "idt_abs_err_p50_us": 0.0, "sched_lag_max_us": 30.0, "mean_size": 64.0}
+bad = {k: s.get(k) for k, v in want.items() if abs(s.get(k, -1) - v) > 1e-6}
+print("    wrong:", bad)
+sys.exit(bool(bad))' "$WORK/known.json"
+python3 "$WIRESTATS" "$WORK/exp.bin" --idt-dist exp:0.0001 --json >"$WORK/exp.json" || die "wirestats"
+python3 "$WIRESTATS" "$WORK/exp.bin" --idt-dist exp:0.0002 --json >"$WORK/exp2.json" || die "wirestats"
+check "wirestats: the KS test accepts the law drawn from" \
+  python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["idt_ks_p"] > 0.01)' "$WORK/exp.json"
+check "wirestats: and refuses a law of twice the mean" \
+  python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["idt_ks_p"] < 1e-6)' "$WORK/exp2.json"
+python3 "$WIRESTATS" "$WORK/exp.bin" --idt-dist gamma:1 >/dev/null 2>"$WORK/law.err"
+check "wirestats: an unknown law is refused (exit 2)" [ $? -eq 2 ]
+
+# 6. blaster against its sink, on a port the system just gave up.
+build_tool blaster
+BLASTER="$BUILD/tools/blaster"
+port=$(free_udp_port)
+"$BLASTER" sink "$port" 2 >"$WORK/sink.out" 2>&1 &
+SINK_PID=$!
+PIDS="$PIDS $SINK_PID"
+udp_bound() { ss -Hlun "sport = :$1" | grep -q .; }
+wait_until 10 udp_bound "$port" || die "blaster sink did not bind"
+"$BLASTER" send "$port" 0.5 64 32 >"$WORK/blast.out" 2>&1
+check "blaster sends (exit 0)" [ $? -eq 0 ]
+wait "$SINK_PID"
+cat "$WORK/blast.out" "$WORK/sink.out"
+check "it says how many it sent, and the sink got some and no more" python3 -c 'import re, sys
+sent = int(re.match(r"sent (\d+) pps \d+$", open(sys.argv[1]).read()).group(1))
+got = int(re.match(r"sink received (\d+)$", open(sys.argv[2]).read()).group(1))
+sys.exit(not 0 < got <= sent)' "$WORK/blast.out" "$WORK/sink.out"
+finish
