@@ -157,7 +157,9 @@ ITG_API void itg_logreader_close(itg_logreader *r);
  * producer never waits on the disk. The writer is woken when a lane is a
  * quarter full (or holds a batch, if that is more) and every flush_ms
  * otherwise, not once per batch. When a lane is full the producer waits
- * for room (counted in itg_logger_stats.full_waits): no record is dropped. */
+ * for room (counted in itg_logger_stats.full_waits): no record is dropped.
+ * A remote sink never makes it wait for the log server: see
+ * itg_logger_cfg. */
 typedef struct itg_logger itg_logger;
 
 /* How a logger reaches a log server (itg/logserver.h). */
@@ -174,7 +176,14 @@ typedef enum itg_log_transport {
  * log file like any other, created when first needed) and the writer tries
  * to register again every second, going on with the server once it can;
  * no record is lost (a server killed between writing records and
- * acknowledging them leaves them in both places). Over UDP records that
+ * acknowledging them leaves them in both places). A server that is
+ * connected but does not read (stalled, or slower than the records come)
+ * is waited for only while every lane is less than three quarters full
+ * (a producer faster than the server gets there too); then the
+ * batches go to the spill file until it reads again, when shipping goes
+ * on. Records once spilled stay in the spill file: decoding the server's
+ * log and the spill file together (itg-dec SERVER-LOG SPILL-FILE, or
+ * itg_decode_files) gives every record. Over UDP records that
  * leave are not kept: the server counts the lost ones (ITG_REC_GAP); the
  * spill file takes the records only while the server cannot be
  * registered with. */

@@ -10,7 +10,10 @@
  * another CPU every D packets; a quarter of the ring leaves three quarters
  * as room while the writer catches up. A
  * producer that finds its lane full sleeps on `room`, which the writer
- * broadcasts after each pass that freed slots while someone waits. */
+ * broadcasts after each pass that freed slots while someone waits. A
+ * remote sink waits for its server only while every lane is less than
+ * three quarters full (lanes_pressed): past that it spills, so a producer waits
+ * for the local disk at most, never for a log server. */
 #include "itg/log.h"
 
 #include <stdatomic.h>
@@ -180,6 +183,19 @@ static int cfg_ok(const itg_logger_cfg *cfg) {
          cfg->flush_ms >= 1;
 }
 
+/* Whether some lane is three quarters full: the remote sink stops waiting
+ * for its server. The quarter left is what a producer fills while the
+ * sink notices (it looks every millisecond). Called by the writer thread,
+ * the lanes' consumer. */
+static int lanes_pressed(void *arg) {
+  itg_logger *l = arg;
+  uint32_t cap = itg__ring_capacity(l->ring[0]), i;
+  for (i = 0; i < l->lanes; i++)
+    if (itg__ring_held(l->ring[i]) >= cap - cap / 4)
+      return 1;
+  return 0;
+}
+
 /* Opens the file, or the session with the log server. */
 static int open_sink(itg_logger *l, const itg_logger_cfg *cfg,
                      const itg_log_hdr *hdr) {
@@ -198,6 +214,8 @@ static int open_sink(itg_logger *l, const itg_logger_cfg *cfg,
   sc.nflows = cfg->n_flow_ids;
   sc.batch = cfg->batch;
   sc.hdr = *hdr;
+  sc.hurry = lanes_pressed;
+  sc.hurry_arg = l;
   rc = itg__ship_open(&sc, &l->ship);
   if (rc == 0) {
     snprintf(l->spill_path, sizeof l->spill_path, "%s",
