@@ -313,38 +313,57 @@ static void token_checked(void **state) {
   itg__sock_close(c.s);
 }
 
-static void vanished_client_incomplete(void **state) {
-  fixture *f = *state;
+/* Registers as `name`, ships n records of `flow`, sees them acknowledged
+ * and vanishes; waits (bounded) until the server counts `incomplete`
+ * sessions. */
+static void ship_and_vanish(const fixture *f, const char *name, uint32_t flow,
+                            uint32_t n, uint64_t incomplete) {
   itg_logrec recs[50];
   itg__lp_msg ack, m;
   itg_logserver_stats ss;
-  char path[1200];
   raw c;
-  int i;
-  start_server(f, NULL);
-  assert_int_equal(raw_register(f, &c, ITG__LP_TCP, "v.log", NULL, &ack), 0);
-  for (i = 0; i < 50; i++)
-    recs[i] = test_rec(4, (uint64_t)i);
+  uint32_t i;
+  assert_true(n <= 50);
+  assert_int_equal(raw_register(f, &c, ITG__LP_TCP, name, NULL, &ack), 0);
+  for (i = 0; i < n; i++)
+    recs[i] = test_rec(flow, i);
   itg__lp_init(&m, ITG__LP_BATCH);
   m.seq = 0;
-  m.nrecs = 50;
+  m.nrecs = n;
   raw_send(&c, &m, recs);
   raw_recv(&c, &m);
   assert_int_equal(m.type, ITG__LP_ACK);
-  assert_int_equal(m.seq, 50);
+  assert_int_equal(m.seq, n);
   itg__sock_close(c.s);
-  /* Bounded wait for the server to see the connection go. */
   for (i = 0; i < 500; i++) {
     itg_logserver_get_stats(f->srv, &ss);
-    if (ss.incomplete == 1)
+    if (ss.incomplete == incomplete)
       break;
     itg__sleep_until(itg__mono_ns() + 10000000);
   }
-  assert_int_equal(ss.incomplete, 1);
+  assert_int_equal(ss.incomplete, incomplete);
+}
+
+/* A client that vanishes leaves NAME.incomplete; one of the same name
+ * that vanishes later (a client that registered again after a failure)
+ * leaves NAME.incomplete.1: the first one's acknowledged records stay
+ * (the rename replaced the first file before). */
+static void vanished_client_incomplete(void **state) {
+  fixture *f = *state;
+  char path[1200];
+  start_server(f, NULL);
+  ship_and_vanish(f, "v.log", 4, 50, 1);
   in_dir(f, "v.log", path, sizeof path);
   assert_false(file_exists(path));
   in_dir(f, "v.log.incomplete", path, sizeof path);
   assert_int_equal(read_log(path, 4, NULL), 50);
+  ship_and_vanish(f, "v.log", 5, 30, 2);
+  in_dir(f, "v.log", path, sizeof path);
+  assert_false(file_exists(path));
+  in_dir(f, "v.log.incomplete", path, sizeof path);
+  assert_int_equal(read_log(path, 4, NULL), 50);
+  in_dir(f, "v.log.incomplete.1", path, sizeof path);
+  assert_int_equal(read_log(path, 5, NULL), 30);
 }
 
 static void unreachable_server_spills(void **state) {

@@ -67,6 +67,30 @@ static void event_init(const itg__ls_client *c, itg_log_session_kind kind,
   memcpy(ev->file, c->file, sizeof ev->file);
 }
 
+/* Renames the session's file NAME.incomplete, or NAME.incomplete.k for
+ * the first k free: an earlier session of the same name (a client that
+ * registered again after a failure) may have left one, and it holds
+ * records its client was told are safe. Keeps NAME if none is free. */
+static void mark_incomplete(itg__ls_client *c) {
+  char to[sizeof c->path + 24], suffix[24];
+  unsigned k;
+  for (k = 0; k < 1000; k++) {
+    int rc;
+    if (k == 0)
+      snprintf(suffix, sizeof suffix, ".incomplete");
+    else
+      snprintf(suffix, sizeof suffix, ".incomplete.%u", k);
+    snprintf(to, sizeof to, "%s%s", c->path, suffix);
+    rc = itg__rename_noreplace(c->path, to);
+    if (rc == ITG_EBUSY)
+      continue;
+    if (rc == 0)
+      snprintf(c->file + strlen(c->file), sizeof c->file - strlen(c->file),
+               "%s", suffix);
+    return;
+  }
+}
+
 /* Ends the open session: flushed and closed; renamed NAME.incomplete when
  * its client did not leave. */
 static void end_session(itg__ls_client *c, int complete) {
@@ -79,13 +103,7 @@ static void end_session(itg__ls_client *c, int complete) {
   itg_logwriter_close(c->w);
   c->w = NULL;
   if (!complete) {
-    uv_fs_t req;
-    char to[sizeof c->path + 16];
-    snprintf(to, sizeof to, "%s.incomplete", c->path);
-    if (uv_fs_rename(NULL, &req, c->path, to, NULL) == 0)
-      snprintf(c->file + strlen(c->file), sizeof c->file - strlen(c->file),
-               ".incomplete");
-    uv_fs_req_cleanup(&req);
+    mark_incomplete(c);
     atomic_fetch_add(&s->n_incomplete, 1);
   }
   atomic_fetch_sub(&s->n_open, 1);
