@@ -106,21 +106,28 @@ typedef struct itg_logwriter itg_logwriter;
  * ignored (always ITG_LOG_VERSION). The file is written through a buffer of
  * its own: records reach the operating system when it fills, on
  * itg_logwriter_flush and on close. Returns 0, ITG_EINVAL (NULL argument,
- * unknown role or clock), ITG_ENOENT, ITG_EPERM, ITG_EIO or ITG_ENOMEM. */
+ * unknown role or clock), ITG_ENOENT, ITG_EPERM, ITG_ENOSPC, ITG_EIO or
+ * ITG_ENOMEM. */
 ITG_API int itg_logwriter_open(const char *path, const itg_log_hdr *hdr,
                                itg_logwriter **out);
 
-/* Appends n records. Returns 0, ITG_EINVAL (NULL argument) or ITG_EIO
- * (then and after every later call: a writer that failed once stays
- * failed). */
+/* Appends n records. Returns 0, ITG_EINVAL (NULL argument), ITG_ENOSPC
+ * (the disk is full) or ITG_EIO; after a failure every later call returns
+ * the same error: a writer that failed once stays failed, and the records
+ * it held are lost (itg_logwriter_written tells what was not). */
 ITG_API int itg_logwriter_write(itg_logwriter *w, const itg_logrec *recs,
                                 size_t n);
 
 /* Pushes buffered records to the operating system. Returns 0, ITG_EINVAL
- * (NULL writer) or ITG_EIO. */
+ * (NULL writer), ITG_ENOSPC or ITG_EIO. */
 ITG_API int itg_logwriter_flush(itg_logwriter *w);
 
-/* Flushes and closes; NULL is accepted. Returns 0 or ITG_EIO. */
+/* Returns how many records the writer has handed to the operating system
+ * (0 for NULL): those appended minus those still buffered or lost. */
+ITG_API uint64_t itg_logwriter_written(const itg_logwriter *w);
+
+/* Flushes and closes; NULL is accepted. Returns 0, ITG_ENOSPC or
+ * ITG_EIO. */
 ITG_API int itg_logwriter_close(itg_logwriter *w);
 
 typedef struct itg_logreader itg_logreader;
@@ -168,6 +175,18 @@ typedef enum itg_log_transport {
   ITG_LOG_UDP = 1  /* datagrams: what is lost is counted by the server */
 } itg_log_transport;
 
+/* What a logger tells when its sink fails (itg_logger_cfg.on_error). */
+typedef struct itg_log_error {
+  const char *path; /* the file that cannot be written: the log file, or a
+                       remote sink's spill file */
+  int error;        /* ITG_ENOSPC (the disk is full), ITG_EIO, ... */
+  uint64_t lost;    /* records lost so far; the records that follow are
+                       lost too (itg_logger_stats.lost counts them all) */
+} itg_log_error;
+
+/* Called once, on the logger's writer thread, at its sink's first error. */
+typedef void (*itg_log_error_cb)(const itg_log_error *e, void *user);
+
 /* Remote sink: with server_host set, the writer thread ships the records
  * to that log server instead of writing a file. It keeps two batches: one
  * on the wire while the next fills. Over TCP it keeps every record the
@@ -209,6 +228,9 @@ typedef struct itg_logger_cfg {
                               directory, NAME being path or "itg" */
   const uint32_t *flow_ids; /* told to the server (optional, at most 256) */
   uint32_t n_flow_ids;
+  itg_log_error_cb on_error; /* optional: told of the first sink error as
+                                it happens */
+  void *error_user;          /* passed to on_error */
 } itg_logger_cfg;
 
 typedef struct itg_logger_stats {
@@ -216,6 +238,9 @@ typedef struct itg_logger_stats {
   uint64_t batches;    /* writes made */
   uint64_t full_waits; /* times a producer found its lane full */
   int error;           /* first sink error, 0 if none */
+  uint64_t lost;       /* records taken that no file holds: the log file
+                          (or a remote sink's spill file) failed; exact
+                          after close */
   uint64_t spilled;    /* remote sink: records written to the spill file */
   uint64_t reconnects; /* remote sink: registrations after the first */
   uint64_t missing;    /* remote sink over UDP: records the server found

@@ -66,35 +66,46 @@ struct itg__ship {
   itg_logrec gather[ITG__SHIP_UDP_GATHER]; /* UDP: small batches, not sent */
   size_t gather_n;
   itg_logwriter *spill;
+  uint64_t to_spill; /* records given to the spill file */
+  int spill_err;     /* the spill file's first error: what it held is lost */
   itg__ship_stats st;
 };
 
+/* Keeps the spill file's first error. Returns rc. */
+static int spill_failed(itg__ship *s, int rc) {
+  if (rc != 0 && s->spill_err == 0)
+    s->spill_err = rc;
+  return rc;
+}
+
+/* Writes n records to the spill file, opened when first needed. Returns 0
+ * or the spill file's error (the records are then lost: counted by
+ * itg__ship_get_stats). */
 static int spill_records(itg__ship *s, const itg_logrec *recs, size_t n) {
-  int rc;
+  int rc = s->spill_err;
   if (n == 0)
     return 0;
-  if (s->spill == NULL) {
+  s->to_spill += n;
+  if (rc == 0 && s->spill == NULL)
     rc = itg_logwriter_open(s->spill_path, &s->cfg.hdr, &s->spill);
-    if (rc != 0)
-      return rc;
-  }
-  rc = itg_logwriter_write(s->spill, recs, n);
   if (rc == 0)
-    s->st.spilled += n;
-  return rc;
+    rc = itg_logwriter_write(s->spill, recs, n);
+  return spill_failed(s, rc);
 }
 
 /* The connection failed: its unacknowledged records go to the spill file. */
 static int fail_over(itg__ship *s) {
-  int rc = 0;
+  int rc, rc2;
   size_t first = s->keep_n;
   if (first > s->keep_cap - s->keep_head)
     first = s->keep_cap - s->keep_head;
   rc = spill_records(s, s->keep + s->keep_head, first);
+  rc2 = spill_records(s, s->keep, s->keep_n - first);
   if (rc == 0)
-    rc = spill_records(s, s->keep, s->keep_n - first);
+    rc = rc2;
+  rc2 = spill_records(s, s->gather, s->gather_n);
   if (rc == 0)
-    rc = spill_records(s, s->gather, s->gather_n);
+    rc = rc2;
   s->keep_head = s->keep_n = 0;
   s->gather_n = 0;
   s->out_off = s->out_len = 0;
@@ -501,12 +512,18 @@ int itg__ship_flush(itg__ship *s) {
     if (rc < 0)
       return rc;
   }
-  return s->spill != NULL ? itg_logwriter_flush(s->spill) : 0;
+  return s->spill != NULL ? spill_failed(s, itg_logwriter_flush(s->spill))
+                          : 0;
 }
 
 void itg__ship_get_stats(const itg__ship *s, itg__ship_stats *out) {
   *out = s->st;
   out->connected = s->sock != ITG__BAD_SOCK;
+  /* A failed writer holds nothing more: what it did not write is lost. */
+  out->lost = s->spill_err != 0
+                  ? s->to_spill - itg_logwriter_written(s->spill) : 0;
+  out->spilled = s->to_spill - out->lost;
+  out->spill_error = s->spill_err;
 }
 
 const char *itg__ship_spill_path(const itg__ship *s) { return s->spill_path; }
@@ -539,13 +556,14 @@ int itg__ship_close(itg__ship *s, itg__ship_stats *st) {
     return 0;
   if (s->sock != ITG__BAD_SOCK && leave(s) < 0)
     rc = fail_over(s);
-  if (st != NULL) {
-    *st = s->st;
-    st->connected = 0;
-  }
   itg__sock_close(s->sock);
   itg__sock_close(s->usock);
-  rc2 = itg_logwriter_close(s->spill);
+  s->sock = s->usock = ITG__BAD_SOCK;
+  if (s->spill != NULL)
+    spill_failed(s, itg_logwriter_flush(s->spill));
+  if (st != NULL)
+    itg__ship_get_stats(s, st);
+  rc2 = spill_failed(s, itg_logwriter_close(s->spill));
   if (rc == 0)
     rc = rc2;
   free(s->keep);

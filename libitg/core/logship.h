@@ -28,9 +28,11 @@ typedef struct itg__ship_cfg {
 } itg__ship_cfg;
 
 typedef struct itg__ship_stats {
-  uint64_t spilled;
+  uint64_t spilled;   /* in the spill file (or on their way to it) */
+  uint64_t lost;      /* neither shipped nor spilled: the spill file failed */
   uint64_t reconnects;
   uint64_t missing;
+  int spill_error;    /* the spill file's first error, 0 if none */
   int connected; /* registered with the server now */
 } itg__ship_stats;
 
