@@ -4,7 +4,8 @@
  * tokens refused; a client that vanishes leaves an .incomplete file with
  * its records; an unreachable server makes the logger spill everything; a
  * server that stops reading never holds up the producer, and every record
- * ends in its file or the spill file, once; 64 clients at once. */
+ * ends in its file or the spill file, once; so does a server whose disk
+ * fills up; 64 clients at once. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <uv.h>
 
 #include "core/logproto.h"
+#include "helpers/smallfs.h"
 #include "helpers/stall_logserver.h"
 #include "helpers/tmpdir.h"
 #include "itg.h"
@@ -26,6 +28,7 @@ typedef struct fixture {
   char dir[400];
   itg_logserver *srv;
   uint16_t port;
+  int mounted; /* a small tmpfs on dir (smallfs_mount) */
 } fixture;
 
 static itg_logrec test_rec(uint32_t flow, uint64_t seq) {
@@ -64,6 +67,8 @@ static int setup(void **state) {
 static int teardown(void **state) {
   fixture *f = *state;
   itg_logserver_free(f->srv);
+  if (f->mounted)
+    assert_int_equal(smallfs_unmount(f->dir), 0);
   assert_int_equal(tmpdir_remove(f->dir), 0);
   free(f);
   return 0;
@@ -476,6 +481,101 @@ static void stalled_server_spills(void **state) {
   free(seen);
 }
 
+/* Reads the records of flow `flow` in path (test_rec(flow, seq) each, in
+ * any order), marking each seq in seen (once only). A file cut short in a
+ * record is read up to there. Returns the count. */
+static uint64_t mark_records(const char *path, uint32_t flow, uint8_t *seen,
+                             uint64_t max) {
+  itg_logreader *rd = NULL;
+  itg_logrec rec;
+  uint64_t n = 0;
+  int rc;
+  assert_int_equal(itg_logreader_open(path, &rd), 0);
+  while ((rc = itg_logreader_next(rd, &rec)) == 1) {
+    itg_logrec want = test_rec(flow, rec.seq);
+    assert_true(rec.seq < max);
+    assert_memory_equal(&rec, &want, sizeof want);
+    assert_int_equal(seen[rec.seq], 0);
+    seen[rec.seq] = 1;
+    n++;
+  }
+  assert_true(rc == 0 || rc == ITG_ETRUNC);
+  itg_logreader_close(rd);
+  return n;
+}
+
+#define FULL_RECS 100000u
+
+/* The server's disk fills up (a 256 KiB tmpfs) during a TCP session: the
+ * session ends incomplete with the records written whole, which it counts
+ * and acknowledges; the client spills exactly the others (none in both
+ * places, as there were before); registrations refused for the full disk
+ * leave no empty file behind. */
+static void full_disk_session(void **state) {
+  fixture *f = *state;
+  uint8_t *seen = calloc(FULL_RECS, 1);
+  char spill_dir[400], spill[1200], path[1200], why[256];
+  itg_logserver_stats ss;
+  itg_logger_stats st;
+  uv_fs_t req;
+  uv_dirent_t ent;
+  uint64_t in_file, in_spill;
+  int files = 0;
+  assert_non_null(seen);
+  if (smallfs_mount(f->dir, 256 * 1024, why, sizeof why) != 0) {
+    fprintf(stderr, "full_disk_session skipped: %s\n", why);
+    free(seen);
+    skip();
+  }
+  f->mounted = 1;
+  assert_int_equal(tmpdir_make(spill_dir, sizeof spill_dir, "itg_test_spill_"),
+                   0);
+  snprintf(spill, sizeof spill, "%s/full.spill", spill_dir);
+  start_server(f, NULL);
+  {
+    itg_logger_cfg lc;
+    itg_logger *l = NULL;
+    uint32_t flow = 8;
+    uint64_t i;
+    itg_logger_cfg_init(&lc);
+    lc.server_host = "127.0.0.1";
+    lc.server_port = f->port;
+    lc.path = "full.log";
+    lc.spill_path = spill;
+    lc.flow_ids = &flow;
+    lc.n_flow_ids = 1;
+    lc.capacity = 2 * FULL_RECS;
+    assert_int_equal(itg_logger_new(&lc, &l), 0);
+    for (i = 0; i < FULL_RECS; i++) {
+      itg_logrec r = test_rec(flow, i);
+      assert_int_equal(itg_logger_push(l, 0, &r), 0);
+    }
+    assert_int_equal(itg_logger_close_stats(l, &st), 0);
+  }
+  itg_logserver_stop(f->srv);
+  itg_logserver_get_stats(f->srv, &ss);
+  assert_int_equal(st.lost, 0);
+  assert_true(st.spilled > 0);
+  assert_int_equal(ss.incomplete, 1);
+  in_dir(f, "full.log.incomplete", path, sizeof path);
+  in_file = mark_records(path, 8, seen, FULL_RECS);
+  in_spill = mark_records(spill, 8, seen, FULL_RECS);
+  assert_true(in_file > 0);
+  assert_int_equal(ss.records, in_file);
+  assert_int_equal(in_spill, st.spilled);
+  assert_int_equal(in_file + in_spill, FULL_RECS);
+  /* Only the session's file: none from the refused registrations. */
+  assert_true(uv_fs_scandir(NULL, &req, f->dir, 0, NULL) >= 0);
+  while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+    assert_string_equal(ent.name, "full.log.incomplete");
+    files++;
+  }
+  uv_fs_req_cleanup(&req);
+  assert_int_equal(files, 1);
+  assert_int_equal(tmpdir_remove(spill_dir), 0);
+  free(seen);
+}
+
 #define MANY 64
 
 typedef struct many_arg {
@@ -533,6 +633,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(unreachable_server_spills, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(stalled_server_spills, setup, teardown),
+      cmocka_unit_test_setup_teardown(full_disk_session, setup, teardown),
       cmocka_unit_test_setup_teardown(sixty_four_clients, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,7 +30,10 @@ typedef struct itg__ls_client {
   char peer[ITG_HOST_MAX];
   char host[32];
   uint64_t next_seq;  /* offset of the next record expected */
-  uint64_t written;   /* records written */
+  uint64_t written;   /* records written (whole in the file once the
+                         writer has handed them to the system) */
+  uint64_t gaps;      /* gap records written */
+  int write_error;    /* the error that ended the session's file */
   uint64_t missing;
   uint64_t acked;     /* TCP: last ACK sent */
   uint64_t leave_total;

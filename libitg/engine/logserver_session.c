@@ -91,8 +91,16 @@ static void mark_incomplete(itg__ls_client *c) {
   }
 }
 
+/* Removes the session's file. */
+static void remove_file(itg__ls_client *c) {
+  uv_fs_t req;
+  uv_fs_unlink(NULL, &req, c->path, NULL);
+  uv_fs_req_cleanup(&req);
+}
+
 /* Ends the open session: flushed and closed; renamed NAME.incomplete when
- * its client did not leave. */
+ * its client did not leave, removed when a write error left it without a
+ * record. */
 static void end_session(itg__ls_client *c, int complete) {
   itg_logserver *s = c->srv;
   itg_log_session_event ev;
@@ -102,15 +110,23 @@ static void end_session(itg__ls_client *c, int complete) {
   uv_timer_stop(&c->linger);
   itg_logwriter_close(c->w);
   c->w = NULL;
-  if (!complete) {
+  if (!complete && c->write_error != 0 && c->written + c->gaps == 0) {
+    remove_file(c);
+    c->file[0] = '\0';
+  } else if (!complete) {
     mark_incomplete(c);
-    atomic_fetch_add(&s->n_incomplete, 1);
   }
+  if (!complete)
+    atomic_fetch_add(&s->n_incomplete, 1);
   atomic_fetch_sub(&s->n_open, 1);
   event_init(c, ITG_LOG_SESSION_CLOSED, &ev);
   ev.records = c->written;
   ev.missing = c->missing;
   ev.complete = complete;
+  ev.status = c->write_error;
+  if (c->write_error != 0)
+    snprintf(ev.message, sizeof ev.message, "cannot write the file: %s",
+             itg_strerror(c->write_error));
   itg__ls_event(s, &ev);
 }
 
@@ -131,11 +147,39 @@ void itg__ls_client_close(itg__ls_client *c) {
   uv_close((uv_handle_t *)&c->linger, on_handle_closed);
 }
 
+/* The session's file cannot be written (err): it ends, incomplete,
+ * holding the records the writer got out whole, and only those are
+ * counted. Over TCP they are acknowledged before the connection closes,
+ * so the client keeps exactly the others (to spill them): none in both
+ * places, none in neither. */
+static void write_failed(itg__ls_client *c, int err) {
+  uint64_t whole = itg_logwriter_written(c->w), was = c->written;
+  /* The failed write may have put out some of the batch it was given. */
+  c->written = whole > c->gaps ? whole - c->gaps : 0;
+  if (c->written >= was)
+    atomic_fetch_add(&c->srv->n_records, c->written - was);
+  else
+    atomic_fetch_sub(&c->srv->n_records, was - c->written);
+  c->write_error = err;
+  uv_read_stop((uv_stream_t *)&c->tcp);
+  end_session(c, 0);
+  if (c->transport == ITG__LP_TCP && c->written > c->acked) {
+    itg__lp_msg ack;
+    itg__lp_init(&ack, ITG__LP_ACK);
+    ack.seq = c->written;
+    c->acked = c->written;
+    send_msg(c, &ack, 1);
+    return;
+  }
+  itg__ls_client_close(c);
+}
+
 /* Writes records (and keeps the counters); a failed disk ends the session
- * as incomplete. */
+ * (write_failed). */
 static int put_records(itg__ls_client *c, const itg_logrec *recs, size_t n) {
-  if (itg_logwriter_write(c->w, recs, n) != 0) {
-    itg__ls_client_close(c);
+  int rc = itg_logwriter_write(c->w, recs, n);
+  if (rc != 0) {
+    write_failed(c, rc);
     return -1;
   }
   c->dirty = 1;
@@ -152,7 +196,10 @@ static int put_gap(itg__ls_client *c, uint64_t n) {
   g.tx_ns = itg__real_ns();
   c->missing += n;
   atomic_fetch_add(&c->srv->n_missing, n);
-  return put_records(c, &g, 1);
+  if (put_records(c, &g, 1) < 0)
+    return -1;
+  c->gaps++;
+  return 0;
 }
 
 /* Decodes and writes a batch that starts at offset seq. */
@@ -202,7 +249,10 @@ static int open_file(itg__ls_client *c, const char *name) {
       return rc == UV_EACCES || rc == UV_EPERM ? ITG_EPERM : ITG_EIO;
     uv_fs_close(NULL, &req, rc, NULL);
     uv_fs_req_cleanup(&req);
-    return itg_logwriter_open(c->path, &hdr, &c->w);
+    rc = itg_logwriter_open(c->path, &hdr, &c->w);
+    if (rc < 0)
+      remove_file(c); /* a full disk: no empty file left behind */
+    return rc;
   }
   return ITG_EBUSY;
 }
@@ -281,7 +331,10 @@ static void on_register(itg__ls_client *c, const itg__lp_msg *m) {
   }
   rc = open_file(c, name);
   if (rc < 0) {
-    refuse(c, rc, "cannot create the log file");
+    char why[96];
+    snprintf(why, sizeof why, "cannot create the log file: %s",
+             itg_strerror(rc));
+    refuse(c, rc, why);
     return;
   }
   c->registered = 1;
@@ -375,8 +428,9 @@ static void on_read(uv_stream_t *h, ssize_t n, const uv_buf_t *buf) {
    * client keeps whatever a crash of this process could lose. */
   if (c->registered && c->transport == ITG__LP_TCP && c->next_seq > c->acked) {
     itg__lp_msg ack;
-    if (itg_logwriter_flush(c->w) != 0) {
-      itg__ls_client_close(c);
+    int rc = itg_logwriter_flush(c->w);
+    if (rc != 0) {
+      write_failed(c, rc);
       return;
     }
     c->dirty = 0;
@@ -436,9 +490,10 @@ void itg__ls_flush_all(itg_logserver *s) {
   for (c = s->clients; c != NULL; c = next) {
     next = c->next;
     if (c->registered && c->dirty) {
+      int rc = itg_logwriter_flush(c->w);
       c->dirty = 0;
-      if (itg_logwriter_flush(c->w) != 0)
-        itg__ls_client_close(c);
+      if (rc != 0)
+        write_failed(c, rc);
     }
   }
 }
