@@ -147,11 +147,21 @@ void itg__ls_client_close(itg__ls_client *c) {
   uv_close((uv_handle_t *)&c->linger, on_handle_closed);
 }
 
+static void on_drained(uv_timer_t *t) { itg__ls_client_close(t->data); }
+
+static void on_shutdown(uv_shutdown_t *req, int status) {
+  (void)req;
+  (void)status;
+}
+
 /* The session's file cannot be written (err): it ends, incomplete,
  * holding the records the writer got out whole, and only those are
- * counted. Over TCP they are acknowledged before the connection closes,
- * so the client keeps exactly the others (to spill them): none in both
- * places, none in neither. */
+ * counted. Over TCP they are acknowledged, so the client keeps exactly the
+ * others (to spill them): none in both places, none in neither. The
+ * acknowledgement is followed by an orderly close (shutdown), and what
+ * the client still sends is read and dropped until it closes: closing
+ * with data unread would reset the connection, and a reset can discard
+ * the acknowledgement before the client reads it. */
 static void write_failed(itg__ls_client *c, int err) {
   uint64_t whole = itg_logwriter_written(c->w), was = c->written;
   /* The failed write may have put out some of the batch it was given. */
@@ -161,17 +171,22 @@ static void write_failed(itg__ls_client *c, int err) {
   else
     atomic_fetch_sub(&c->srv->n_records, was - c->written);
   c->write_error = err;
-  uv_read_stop((uv_stream_t *)&c->tcp);
   end_session(c, 0);
   if (c->transport == ITG__LP_TCP && c->written > c->acked) {
     itg__lp_msg ack;
     itg__lp_init(&ack, ITG__LP_ACK);
     ack.seq = c->written;
     c->acked = c->written;
-    send_msg(c, &ack, 1);
+    send_msg(c, &ack, 0);
+  }
+  c->draining = 1;
+  if (c->closing)
+    return;
+  if (uv_shutdown(&c->shutdown, (uv_stream_t *)&c->tcp, on_shutdown) != 0) {
+    itg__ls_client_close(c);
     return;
   }
-  itg__ls_client_close(c);
+  uv_timer_start(&c->linger, on_drained, ITG__LS_DRAIN_MS, 0);
 }
 
 /* Writes records (and keeps the counters); a failed disk ends the session
@@ -408,6 +423,8 @@ static void on_read(uv_stream_t *h, ssize_t n, const uv_buf_t *buf) {
     itg__ls_client_close(c);
     return;
   }
+  if (c->draining)
+    return; /* dropped: on_alloc hands out the same room again */
   c->rlen += (size_t)n;
   for (;;) {
     itg__lp_msg m;
