@@ -184,7 +184,8 @@ typedef struct itg_log_error {
                        lost too (itg_logger_stats.lost counts them all) */
 } itg_log_error;
 
-/* Called once, on the logger's writer thread, at its sink's first error. */
+/* Called once, at the sink's first error: on the logger's writer thread,
+ * or on the thread closing the logger for an error found only then. */
 typedef void (*itg_log_error_cb)(const itg_log_error *e, void *user);
 
 /* Remote sink: with server_host set, the writer thread ships the records

@@ -12,8 +12,8 @@
  * producer that finds its lane full sleeps on `room`, which the writer
  * broadcasts after each pass that freed slots while someone waits. A
  * remote sink waits for its server only while every lane is less than
- * three quarters full (lanes_pressed): past that it spills, so a producer waits
- * for the local disk at most, never for a log server. */
+ * three quarters full (lanes_pressed): past that it spills, so a producer
+ * waits for the local disk at most, never for a log server. */
 #include "itg/log.h"
 
 #include <stdatomic.h>

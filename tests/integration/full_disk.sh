@@ -15,7 +15,9 @@ if ! mount -t tmpfs -o size=256k tmpfs "$FULL" 2>/dev/null; then
   echo "skipped: cannot mount a tmpfs on $FULL (run as root)"
   finish
 fi
-trap 'for p in $PIDS; do kill -9 "$p" 2>/dev/null; done; umount "$FULL"; rm -rf "$WORK"' EXIT INT TERM
+# The tmpfs goes before the directory it is mounted on.
+trap 'for p in $PIDS; do kill -9 "$p" 2>/dev/null; done; umount "$FULL"
+  rm -rf "$WORK"' EXIT INT TERM
 cd "$WORK" || die "cd"
 
 # records FILE...: packet records (whole ones), distinct (flow, seq) among

@@ -12,7 +12,8 @@ static int wide_path(const char *path, wchar_t *out, int len) {
 
 int itg__rename_noreplace(const char *from, const char *to) {
   wchar_t wfrom[MAX_PATH], wto[MAX_PATH];
-  if (wide_path(from, wfrom, MAX_PATH) != 0 || wide_path(to, wto, MAX_PATH) != 0)
+  if (wide_path(from, wfrom, MAX_PATH) != 0 ||
+      wide_path(to, wto, MAX_PATH) != 0)
     return ITG_ENOENT;
   /* Without MOVEFILE_REPLACE_EXISTING an existing target is an error. */
   if (MoveFileExW(wfrom, wto, 0))
