@@ -101,4 +101,5 @@ check "itg-recv tells of the full disk while it runs" \
   said "cannot write the receiver log $FULL/recv.log: no space left on device" "$WORK/recv-19805.out"
 stop_recv
 check "itg-recv exits 1 when a log failed" [ $? -eq 1 ]
+cat "$WORK/recv-19805.out"
 finish
