@@ -14,6 +14,7 @@
 
 #include "engine/receiver_internal.h"
 #include "engine/sender_internal.h"
+#include "helpers/stall_logserver.h"
 #include "itg/receiver.h"
 #include "itg/sender.h"
 
@@ -876,8 +877,8 @@ static void note_opened(const itg_flow_event *ev, void *user) {
 }
 
 /* Asks for flow `id` on connection sig, its log shipped to a server on
- * port log_port if not 0. */
-static void ask_flow(itg__sock sig, uint32_t id, uint16_t log_port) {
+ * port log_port if not 0. Returns the data port asked for. */
+static uint16_t ask_flow(itg__sock sig, uint32_t id, uint16_t log_port) {
   itg__ctl_msg m;
   itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
   m.flow_id = id;
@@ -889,6 +890,7 @@ static void ask_flow(itg__sock sig, uint32_t id, uint16_t log_port) {
     snprintf(m.text, sizeof m.text, "%s", log_name("silent.log"));
   }
   assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+  return m.port;
 }
 
 /* A log server that never answers (the kernel completes connections to
@@ -956,6 +958,120 @@ static void test_silent_log_server(void **state) {
   uv_close((uv_handle_t *)&silent, NULL);
   assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
   assert_int_equal(uv_loop_close(&loop), 0);
+}
+
+/* How long a new signaling connection waits for its HELLO_ACK. */
+static int64_t hello_rtt(itg_receiver *r) {
+  itg__addr a = loopback(itg_receiver_port(r));
+  itg__ctl_reader rd;
+  itg__ctl_msg m;
+  itg__sock fd;
+  int64_t t0 = itg__mono_ns(), rtt;
+  rd.len = 0;
+  assert_int_equal(itg__sock_open(&a, 0, &fd), 0);
+  assert_int_equal(itg__sock_connect(fd, &a, 5 * SEC), 0);
+  itg__ctl_init(&m, ITG__CTL_HELLO);
+  m.version = ITG__CTL_VERSION;
+  assert_int_equal(itg__ctl_send(fd, &m, 5 * SEC), 0);
+  assert_int_equal(itg__ctl_recv(fd, &rd, &m, 30 * SEC), 0);
+  rtt = itg__mono_ns() - t0;
+  assert_int_equal(m.type, ITG__CTL_HELLO_ACK);
+  itg__sock_close(fd);
+  return rtt;
+}
+
+#define STALL_BURSTS 25
+#define STALL_BURST 2000
+#define STALL_RTT_MAX (SEC / 2)
+
+/* Counts the records of a log file. */
+static uint64_t count_file(const char *path) {
+  itg_logreader *lr;
+  itg_logrec rec;
+  uint64_t n = 0;
+  int rc;
+  assert_int_equal(itg_logreader_open(path, &lr), 0);
+  while ((rc = itg_logreader_next(lr, &rec)) == 1)
+    n++;
+  assert_int_equal(rc, 0);
+  itg_logreader_close(lr);
+  return n;
+}
+
+/* A log server that takes the registration and then reads nothing never
+ * holds up the receiver's loop: while a flow logging there sends several
+ * times what its logger holds, new signaling connections are answered
+ * within STALL_RTT_MAX (the loop waited seconds at a time for a full
+ * ring before); every record of the flow is then in the server or in the
+ * spill file the flow's end names. */
+static void test_stalled_log_server(void **state) {
+  seen sn;
+  itg_receiver_cfg cfg;
+  itg_receiver *r;
+  stall_logserver *srv;
+  itg__ctl_reader rd;
+  itg__ctl_msg m;
+  itg__sock sig, fd;
+  itg_logrec *took;
+  uint8_t pkt[64];
+  uint64_t seq = 0;
+  int64_t worst = 0;
+  size_t n;
+  uint16_t log_port, port;
+  int b, i;
+  (void)state;
+  memset(&sn, 0, sizeof sn);
+  srv = stall_logserver_start(&log_port);
+  itg_receiver_cfg_init(&cfg);
+  strcpy(cfg.bind_host, "127.0.0.1");
+  cfg.sig_port = 0;
+  snprintf(cfg.log_dir, sizeof cfg.log_dir, "%s", tmpdir);
+  cfg.on_flow = count_events;
+  cfg.user = &sn;
+  assert_int_equal(itg_receiver_new(&cfg, &r), 0);
+  assert_int_equal(itg_receiver_start(r), 0);
+  sig = sig_connect(r, &rd);
+  port = ask_flow(sig, 3, log_port);
+  assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_OPEN_ACK);
+  assert_int_equal(m.status, 0);
+
+  fd = bound_socket(1, 0);
+  for (b = 0; b < STALL_BURSTS; b++) {
+    int64_t rtt;
+    for (i = 0; i < STALL_BURST; i++) {
+      itg_pkt_hdr h;
+      memset(&h, 0, sizeof h);
+      memset(pkt, 0, sizeof pkt);
+      h.flow_id = 3;
+      h.seq = ++seq;
+      h.tx_ns = itg_clock_real_ns();
+      h.length = sizeof pkt;
+      assert_int_equal(
+          itg_wire_encode(ITG_WIRE_NATIVE, 0, &h, pkt, sizeof pkt),
+          ITG_WIRE_NATIVE_LEN);
+      send_to(fd, port, pkt, sizeof pkt);
+    }
+    rtt = hello_rtt(r);
+    if (rtt > worst)
+      worst = rtt;
+  }
+  itg__sock_close(fd);
+  stall_logserver_resume(srv);
+  itg__sock_close(sig);
+  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+  assert_int_equal(itg_receiver_stop(r), 0);
+  itg_receiver_free(r);
+  took = stall_logserver_stop(srv, &n);
+  free(took);
+  assert_true(worst < STALL_RTT_MAX);
+  assert_int_equal(sn.ended, 1);
+  assert_true(sn.last_end.packets > 0);
+  assert_true(sn.last_end.log_spilled > 0);
+  assert_int_equal(count_file(sn.last_end.log_spill),
+                   sn.last_end.log_spilled);
+  assert_int_equal(n + sn.last_end.log_spilled, sn.last_end.packets);
+  remove(sn.last_end.log_spill);
 }
 
 /* (12) Bad signaling ends that connection only, with an ERROR saying why. */
@@ -1148,6 +1264,7 @@ int main(void) {
       cmocka_unit_test(test_loop_held_at_close),
       cmocka_unit_test(test_sender_vanishes),
       cmocka_unit_test(test_silent_log_server),
+      cmocka_unit_test(test_stalled_log_server),
       cmocka_unit_test(test_bad_signaling),
       cmocka_unit_test(test_ditg_profile),
       cmocka_unit_test(test_limits),

@@ -1,8 +1,10 @@
 /* The logger: configuration checks, several producer threads pushing
- * through small rings with no record lost, duplicated or reordered, and the
- * writer's timed flush. */
+ * through small rings with no record lost, duplicated or reordered, the
+ * writer's timed flush, and a full disk told at once with the records
+ * lost counted exactly. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +13,8 @@
 #include <cmocka.h>
 #include <uv.h>
 
+#include "helpers/smallfs.h"
+#include "helpers/tmpdir.h"
 #include "itg/log.h"
 
 static void tmp_path(const char *name, char *buf, size_t len) {
@@ -312,6 +316,80 @@ static void test_timed_flush(void **state) {
   remove(path);
 }
 
+typedef struct told {
+  atomic_int calls;
+  int error;
+  uint64_t lost;
+  char path[1100];
+} told;
+
+static void note_log_error(const itg_log_error *e, void *user) {
+  told *t = user;
+  t->error = e->error;
+  t->lost = e->lost;
+  snprintf(t->path, sizeof t->path, "%s", e->path);
+  atomic_fetch_add(&t->calls, 1);
+}
+
+#define FULL_RECS 100000u
+
+/* A log on a disk that fills up (a 256 KiB tmpfs: about 8 000 of the
+ * 100 000 records fit). The error is told while the logger runs, once,
+ * naming the file and ITG_ENOSPC; after close the counts match the file:
+ * the records in it are the first ones, in order, and every other record
+ * is counted lost. */
+static void test_full_disk(void **state) {
+  char dir[1024], path[1100], why[256];
+  itg_logger_cfg cfg;
+  itg_logger *l = NULL;
+  itg_logger_stats st;
+  itg_logreader *r = NULL;
+  itg_logrec rec;
+  told t;
+  uint64_t s, in_file = 0, give_up;
+  int rc;
+  (void)state;
+  memset(&t, 0, sizeof t);
+  atomic_init(&t.calls, 0);
+  assert_int_equal(tmpdir_make(dir, sizeof dir, "itg_test_logger_full_"), 0);
+  if (smallfs_mount(dir, 256 * 1024, why, sizeof why) != 0) {
+    fprintf(stderr, "test_full_disk skipped: %s\n", why);
+    assert_int_equal(tmpdir_remove(dir), 0);
+    skip();
+  }
+  snprintf(path, sizeof path, "%s/full.log", dir);
+  itg_logger_cfg_init(&cfg);
+  cfg.path = path;
+  cfg.on_error = note_log_error;
+  cfg.error_user = &t;
+  assert_int_equal(itg_logger_new(&cfg, &l), 0);
+  for (s = 1; s <= FULL_RECS; s++) {
+    rec = lane_rec(0, s);
+    assert_int_equal(itg_logger_push(l, 0, &rec), 0);
+  }
+  give_up = uv_hrtime() + 10000000000ull;
+  while (atomic_load(&t.calls) == 0 && uv_hrtime() < give_up)
+    uv_sleep(5);
+  assert_int_equal(atomic_load(&t.calls), 1);
+  assert_int_equal(t.error, ITG_ENOSPC);
+  assert_string_equal(t.path, path);
+  assert_true(t.lost > 0);
+  assert_int_equal(itg_logger_close_stats(l, &st), ITG_ENOSPC);
+  assert_int_equal(atomic_load(&t.calls), 1);
+  assert_int_equal(st.error, ITG_ENOSPC);
+  assert_true(st.lost >= t.lost);
+  assert_int_equal(itg_logreader_open(path, &r), 0);
+  while ((rc = itg_logreader_next(r, &rec)) == 1)
+    assert_true(rec_matches(&rec, 0, ++in_file));
+  /* The last write may have put part of a record. */
+  assert_true(rc == 0 || rc == ITG_ETRUNC);
+  itg_logreader_close(r);
+  assert_true(in_file > 0);
+  assert_int_equal(in_file + st.lost, FULL_RECS);
+  assert_int_equal(smallfs_unmount(dir), 0);
+  assert_int_equal(tmpdir_remove(dir), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cfg_defaults),
@@ -321,6 +399,7 @@ int main(void) {
       cmocka_unit_test(test_three_lanes),
       cmocka_unit_test(test_batch_above_capacity),
       cmocka_unit_test(test_timed_flush),
+      cmocka_unit_test(test_full_disk),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

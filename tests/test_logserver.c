@@ -2,8 +2,10 @@
  * a TCP session written complete; UDP datagrams dropped on purpose counted
  * exactly as gap records; names that could leave the directory and wrong
  * tokens refused; a client that vanishes leaves an .incomplete file with
- * its records; an unreachable server makes the logger spill everything;
- * 64 clients at once. */
+ * its records; an unreachable server makes the logger spill everything; a
+ * server that stops reading never holds up the producer, and every record
+ * ends in its file or the spill file, once; so does a server whose disk
+ * fills up; 64 clients at once. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,8 @@
 #include <uv.h>
 
 #include "core/logproto.h"
+#include "helpers/smallfs.h"
+#include "helpers/stall_logserver.h"
 #include "helpers/tmpdir.h"
 #include "itg.h"
 #include "platform/platform.h"
@@ -24,6 +28,7 @@ typedef struct fixture {
   char dir[400];
   itg_logserver *srv;
   uint16_t port;
+  int mounted; /* a small tmpfs on dir (smallfs_mount) */
 } fixture;
 
 static itg_logrec test_rec(uint32_t flow, uint64_t seq) {
@@ -62,6 +67,8 @@ static int setup(void **state) {
 static int teardown(void **state) {
   fixture *f = *state;
   itg_logserver_free(f->srv);
+  if (f->mounted)
+    assert_int_equal(smallfs_unmount(f->dir), 0);
   assert_int_equal(tmpdir_remove(f->dir), 0);
   free(f);
   return 0;
@@ -116,6 +123,9 @@ static void ship(const fixture *f, itg_log_transport t, const char *name,
   lc.path = name;
   lc.flow_ids = &flow;
   lc.n_flow_ids = 1;
+  /* Room for every record: a producer this fast outruns any server, and
+   * a lane filling up would spill rather than wait. */
+  lc.capacity = (uint32_t)(2 * n);
   assert_int_equal(itg_logger_new(&lc, &l), 0);
   for (i = 0; i < n; i++) {
     itg_logrec r = test_rec(flow, i);
@@ -308,38 +318,57 @@ static void token_checked(void **state) {
   itg__sock_close(c.s);
 }
 
-static void vanished_client_incomplete(void **state) {
-  fixture *f = *state;
+/* Registers as `name`, ships n records of `flow`, sees them acknowledged
+ * and vanishes; waits (bounded) until the server counts `incomplete`
+ * sessions. */
+static void ship_and_vanish(const fixture *f, const char *name, uint32_t flow,
+                            uint32_t n, uint64_t incomplete) {
   itg_logrec recs[50];
   itg__lp_msg ack, m;
   itg_logserver_stats ss;
-  char path[1200];
   raw c;
-  int i;
-  start_server(f, NULL);
-  assert_int_equal(raw_register(f, &c, ITG__LP_TCP, "v.log", NULL, &ack), 0);
-  for (i = 0; i < 50; i++)
-    recs[i] = test_rec(4, (uint64_t)i);
+  uint32_t i;
+  assert_true(n <= 50);
+  assert_int_equal(raw_register(f, &c, ITG__LP_TCP, name, NULL, &ack), 0);
+  for (i = 0; i < n; i++)
+    recs[i] = test_rec(flow, i);
   itg__lp_init(&m, ITG__LP_BATCH);
   m.seq = 0;
-  m.nrecs = 50;
+  m.nrecs = n;
   raw_send(&c, &m, recs);
   raw_recv(&c, &m);
   assert_int_equal(m.type, ITG__LP_ACK);
-  assert_int_equal(m.seq, 50);
+  assert_int_equal(m.seq, n);
   itg__sock_close(c.s);
-  /* Bounded wait for the server to see the connection go. */
   for (i = 0; i < 500; i++) {
     itg_logserver_get_stats(f->srv, &ss);
-    if (ss.incomplete == 1)
+    if (ss.incomplete == incomplete)
       break;
     itg__sleep_until(itg__mono_ns() + 10000000);
   }
-  assert_int_equal(ss.incomplete, 1);
+  assert_int_equal(ss.incomplete, incomplete);
+}
+
+/* A client that vanishes leaves NAME.incomplete; one of the same name
+ * that vanishes later (a client that registered again after a failure)
+ * leaves NAME.incomplete.1: the first one's acknowledged records stay
+ * (the rename replaced the first file before). */
+static void vanished_client_incomplete(void **state) {
+  fixture *f = *state;
+  char path[1200];
+  start_server(f, NULL);
+  ship_and_vanish(f, "v.log", 4, 50, 1);
   in_dir(f, "v.log", path, sizeof path);
   assert_false(file_exists(path));
   in_dir(f, "v.log.incomplete", path, sizeof path);
   assert_int_equal(read_log(path, 4, NULL), 50);
+  ship_and_vanish(f, "v.log", 5, 30, 2);
+  in_dir(f, "v.log", path, sizeof path);
+  assert_false(file_exists(path));
+  in_dir(f, "v.log.incomplete", path, sizeof path);
+  assert_int_equal(read_log(path, 4, NULL), 50);
+  in_dir(f, "v.log.incomplete.1", path, sizeof path);
+  assert_int_equal(read_log(path, 5, NULL), 30);
 }
 
 static void unreachable_server_spills(void **state) {
@@ -371,6 +400,180 @@ static void unreachable_server_spills(void **state) {
   assert_int_equal(itg_logger_close_stats(l, &st), 0);
   assert_int_equal(st.spilled, 3000);
   assert_int_equal(read_log(spill, 5, NULL), 3000);
+}
+
+#define STALL_RECS 60000u
+#define STALL_PUSH_MAX_NS 500000000LL
+
+/* Marks record seq as found; each may be found once only. */
+static void found_once(uint8_t *seen, const itg_logrec *r) {
+  assert_true(r->seq < 2 * STALL_RECS);
+  assert_int_equal(seen[r->seq], 0);
+  seen[r->seq] = 1;
+}
+
+/* The server registers the logger and then reads nothing while half the
+ * records are pushed, then reads again. No push waits for it (a push that
+ * did waited seconds before: the ring filled behind a window the server
+ * never acknowledged); what it could not take is in the spill file;
+ * shipping went on once it read; each record is in exactly one place. */
+static void stalled_server_spills(void **state) {
+  fixture *f = *state;
+  uint8_t *seen = calloc(2 * STALL_RECS, 1);
+  itg_logger_cfg lc;
+  itg_logger *l = NULL;
+  itg_logger_stats st;
+  itg_logreader *rd = NULL;
+  itg_logrec rec, *got;
+  stall_logserver *srv;
+  char spill[1200];
+  uint64_t i, shipped_late = 0, in_spill = 0;
+  int64_t worst = 0;
+  size_t n, k;
+  uint32_t flow = 6;
+  uint16_t port;
+  int rc;
+  assert_non_null(seen);
+  srv = stall_logserver_start(&port);
+  itg_logger_cfg_init(&lc);
+  lc.server_host = "127.0.0.1";
+  lc.server_port = port;
+  lc.path = "stall.log";
+  lc.capacity = 4096;
+  in_dir(f, "stall.spill", spill, sizeof spill);
+  lc.spill_path = spill;
+  lc.flow_ids = &flow;
+  lc.n_flow_ids = 1;
+  assert_int_equal(itg_logger_new(&lc, &l), 0);
+  for (i = 0; i < 2 * STALL_RECS; i++) {
+    itg_logrec r = test_rec(flow, i);
+    int64_t t0;
+    if (i == STALL_RECS)
+      stall_logserver_resume(srv);
+    t0 = itg__mono_ns();
+    assert_int_equal(itg_logger_push(l, 0, &r), 0);
+    if (itg__mono_ns() - t0 > worst)
+      worst = itg__mono_ns() - t0;
+  }
+  assert_int_equal(itg_logger_close_stats(l, &st), 0);
+  got = stall_logserver_stop(srv, &n);
+  assert_true(worst < STALL_PUSH_MAX_NS);
+  assert_true(st.spilled > 0);
+  for (k = 0; k < n; k++) {
+    itg_logrec want = test_rec(flow, got[k].seq);
+    assert_memory_equal(&got[k], &want, sizeof want);
+    found_once(seen, &got[k]);
+    shipped_late += got[k].seq >= STALL_RECS;
+  }
+  assert_true(shipped_late > 0);
+  assert_int_equal(itg_logreader_open(spill, &rd), 0);
+  while ((rc = itg_logreader_next(rd, &rec)) == 1) {
+    itg_logrec want = test_rec(flow, rec.seq);
+    assert_memory_equal(&rec, &want, sizeof want);
+    found_once(seen, &rec);
+    in_spill++;
+  }
+  assert_int_equal(rc, 0);
+  itg_logreader_close(rd);
+  assert_int_equal(in_spill, st.spilled);
+  assert_int_equal(n + in_spill, 2 * STALL_RECS);
+  free(got);
+  free(seen);
+}
+
+/* Reads the records of flow `flow` in path (test_rec(flow, seq) each, in
+ * any order), marking each seq in seen (once only). A file cut short in a
+ * record is read up to there. Returns the count. */
+static uint64_t mark_records(const char *path, uint32_t flow, uint8_t *seen,
+                             uint64_t max) {
+  itg_logreader *rd = NULL;
+  itg_logrec rec;
+  uint64_t n = 0;
+  int rc;
+  assert_int_equal(itg_logreader_open(path, &rd), 0);
+  while ((rc = itg_logreader_next(rd, &rec)) == 1) {
+    itg_logrec want = test_rec(flow, rec.seq);
+    assert_true(rec.seq < max);
+    assert_memory_equal(&rec, &want, sizeof want);
+    assert_int_equal(seen[rec.seq], 0);
+    seen[rec.seq] = 1;
+    n++;
+  }
+  assert_true(rc == 0 || rc == ITG_ETRUNC);
+  itg_logreader_close(rd);
+  return n;
+}
+
+#define FULL_RECS 100000u
+
+/* The server's disk fills up (a 256 KiB tmpfs) during a TCP session: the
+ * session ends incomplete with the records written whole, which it counts
+ * and acknowledges; the client spills exactly the others (none in both
+ * places, as there were before); registrations refused for the full disk
+ * leave no empty file behind. */
+static void full_disk_session(void **state) {
+  fixture *f = *state;
+  uint8_t *seen = calloc(FULL_RECS, 1);
+  char spill_dir[400], spill[1200], path[1200], why[256];
+  itg_logserver_stats ss;
+  itg_logger_stats st;
+  uv_fs_t req;
+  uv_dirent_t ent;
+  uint64_t in_file, in_spill;
+  int files = 0;
+  assert_non_null(seen);
+  if (smallfs_mount(f->dir, 256 * 1024, why, sizeof why) != 0) {
+    fprintf(stderr, "full_disk_session skipped: %s\n", why);
+    free(seen);
+    skip();
+  }
+  f->mounted = 1;
+  assert_int_equal(tmpdir_make(spill_dir, sizeof spill_dir, "itg_test_spill_"),
+                   0);
+  snprintf(spill, sizeof spill, "%s/full.spill", spill_dir);
+  start_server(f, NULL);
+  {
+    itg_logger_cfg lc;
+    itg_logger *l = NULL;
+    uint32_t flow = 8;
+    uint64_t i;
+    itg_logger_cfg_init(&lc);
+    lc.server_host = "127.0.0.1";
+    lc.server_port = f->port;
+    lc.path = "full.log";
+    lc.spill_path = spill;
+    lc.flow_ids = &flow;
+    lc.n_flow_ids = 1;
+    lc.capacity = 2 * FULL_RECS;
+    assert_int_equal(itg_logger_new(&lc, &l), 0);
+    for (i = 0; i < FULL_RECS; i++) {
+      itg_logrec r = test_rec(flow, i);
+      assert_int_equal(itg_logger_push(l, 0, &r), 0);
+    }
+    assert_int_equal(itg_logger_close_stats(l, &st), 0);
+  }
+  itg_logserver_stop(f->srv);
+  itg_logserver_get_stats(f->srv, &ss);
+  assert_int_equal(st.lost, 0);
+  assert_true(st.spilled > 0);
+  assert_int_equal(ss.incomplete, 1);
+  in_dir(f, "full.log.incomplete", path, sizeof path);
+  in_file = mark_records(path, 8, seen, FULL_RECS);
+  in_spill = mark_records(spill, 8, seen, FULL_RECS);
+  assert_true(in_file > 0);
+  assert_int_equal(ss.records, in_file);
+  assert_int_equal(in_spill, st.spilled);
+  assert_int_equal(in_file + in_spill, FULL_RECS);
+  /* Only the session's file: none from the refused registrations. */
+  assert_true(uv_fs_scandir(NULL, &req, f->dir, 0, NULL) >= 0);
+  while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+    assert_string_equal(ent.name, "full.log.incomplete");
+    files++;
+  }
+  uv_fs_req_cleanup(&req);
+  assert_int_equal(files, 1);
+  assert_int_equal(tmpdir_remove(spill_dir), 0);
+  free(seen);
 }
 
 #define MANY 64
@@ -429,6 +632,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(unreachable_server_spills, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(stalled_server_spills, setup, teardown),
+      cmocka_unit_test_setup_teardown(full_disk_session, setup, teardown),
       cmocka_unit_test_setup_teardown(sixty_four_clients, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -422,6 +422,13 @@ static void itgj_strings_free(char **v, size_t n)
 %ignore itg_receiver_cfg::on_records;
 %ignore itg_receiver_cfg::on_flow;
 %ignore itg_receiver_cfg::user;
+/* A log error is told on a C writer thread, which Java does not attach
+ * to; the receiver's flow events carry the count (log_lost). */
+%ignore itg_receiver_cfg::on_log_error;
+%ignore itg_sender_cfg::on_log_error;
+%ignore itg_sender_cfg::log_error_user;
+%ignore itg_log_error;
+%ignore itg_log_error_cb;
 /* Memory handed over with itg_free; Java reads traces through the sender. */
 %ignore itg_dist_read_file;
 %ignore itg_free;

@@ -59,7 +59,8 @@ extern "C" {
   XX(ELIMIT, -20, "limit reached")                                             \
   XX(ETHREAD, -21, "thread operation failed")                                  \
   XX(EADDRINUSE, -22, "address already in use")                                \
-  XX(EPERM, -23, "operation not permitted")
+  XX(EPERM, -23, "operation not permitted")                                    \
+  XX(ENOSPC, -24, "no space left on device")
 
 typedef enum itg_errno {
   ITG_OK = 0,

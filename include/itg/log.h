@@ -106,21 +106,28 @@ typedef struct itg_logwriter itg_logwriter;
  * ignored (always ITG_LOG_VERSION). The file is written through a buffer of
  * its own: records reach the operating system when it fills, on
  * itg_logwriter_flush and on close. Returns 0, ITG_EINVAL (NULL argument,
- * unknown role or clock), ITG_ENOENT, ITG_EPERM, ITG_EIO or ITG_ENOMEM. */
+ * unknown role or clock), ITG_ENOENT, ITG_EPERM, ITG_ENOSPC, ITG_EIO or
+ * ITG_ENOMEM. */
 ITG_API int itg_logwriter_open(const char *path, const itg_log_hdr *hdr,
                                itg_logwriter **out);
 
-/* Appends n records. Returns 0, ITG_EINVAL (NULL argument) or ITG_EIO
- * (then and after every later call: a writer that failed once stays
- * failed). */
+/* Appends n records. Returns 0, ITG_EINVAL (NULL argument), ITG_ENOSPC
+ * (the disk is full) or ITG_EIO; after a failure every later call returns
+ * the same error: a writer that failed once stays failed, and the records
+ * it held are lost (itg_logwriter_written tells what was not). */
 ITG_API int itg_logwriter_write(itg_logwriter *w, const itg_logrec *recs,
                                 size_t n);
 
 /* Pushes buffered records to the operating system. Returns 0, ITG_EINVAL
- * (NULL writer) or ITG_EIO. */
+ * (NULL writer), ITG_ENOSPC or ITG_EIO. */
 ITG_API int itg_logwriter_flush(itg_logwriter *w);
 
-/* Flushes and closes; NULL is accepted. Returns 0 or ITG_EIO. */
+/* Returns how many records the writer has handed to the operating system
+ * (0 for NULL): those appended minus those still buffered or lost. */
+ITG_API uint64_t itg_logwriter_written(const itg_logwriter *w);
+
+/* Flushes and closes; NULL is accepted. Returns 0, ITG_ENOSPC or
+ * ITG_EIO. */
 ITG_API int itg_logwriter_close(itg_logwriter *w);
 
 typedef struct itg_logreader itg_logreader;
@@ -157,7 +164,9 @@ ITG_API void itg_logreader_close(itg_logreader *r);
  * producer never waits on the disk. The writer is woken when a lane is a
  * quarter full (or holds a batch, if that is more) and every flush_ms
  * otherwise, not once per batch. When a lane is full the producer waits
- * for room (counted in itg_logger_stats.full_waits): no record is dropped. */
+ * for room (counted in itg_logger_stats.full_waits): no record is dropped.
+ * A remote sink never makes it wait for the log server: see
+ * itg_logger_cfg. */
 typedef struct itg_logger itg_logger;
 
 /* How a logger reaches a log server (itg/logserver.h). */
@@ -165,6 +174,19 @@ typedef enum itg_log_transport {
   ITG_LOG_TCP = 0, /* reliable: the server acknowledges what it wrote */
   ITG_LOG_UDP = 1  /* datagrams: what is lost is counted by the server */
 } itg_log_transport;
+
+/* What a logger tells when its sink fails (itg_logger_cfg.on_error). */
+typedef struct itg_log_error {
+  const char *path; /* the file that cannot be written: the log file, or a
+                       remote sink's spill file */
+  int error;        /* ITG_ENOSPC (the disk is full), ITG_EIO, ... */
+  uint64_t lost;    /* records lost so far; the records that follow are
+                       lost too (itg_logger_stats.lost counts them all) */
+} itg_log_error;
+
+/* Called once, at the sink's first error: on the logger's writer thread,
+ * or on the thread closing the logger for an error found only then. */
+typedef void (*itg_log_error_cb)(const itg_log_error *e, void *user);
 
 /* Remote sink: with server_host set, the writer thread ships the records
  * to that log server instead of writing a file. It keeps two batches: one
@@ -174,7 +196,14 @@ typedef enum itg_log_transport {
  * log file like any other, created when first needed) and the writer tries
  * to register again every second, going on with the server once it can;
  * no record is lost (a server killed between writing records and
- * acknowledging them leaves them in both places). Over UDP records that
+ * acknowledging them leaves them in both places). A server that is
+ * connected but does not read (stalled, or slower than the records come)
+ * is waited for only while every lane is less than three quarters full
+ * (a producer faster than the server gets there too); then the
+ * batches go to the spill file until it reads again, when shipping goes
+ * on. Records once spilled stay in the spill file: decoding the server's
+ * log and the spill file together (itg-dec SERVER-LOG SPILL-FILE, or
+ * itg_decode_files) gives every record. Over UDP records that
  * leave are not kept: the server counts the lost ones (ITG_REC_GAP); the
  * spill file takes the records only while the server cannot be
  * registered with. */
@@ -200,6 +229,9 @@ typedef struct itg_logger_cfg {
                               directory, NAME being path or "itg" */
   const uint32_t *flow_ids; /* told to the server (optional, at most 256) */
   uint32_t n_flow_ids;
+  itg_log_error_cb on_error; /* optional: told of the first sink error as
+                                it happens */
+  void *error_user;          /* passed to on_error */
 } itg_logger_cfg;
 
 typedef struct itg_logger_stats {
@@ -207,6 +239,9 @@ typedef struct itg_logger_stats {
   uint64_t batches;    /* writes made */
   uint64_t full_waits; /* times a producer found its lane full */
   int error;           /* first sink error, 0 if none */
+  uint64_t lost;       /* records taken that no file holds: the log file
+                          (or a remote sink's spill file) failed; exact
+                          after close */
   uint64_t spilled;    /* remote sink: records written to the spill file */
   uint64_t reconnects; /* remote sink: registrations after the first */
   uint64_t missing;    /* remote sink over UDP: records the server found

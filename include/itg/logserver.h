@@ -73,8 +73,10 @@ typedef struct itg_log_session_event {
   uint64_t records;          /* CLOSED: records written */
   uint64_t missing;          /* CLOSED: records lost on the way (UDP) */
   int complete;              /* CLOSED: 1 if the client left */
-  int status;                /* REFUSED: the ITG_E* code */
-  char message[160];         /* REFUSED: why */
+  int status;                /* REFUSED: the ITG_E* code; CLOSED: the
+                                write error that ended the session
+                                (ITG_ENOSPC: the disk is full), 0 if none */
+  char message[160];         /* REFUSED, CLOSED with a status: why */
 } itg_log_session_event;
 
 typedef void (*itg_log_session_cb)(const itg_log_session_event *ev,

@@ -93,6 +93,10 @@ typedef struct itg_flow_event {
                              flow sharing the log) */
   int log_unreachable;    /* OPENED: the log server could not be reached;
                              the records go to log_spill until it can */
+  uint64_t log_lost;      /* ENDED: records of the flow's log that no
+                             file holds: the log file (or the spill file)
+                             could not be written (the log's count so
+                             far, as log_spilled) */
 } itg_flow_event;
 
 /* Called when a flow is set up, refused or ended (on the receiver's
@@ -116,7 +120,10 @@ typedef struct itg_receiver_cfg {
                                    -1 (the default) none */
   itg_records_cb on_records;    /* optional */
   itg_flow_event_cb on_flow;    /* optional */
-  void *user;                   /* passed to both callbacks */
+  itg_log_error_cb on_log_error; /* optional: a log that cannot be
+                                    written, told at once, on that log's
+                                    writer thread (not the receiver's) */
+  void *user;                   /* passed to the callbacks */
 } itg_receiver_cfg;
 
 typedef struct itg_receiver_stats {

@@ -54,6 +54,10 @@ typedef struct itg_sender_cfg {
   itg_log_transport log_transport; /* default ITG_LOG_TCP */
   int64_t connect_timeout_ns; /* signaling set-up, default 5 s */
   int cpu;                    /* pin the sending thread to a CPU; -1 none */
+  itg_log_error_cb on_log_error; /* optional: the sender log cannot be
+                                    written, told at once (on the log's
+                                    writer thread) */
+  void *log_error_user;       /* passed to on_log_error */
 } itg_sender_cfg;
 
 /* What happened to one flow. */

@@ -15,7 +15,9 @@
 struct itg_logwriter {
   FILE *f;
   size_t used;
-  int failed;
+  size_t pending;   /* records in buf */
+  uint64_t written; /* records handed to the operating system */
+  int failed;       /* 0, or the error that stopped the writer */
   uint8_t buf[ITG__LOGFILE_CHUNK];
 };
 
@@ -40,19 +42,41 @@ static int open_error(int e) {
     return ITG_EPERM;
   case ENOMEM:
     return ITG_ENOMEM;
+  case ENOSPC:
+    return ITG_ENOSPC;
   default:
     return ITG_EIO;
   }
 }
 
-/* Hands the buffered bytes to the operating system. */
-static int writer_drain(itg_logwriter *w) {
-  if (w->failed)
+/* Maps the errno of a failed write: a full disk is worth saying so. */
+static int write_error(int e) {
+  switch (e) {
+  case ENOSPC:
+#ifdef EDQUOT
+  case EDQUOT:
+#endif
+    return ITG_ENOSPC;
+  default:
     return ITG_EIO;
-  if (w->used > 0 && fwrite(w->buf, 1, w->used, w->f) != w->used)
-    w->failed = 1;
+  }
+}
+
+/* Hands the buffered bytes to the operating system. Once that fails the
+ * writer keeps the error and takes nothing more; the records that got out
+ * whole before it still count as written. */
+static int writer_drain(itg_logwriter *w) {
+  size_t put, whole;
+  if (w->failed)
+    return w->failed;
+  put = w->used > 0 ? fwrite(w->buf, 1, w->used, w->f) : 0;
+  if (put != w->used)
+    w->failed = write_error(errno);
+  whole = put / ITG_LOG_RECORD_LEN;
+  w->written += whole < w->pending ? whole : w->pending;
   w->used = 0;
-  return w->failed ? ITG_EIO : 0;
+  w->pending = 0;
+  return w->failed;
 }
 
 int itg_logwriter_open(const char *path, const itg_log_hdr *hdr,
@@ -80,6 +104,8 @@ int itg_logwriter_open(const char *path, const itg_log_hdr *hdr,
    * would only copy them once more. */
   setvbuf(w->f, NULL, _IONBF, 0);
   w->failed = 0;
+  w->pending = 0;
+  w->written = 0;
   memcpy(w->buf, head, sizeof head);
   w->used = sizeof head;
   rc = writer_drain(w);
@@ -100,12 +126,13 @@ int itg_logwriter_write(itg_logwriter *w, const itg_logrec *recs, size_t n) {
   if (w == NULL || (recs == NULL && n > 0))
     return ITG_EINVAL;
   if (w->failed)
-    return ITG_EIO;
+    return w->failed;
   for (i = 0; i < n; i++) {
     if (w->used == sizeof w->buf && writer_drain(w) != 0)
-      return ITG_EIO;
+      return w->failed;
     itg_logrec_encode(&recs[i], w->buf + w->used);
     w->used += ITG_LOG_RECORD_LEN;
+    w->pending++;
   }
   return 0;
 }
@@ -116,10 +143,14 @@ int itg_logwriter_flush(itg_logwriter *w) {
     return ITG_EINVAL;
   rc = writer_drain(w);
   if (rc == 0 && fflush(w->f) != 0) {
-    w->failed = 1;
-    rc = ITG_EIO;
+    w->failed = write_error(errno);
+    rc = w->failed;
   }
   return rc;
+}
+
+uint64_t itg_logwriter_written(const itg_logwriter *w) {
+  return w != NULL ? w->written : 0;
 }
 
 int itg_logwriter_close(itg_logwriter *w) {
@@ -127,8 +158,8 @@ int itg_logwriter_close(itg_logwriter *w) {
   if (w == NULL)
     return 0;
   rc = itg_logwriter_flush(w);
-  if (fclose(w->f) != 0)
-    rc = ITG_EIO;
+  if (fclose(w->f) != 0 && rc == 0)
+    rc = write_error(errno);
   free(w);
   return rc;
 }

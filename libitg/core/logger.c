@@ -10,7 +10,10 @@
  * another CPU every D packets; a quarter of the ring leaves three quarters
  * as room while the writer catches up. A
  * producer that finds its lane full sleeps on `room`, which the writer
- * broadcasts after each pass that freed slots while someone waits. */
+ * broadcasts after each pass that freed slots while someone waits. A
+ * remote sink waits for its server only while every lane is less than
+ * three quarters full (lanes_pressed): past that it spills, so a producer
+ * waits for the local disk at most, never for a log server. */
 #include "itg/log.h"
 
 #include <stdatomic.h>
@@ -47,6 +50,11 @@ struct itg_logger {
   _Atomic uint64_t reconnects;
   _Atomic uint64_t missing;
   _Atomic int connected;
+  _Atomic uint64_t lost;
+  uint64_t taken; /* file sink: records given to the writer (writer thread) */
+  itg_log_error_cb on_error;
+  void *error_user;
+  char path[ITG_PATH_MAX]; /* file sink: the file */
   char spill_path[512];
 };
 
@@ -62,27 +70,48 @@ void itg_logger_cfg_init(itg_logger_cfg *cfg) {
   cfg->transport = ITG_LOG_TCP;
 }
 
-/* Keeps the first sink error; later ones are consequences of it. */
-static void note_error(itg_logger *l, int rc) {
-  int none = 0;
-  atomic_compare_exchange_strong(&l->error, &none, rc);
+/* Publishes the remote sink's counters for itg_logger_get_stats. */
+static void ship_counters(itg_logger *l, const itg__ship_stats *st) {
+  atomic_store_explicit(&l->spilled, st->spilled, memory_order_relaxed);
+  atomic_store_explicit(&l->lost, st->lost, memory_order_relaxed);
+  atomic_store_explicit(&l->reconnects, st->reconnects, memory_order_relaxed);
+  atomic_store_explicit(&l->missing, st->missing, memory_order_relaxed);
+  atomic_store_explicit(&l->connected, st->connected, memory_order_relaxed);
 }
 
-/* Publishes the remote sink's counters for itg_logger_get_stats. */
-static void ship_counters(itg_logger *l) {
+static void take_ship_counters(itg_logger *l) {
   itg__ship_stats st;
   itg__ship_get_stats(l->ship, &st);
-  atomic_store_explicit(&l->spilled, st.spilled, memory_order_relaxed);
-  atomic_store_explicit(&l->reconnects, st.reconnects, memory_order_relaxed);
-  atomic_store_explicit(&l->missing, st.missing, memory_order_relaxed);
-  atomic_store_explicit(&l->connected, st.connected, memory_order_relaxed);
+  ship_counters(l, &st);
+}
+
+/* Keeps the first sink error (later ones are consequences of it) and
+ * tells of it. A failed file writer holds nothing more: what it was given
+ * and did not write is lost, and so is all that follows. */
+static void note_error(itg_logger *l, int rc) {
+  itg_log_error e;
+  int none = 0;
+  if (l->w != NULL)
+    atomic_store_explicit(&l->lost, l->taken - itg_logwriter_written(l->w),
+                          memory_order_relaxed);
+  if (!atomic_compare_exchange_strong(&l->error, &none, rc) ||
+      l->on_error == NULL)
+    return;
+  e.path = l->ship != NULL ? l->spill_path : l->path;
+  e.error = rc;
+  e.lost = atomic_load_explicit(&l->lost, memory_order_relaxed);
+  l->on_error(&e, l->error_user);
 }
 
 static void sink_write(itg_logger *l, size_t n) {
-  int rc = l->ship != NULL ? itg__ship_write(l->ship, l->scratch, n)
-                           : itg_logwriter_write(l->w, l->scratch, n);
-  if (l->ship != NULL)
-    ship_counters(l);
+  int rc;
+  if (l->ship != NULL) {
+    rc = itg__ship_write(l->ship, l->scratch, n);
+    take_ship_counters(l);
+  } else {
+    l->taken += n;
+    rc = itg_logwriter_write(l->w, l->scratch, n);
+  }
   if (rc != 0) {
     note_error(l, rc);
     return;
@@ -143,10 +172,10 @@ static void writer_main(void *arg) {
     if (timed_out || stop || l->ship != NULL) {
       int rc = l->ship != NULL ? itg__ship_flush(l->ship)
                                : itg_logwriter_flush(l->w);
+      if (l->ship != NULL)
+        take_ship_counters(l);
       if (rc != 0)
         note_error(l, rc);
-      if (l->ship != NULL)
-        ship_counters(l);
     }
   }
 }
@@ -180,13 +209,28 @@ static int cfg_ok(const itg_logger_cfg *cfg) {
          cfg->flush_ms >= 1;
 }
 
+/* Whether some lane is three quarters full: the remote sink stops waiting
+ * for its server. The quarter left is what a producer fills while the
+ * sink notices (it looks every millisecond). Called by the writer thread,
+ * the lanes' consumer. */
+static int lanes_pressed(void *arg) {
+  itg_logger *l = arg;
+  uint32_t cap = itg__ring_capacity(l->ring[0]), i;
+  for (i = 0; i < l->lanes; i++)
+    if (itg__ring_held(l->ring[i]) >= cap - cap / 4)
+      return 1;
+  return 0;
+}
+
 /* Opens the file, or the session with the log server. */
 static int open_sink(itg_logger *l, const itg_logger_cfg *cfg,
                      const itg_log_hdr *hdr) {
   itg__ship_cfg sc;
   int rc;
-  if (!remote(cfg))
+  if (!remote(cfg)) {
+    snprintf(l->path, sizeof l->path, "%s", cfg->path);
     return itg_logwriter_open(cfg->path, hdr, &l->w);
+  }
   memset(&sc, 0, sizeof sc);
   sc.host = cfg->server_host;
   sc.port = cfg->server_port;
@@ -198,11 +242,13 @@ static int open_sink(itg_logger *l, const itg_logger_cfg *cfg,
   sc.nflows = cfg->n_flow_ids;
   sc.batch = cfg->batch;
   sc.hdr = *hdr;
+  sc.hurry = lanes_pressed;
+  sc.hurry_arg = l;
   rc = itg__ship_open(&sc, &l->ship);
   if (rc == 0) {
     snprintf(l->spill_path, sizeof l->spill_path, "%s",
              itg__ship_spill_path(l->ship));
-    ship_counters(l);
+    take_ship_counters(l);
   }
   return rc;
 }
@@ -220,6 +266,8 @@ int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out) {
   l->lanes = cfg->lanes;
   l->batch = cfg->batch;
   l->flush_ns = (uint64_t)cfg->flush_ms * 1000000u;
+  l->on_error = cfg->on_error;
+  l->error_user = cfg->error_user;
   atomic_init(&l->records, 0);
   atomic_init(&l->batches, 0);
   atomic_init(&l->full_waits, 0);
@@ -228,6 +276,7 @@ int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out) {
   atomic_init(&l->reconnects, 0);
   atomic_init(&l->missing, 0);
   atomic_init(&l->connected, 0);
+  atomic_init(&l->lost, 0);
   rc = ITG_ENOMEM;
   l->ring = calloc(cfg->lanes, sizeof *l->ring);
   if (l->ring == NULL)
@@ -324,6 +373,7 @@ void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out) {
   out->reconnects = atomic_load_explicit(&l->reconnects, memory_order_relaxed);
   out->missing = atomic_load_explicit(&l->missing, memory_order_relaxed);
   out->connected = atomic_load_explicit(&l->connected, memory_order_relaxed);
+  out->lost = atomic_load_explicit(&l->lost, memory_order_relaxed);
 }
 
 int itg_logger_spill_path(const itg_logger *l, char *buf, size_t len) {
@@ -346,17 +396,23 @@ int itg_logger_close_stats(itg_logger *l, itg_logger_stats *final) {
   uv_cond_signal(&l->work);
   uv_mutex_unlock(&l->mu);
   uv_thread_join(&l->thread);
-  rc = atomic_load(&l->error);
   if (l->ship != NULL) {
     itg__ship_stats st;
     rc_close = itg__ship_close(l->ship, &st);
-    atomic_store(&l->spilled, st.spilled);
-    atomic_store(&l->reconnects, st.reconnects);
-    atomic_store(&l->missing, st.missing);
-    atomic_store(&l->connected, st.connected);
+    ship_counters(l, &st);
   } else {
-    rc_close = itg_logwriter_close(l->w);
+    /* Flushed first, so that what it wrote is counted before it goes. */
+    rc_close = itg_logwriter_flush(l->w);
+    if (rc_close != 0)
+      note_error(l, rc_close);
+    rc = itg_logwriter_close(l->w);
+    if (rc_close == 0)
+      rc_close = rc;
+    l->w = NULL;
   }
+  if (rc_close != 0)
+    note_error(l, rc_close);
+  rc = atomic_load(&l->error);
   if (final != NULL)
     itg_logger_get_stats(l, final);
   if (rc == 0)

@@ -8,7 +8,13 @@
  * shipped stays in the `keep` ring until the server acknowledges it, so
  * when the connection fails the unacknowledged records go to the spill
  * file and nothing is lost. A full window or a full `out` waits for the
- * server's acknowledgements, which is what makes the socket readable.
+ * server's acknowledgements, which is what makes the socket readable, but
+ * only while the logger's producers have room (cfg.hurry): a server that
+ * does not read must not make the packet path wait. Once they are pressed
+ * the batches go to the spill file, each without waiting, until the server
+ * takes something again; shipping then goes on where it was. A server that
+ * takes nothing for ITG__SHIP_STALL_NS while records wait for it is given
+ * up and registered with again.
  * UDP: batches leave as datagrams on their own socket; the TCP connection
  * only registers, leaves and tells the sink that the server went away.
  * Batches smaller than ITG__SHIP_UDP_GATHER records gather into one
@@ -28,7 +34,7 @@
 #define ITG__SHIP_ACK_NS 1000000000LL   /* wait for REGISTER_ACK */
 #define ITG__SHIP_STALL_NS 5000000000LL /* no progress: the server is gone */
 #define ITG__SHIP_RETRY_NS 1000000000LL
-#define ITG__SHIP_POLL_NS 10000000LL
+#define ITG__SHIP_POLL_NS 1000000LL
 #define ITG__SHIP_UDP_GATHER 40
 
 struct itg__ship {
@@ -42,6 +48,10 @@ struct itg__ship {
   itg__sock usock; /* UDP batches */
   uint32_t session, key;
   int64_t retry_at; /* monotonic: next registration attempt */
+  int64_t stall_at; /* monotonic: the server is gone if it takes nothing
+                       by then while records wait for it */
+  int hurried;      /* the producers were pressed while the server took
+                       nothing: batches spill without waiting */
   int registered_once;
   uint64_t shipped;  /* records shipped in this session (the next offset) */
   uint64_t acked;    /* records the server acknowledged in this session */
@@ -56,35 +66,46 @@ struct itg__ship {
   itg_logrec gather[ITG__SHIP_UDP_GATHER]; /* UDP: small batches, not sent */
   size_t gather_n;
   itg_logwriter *spill;
+  uint64_t to_spill; /* records given to the spill file */
+  int spill_err;     /* the spill file's first error: what it held is lost */
   itg__ship_stats st;
 };
 
+/* Keeps the spill file's first error. Returns rc. */
+static int spill_failed(itg__ship *s, int rc) {
+  if (rc != 0 && s->spill_err == 0)
+    s->spill_err = rc;
+  return rc;
+}
+
+/* Writes n records to the spill file, opened when first needed. Returns 0
+ * or the spill file's error (the records are then lost: counted by
+ * itg__ship_get_stats). */
 static int spill_records(itg__ship *s, const itg_logrec *recs, size_t n) {
-  int rc;
+  int rc = s->spill_err;
   if (n == 0)
     return 0;
-  if (s->spill == NULL) {
+  s->to_spill += n;
+  if (rc == 0 && s->spill == NULL)
     rc = itg_logwriter_open(s->spill_path, &s->cfg.hdr, &s->spill);
-    if (rc != 0)
-      return rc;
-  }
-  rc = itg_logwriter_write(s->spill, recs, n);
   if (rc == 0)
-    s->st.spilled += n;
-  return rc;
+    rc = itg_logwriter_write(s->spill, recs, n);
+  return spill_failed(s, rc);
 }
 
 /* The connection failed: its unacknowledged records go to the spill file. */
 static int fail_over(itg__ship *s) {
-  int rc = 0;
+  int rc, rc2;
   size_t first = s->keep_n;
   if (first > s->keep_cap - s->keep_head)
     first = s->keep_cap - s->keep_head;
   rc = spill_records(s, s->keep + s->keep_head, first);
+  rc2 = spill_records(s, s->keep, s->keep_n - first);
   if (rc == 0)
-    rc = spill_records(s, s->keep, s->keep_n - first);
+    rc = rc2;
+  rc2 = spill_records(s, s->gather, s->gather_n);
   if (rc == 0)
-    rc = spill_records(s, s->gather, s->gather_n);
+    rc = rc2;
   s->keep_head = s->keep_n = 0;
   s->gather_n = 0;
   s->out_off = s->out_len = 0;
@@ -162,11 +183,24 @@ static int push_output(itg__ship *s) {
   return n;
 }
 
+static int all_acked(const itg__ship *s) {
+  return s->out_off == s->out_len && s->keep_n == 0;
+}
+
+/* Whether the records must not wait for the server any more. */
+static int must_hurry(itg__ship *s) {
+  if (!s->hurried && s->cfg.hurry != NULL && s->cfg.hurry(s->cfg.hurry_arg))
+    s->hurried = 1;
+  return s->hurried;
+}
+
 /* Moves bytes both ways until done(s) holds (checked after each step),
- * waiting while the server makes progress. Returns 0, or < 0 after the
- * connection was given up (the caller then fails over). */
-static int pump(itg__ship *s, int (*done)(const itg__ship *), int64_t wait_ns) {
-  int64_t stall_at = itg__mono_ns() + ITG__SHIP_STALL_NS;
+ * waiting while the server makes progress (at most wait_ns if >= 0).
+ * Returns 0; ITG_EBUSY if may_hurry and must_hurry say the records cannot
+ * wait; or another < 0 after the connection was given up (the caller then
+ * fails over). */
+static int pump(itg__ship *s, int (*done)(const itg__ship *), int64_t wait_ns,
+                int may_hurry) {
   int64_t end = itg__mono_ns() + wait_ns;
   for (;;) {
     uint64_t acked = s->acked;
@@ -177,14 +211,18 @@ static int pump(itg__ship *s, int (*done)(const itg__ship *), int64_t wait_ns) {
     rc = take_input(s);
     if (rc < 0)
       return rc;
+    if (sent > 0 || s->acked != acked || all_acked(s)) {
+      s->stall_at = itg__mono_ns() + ITG__SHIP_STALL_NS;
+      s->hurried = 0;
+    }
     if (done(s))
       return 0;
-    if (sent > 0 || s->acked != acked)
-      stall_at = itg__mono_ns() + ITG__SHIP_STALL_NS;
-    if (itg__mono_ns() >= stall_at)
+    if (itg__mono_ns() >= s->stall_at)
       return ITG_ETIMEDOUT;
     if (wait_ns >= 0 && itg__mono_ns() >= end)
       return 0;
+    if (may_hurry && must_hurry(s))
+      return ITG_EBUSY;
     rc = itg__sock_wait_readable(s->sock, ITG__SHIP_POLL_NS);
     if (rc < 0)
       return rc;
@@ -194,10 +232,6 @@ static int pump(itg__ship *s, int (*done)(const itg__ship *), int64_t wait_ns) {
 static int always(const itg__ship *s) {
   (void)s;
   return 1;
-}
-
-static int all_acked(const itg__ship *s) {
-  return s->out_off == s->out_len && s->keep_n == 0;
 }
 
 static int has_left(const itg__ship *s) { return s->left; }
@@ -254,7 +288,14 @@ static int register_session(itg__ship *s) {
       rc = ITG_ETIMEDOUT;
       goto out_close;
     }
-    rc = itg__sock_wait_readable(sock, left);
+    /* A server slow to answer is tried again later rather than waited
+     * for while the producers are pressed. */
+    if (s->cfg.hurry != NULL && s->cfg.hurry(s->cfg.hurry_arg)) {
+      rc = ITG_EBUSY;
+      goto out_close;
+    }
+    rc = itg__sock_wait_readable(sock, left < ITG__SHIP_POLL_NS
+                                           ? left : ITG__SHIP_POLL_NS);
     if (rc < 0)
       goto out_close;
     if (rc == 0)
@@ -294,6 +335,8 @@ static int register_session(itg__ship *s) {
   s->key = m.key;
   s->shipped = s->acked = 0;
   s->left = 0;
+  s->stall_at = itg__mono_ns() + ITG__SHIP_STALL_NS;
+  s->hurried = 0;
   if (s->registered_once)
     s->st.reconnects++;
   s->registered_once = 1;
@@ -375,7 +418,7 @@ static int ship_tcp(itg__ship *s, const itg_logrec *recs, size_t n) {
   s->need_recs = n;
   s->need_bytes = frame;
   if (!has_room(s)) {
-    rc = pump(s, has_room, -1);
+    rc = pump(s, has_room, -1, 1);
     if (rc < 0)
       return rc;
   }
@@ -393,7 +436,8 @@ static int ship_tcp(itg__ship *s, const itg_logrec *recs, size_t n) {
   s->out_len += (size_t)rc;
   keep_add(s, recs, n);
   s->shipped += n;
-  return s->out_len - s->out_off >= s->out_cap / 2 ? pump(s, always, 0) : 0;
+  return s->out_len - s->out_off >= s->out_cap / 2 ? pump(s, always, 0, 0)
+                                                   : 0;
 }
 
 /* UDP: sends n records (at most ITG__LP_MAX_UDP_RECS) as one datagram; a
@@ -442,7 +486,12 @@ int itg__ship_write(itg__ship *s, const itg_logrec *recs, size_t n) {
       return spill_records(s, recs, n);
     rc = s->cfg.transport == ITG_LOG_UDP ? ship_udp(s, recs, k)
                                          : ship_tcp(s, recs, k);
-    if (rc < 0) {
+    if (rc == ITG_EBUSY) {
+      /* The server is not reading and the producers cannot wait. */
+      rc = spill_records(s, recs, k);
+      if (rc < 0)
+        return rc;
+    } else if (rc < 0) {
       rc = fail_over(s); /* spills the chunk too if it was taken */
       if (rc < 0)
         return rc;
@@ -458,17 +507,23 @@ int itg__ship_write(itg__ship *s, const itg_logrec *recs, size_t n) {
 int itg__ship_flush(itg__ship *s) {
   if (s->sock != ITG__BAD_SOCK)
     send_gathered(s);
-  if (connected(s) && pump(s, always, 0) < 0) {
+  if (connected(s) && pump(s, always, 0, 0) < 0) {
     int rc = fail_over(s);
     if (rc < 0)
       return rc;
   }
-  return s->spill != NULL ? itg_logwriter_flush(s->spill) : 0;
+  return s->spill != NULL ? spill_failed(s, itg_logwriter_flush(s->spill))
+                          : 0;
 }
 
 void itg__ship_get_stats(const itg__ship *s, itg__ship_stats *out) {
   *out = s->st;
   out->connected = s->sock != ITG__BAD_SOCK;
+  /* A failed writer holds nothing more: what it did not write is lost. */
+  out->lost = s->spill_err != 0
+                  ? s->to_spill - itg_logwriter_written(s->spill) : 0;
+  out->spilled = s->to_spill - out->lost;
+  out->spill_error = s->spill_err;
 }
 
 const char *itg__ship_spill_path(const itg__ship *s) { return s->spill_path; }
@@ -478,7 +533,7 @@ static int leave(itg__ship *s) {
   itg__lp_msg m;
   int rc;
   send_gathered(s);
-  rc = pump(s, all_acked, ITG__SHIP_STALL_NS);
+  rc = pump(s, all_acked, ITG__SHIP_STALL_NS, 0);
   if (rc < 0)
     return rc;
   if (s->cfg.transport == ITG_LOG_TCP && !all_acked(s))
@@ -489,7 +544,7 @@ static int leave(itg__ship *s) {
   if (rc < 0)
     return rc;
   s->out_len += (size_t)rc;
-  rc = pump(s, has_left, ITG__SHIP_STALL_NS);
+  rc = pump(s, has_left, ITG__SHIP_STALL_NS, 0);
   if (rc == 0 && !s->left)
     rc = ITG_ETIMEDOUT;
   return rc;
@@ -501,13 +556,14 @@ int itg__ship_close(itg__ship *s, itg__ship_stats *st) {
     return 0;
   if (s->sock != ITG__BAD_SOCK && leave(s) < 0)
     rc = fail_over(s);
-  if (st != NULL) {
-    *st = s->st;
-    st->connected = 0;
-  }
   itg__sock_close(s->sock);
   itg__sock_close(s->usock);
-  rc2 = itg_logwriter_close(s->spill);
+  s->sock = s->usock = ITG__BAD_SOCK;
+  if (s->spill != NULL)
+    spill_failed(s, itg_logwriter_flush(s->spill));
+  if (st != NULL)
+    itg__ship_get_stats(s, st);
+  rc2 = spill_failed(s, itg_logwriter_close(s->spill));
   if (rc == 0)
     rc = rc2;
   free(s->keep);

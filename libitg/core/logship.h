@@ -21,12 +21,18 @@ typedef struct itg__ship_cfg {
   uint32_t batch;         /* D: sizes the window of unacknowledged records */
   itg_log_hdr hdr;        /* role and host for the server, header of the
                              spill file */
+  int (*hurry)(void *arg); /* optional: nonzero when the records must not
+                              wait for the server (the logger's producers
+                              are about to find their lanes full) */
+  void *hurry_arg;
 } itg__ship_cfg;
 
 typedef struct itg__ship_stats {
-  uint64_t spilled;
+  uint64_t spilled;   /* in the spill file (or on their way to it) */
+  uint64_t lost;      /* neither shipped nor spilled: the spill file failed */
   uint64_t reconnects;
   uint64_t missing;
+  int spill_error;    /* the spill file's first error, 0 if none */
   int connected; /* registered with the server now */
 } itg__ship_stats;
 
@@ -36,7 +42,9 @@ typedef struct itg__ship_stats {
 int itg__ship_open(const itg__ship_cfg *cfg, itg__ship **out);
 
 /* Ships (or spills) n records; over TCP small batches may wait for the
- * next itg__ship_flush. Returns 0 or a spill-file error. */
+ * next itg__ship_flush. A server that does not read leaves no room: the
+ * records wait for it only while cfg.hurry says no, and go to the spill
+ * file when it says yes. Returns 0 or a spill-file error. */
 int itg__ship_write(itg__ship *s, const itg_logrec *recs, size_t n);
 
 /* Pushes what waits, takes acknowledgements, retries the server when due,

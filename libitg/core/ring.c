@@ -70,3 +70,8 @@ size_t itg__ring_pop(itg__ring *r, itg_logrec *out, size_t n) {
   atomic_store_explicit(&r->tail, tail + (uint32_t)take, memory_order_release);
   return take;
 }
+
+uint32_t itg__ring_held(itg__ring *r) {
+  uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+  return atomic_load_explicit(&r->head, memory_order_acquire) - tail;
+}

@@ -39,4 +39,8 @@ uint32_t itg__ring_push(itg__ring *r, const itg_logrec *rec);
  * Returns how many were moved (0 if the ring is empty). */
 size_t itg__ring_pop(itg__ring *r, itg_logrec *out, size_t n);
 
+/* Consumer only: returns how many records the ring holds now (the producer
+ * may add more at once). */
+uint32_t itg__ring_held(itg__ring *r);
+
 #endif

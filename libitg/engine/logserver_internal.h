@@ -12,10 +12,15 @@
 
 /* A UDP session's leave waits this long for its last datagrams. */
 #define ITG__LS_LINGER_MS 300
+/* A session ended by a write error waits this long for its client to see
+ * the last acknowledgement and close. */
+#define ITG__LS_DRAIN_MS 10000
 
 typedef struct itg__ls_client {
   uv_tcp_t tcp;
-  uv_timer_t linger; /* UDP: the wait for datagrams after LEAVE */
+  uv_timer_t linger; /* UDP: the wait for datagrams after LEAVE; after a
+                        write error, the wait for the client to close */
+  uv_shutdown_t shutdown;
   int handles;       /* handles still open; freed at 0 */
   itg_logserver *srv;
   struct itg__ls_client *next, *prev;
@@ -30,7 +35,11 @@ typedef struct itg__ls_client {
   char peer[ITG_HOST_MAX];
   char host[32];
   uint64_t next_seq;  /* offset of the next record expected */
-  uint64_t written;   /* records written */
+  uint64_t written;   /* records written (whole in the file once the
+                         writer has handed them to the system) */
+  uint64_t gaps;      /* gap records written */
+  int write_error;    /* the error that ended the session's file */
+  int draining;       /* after a write error: what comes is dropped */
   uint64_t missing;
   uint64_t acked;     /* TCP: last ACK sent */
   uint64_t leave_total;

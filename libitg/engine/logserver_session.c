@@ -67,8 +67,40 @@ static void event_init(const itg__ls_client *c, itg_log_session_kind kind,
   memcpy(ev->file, c->file, sizeof ev->file);
 }
 
+/* Renames the session's file NAME.incomplete, or NAME.incomplete.k for
+ * the first k free: an earlier session of the same name (a client that
+ * registered again after a failure) may have left one, and it holds
+ * records its client was told are safe. Keeps NAME if none is free. */
+static void mark_incomplete(itg__ls_client *c) {
+  char to[sizeof c->path + 24], suffix[24];
+  unsigned k;
+  for (k = 0; k < 1000; k++) {
+    int rc;
+    if (k == 0)
+      snprintf(suffix, sizeof suffix, ".incomplete");
+    else
+      snprintf(suffix, sizeof suffix, ".incomplete.%u", k);
+    snprintf(to, sizeof to, "%s%s", c->path, suffix);
+    rc = itg__rename_noreplace(c->path, to);
+    if (rc == ITG_EBUSY)
+      continue;
+    if (rc == 0)
+      snprintf(c->file + strlen(c->file), sizeof c->file - strlen(c->file),
+               "%s", suffix);
+    return;
+  }
+}
+
+/* Removes the session's file. */
+static void remove_file(itg__ls_client *c) {
+  uv_fs_t req;
+  uv_fs_unlink(NULL, &req, c->path, NULL);
+  uv_fs_req_cleanup(&req);
+}
+
 /* Ends the open session: flushed and closed; renamed NAME.incomplete when
- * its client did not leave. */
+ * its client did not leave, removed when a write error left it without a
+ * record. */
 static void end_session(itg__ls_client *c, int complete) {
   itg_logserver *s = c->srv;
   itg_log_session_event ev;
@@ -78,21 +110,23 @@ static void end_session(itg__ls_client *c, int complete) {
   uv_timer_stop(&c->linger);
   itg_logwriter_close(c->w);
   c->w = NULL;
-  if (!complete) {
-    uv_fs_t req;
-    char to[sizeof c->path + 16];
-    snprintf(to, sizeof to, "%s.incomplete", c->path);
-    if (uv_fs_rename(NULL, &req, c->path, to, NULL) == 0)
-      snprintf(c->file + strlen(c->file), sizeof c->file - strlen(c->file),
-               ".incomplete");
-    uv_fs_req_cleanup(&req);
-    atomic_fetch_add(&s->n_incomplete, 1);
+  if (!complete && c->write_error != 0 && c->written + c->gaps == 0) {
+    remove_file(c);
+    c->file[0] = '\0';
+  } else if (!complete) {
+    mark_incomplete(c);
   }
+  if (!complete)
+    atomic_fetch_add(&s->n_incomplete, 1);
   atomic_fetch_sub(&s->n_open, 1);
   event_init(c, ITG_LOG_SESSION_CLOSED, &ev);
   ev.records = c->written;
   ev.missing = c->missing;
   ev.complete = complete;
+  ev.status = c->write_error;
+  if (c->write_error != 0)
+    snprintf(ev.message, sizeof ev.message, "cannot write the file: %s",
+             itg_strerror(c->write_error));
   itg__ls_event(s, &ev);
 }
 
@@ -113,11 +147,54 @@ void itg__ls_client_close(itg__ls_client *c) {
   uv_close((uv_handle_t *)&c->linger, on_handle_closed);
 }
 
-/* Writes records (and keeps the counters); a failed disk ends the session
- * as incomplete. */
-static int put_records(itg__ls_client *c, const itg_logrec *recs, size_t n) {
-  if (itg_logwriter_write(c->w, recs, n) != 0) {
+static void on_drained(uv_timer_t *t) { itg__ls_client_close(t->data); }
+
+static void on_shutdown(uv_shutdown_t *req, int status) {
+  (void)req;
+  (void)status;
+}
+
+/* The session's file cannot be written (err): it ends, incomplete,
+ * holding the records the writer got out whole, and only those are
+ * counted. Over TCP they are acknowledged, so the client keeps exactly the
+ * others (to spill them): none in both places, none in neither. The
+ * acknowledgement is followed by an orderly close (shutdown), and what
+ * the client still sends is read and dropped until it closes: closing
+ * with data unread would reset the connection, and a reset can discard
+ * the acknowledgement before the client reads it. */
+static void write_failed(itg__ls_client *c, int err) {
+  uint64_t whole = itg_logwriter_written(c->w), was = c->written;
+  /* The failed write may have put out some of the batch it was given. */
+  c->written = whole > c->gaps ? whole - c->gaps : 0;
+  if (c->written >= was)
+    atomic_fetch_add(&c->srv->n_records, c->written - was);
+  else
+    atomic_fetch_sub(&c->srv->n_records, was - c->written);
+  c->write_error = err;
+  end_session(c, 0);
+  if (c->transport == ITG__LP_TCP && c->written > c->acked) {
+    itg__lp_msg ack;
+    itg__lp_init(&ack, ITG__LP_ACK);
+    ack.seq = c->written;
+    c->acked = c->written;
+    send_msg(c, &ack, 0);
+  }
+  c->draining = 1;
+  if (c->closing)
+    return;
+  if (uv_shutdown(&c->shutdown, (uv_stream_t *)&c->tcp, on_shutdown) != 0) {
     itg__ls_client_close(c);
+    return;
+  }
+  uv_timer_start(&c->linger, on_drained, ITG__LS_DRAIN_MS, 0);
+}
+
+/* Writes records (and keeps the counters); a failed disk ends the session
+ * (write_failed). */
+static int put_records(itg__ls_client *c, const itg_logrec *recs, size_t n) {
+  int rc = itg_logwriter_write(c->w, recs, n);
+  if (rc != 0) {
+    write_failed(c, rc);
     return -1;
   }
   c->dirty = 1;
@@ -134,7 +211,10 @@ static int put_gap(itg__ls_client *c, uint64_t n) {
   g.tx_ns = itg__real_ns();
   c->missing += n;
   atomic_fetch_add(&c->srv->n_missing, n);
-  return put_records(c, &g, 1);
+  if (put_records(c, &g, 1) < 0)
+    return -1;
+  c->gaps++;
+  return 0;
 }
 
 /* Decodes and writes a batch that starts at offset seq. */
@@ -184,7 +264,10 @@ static int open_file(itg__ls_client *c, const char *name) {
       return rc == UV_EACCES || rc == UV_EPERM ? ITG_EPERM : ITG_EIO;
     uv_fs_close(NULL, &req, rc, NULL);
     uv_fs_req_cleanup(&req);
-    return itg_logwriter_open(c->path, &hdr, &c->w);
+    rc = itg_logwriter_open(c->path, &hdr, &c->w);
+    if (rc < 0)
+      remove_file(c); /* a full disk: no empty file left behind */
+    return rc;
   }
   return ITG_EBUSY;
 }
@@ -263,7 +346,10 @@ static void on_register(itg__ls_client *c, const itg__lp_msg *m) {
   }
   rc = open_file(c, name);
   if (rc < 0) {
-    refuse(c, rc, "cannot create the log file");
+    char why[96];
+    snprintf(why, sizeof why, "cannot create the log file: %s",
+             itg_strerror(rc));
+    refuse(c, rc, why);
     return;
   }
   c->registered = 1;
@@ -337,6 +423,8 @@ static void on_read(uv_stream_t *h, ssize_t n, const uv_buf_t *buf) {
     itg__ls_client_close(c);
     return;
   }
+  if (c->draining)
+    return; /* dropped: on_alloc hands out the same room again */
   c->rlen += (size_t)n;
   for (;;) {
     itg__lp_msg m;
@@ -357,8 +445,9 @@ static void on_read(uv_stream_t *h, ssize_t n, const uv_buf_t *buf) {
    * client keeps whatever a crash of this process could lose. */
   if (c->registered && c->transport == ITG__LP_TCP && c->next_seq > c->acked) {
     itg__lp_msg ack;
-    if (itg_logwriter_flush(c->w) != 0) {
-      itg__ls_client_close(c);
+    int rc = itg_logwriter_flush(c->w);
+    if (rc != 0) {
+      write_failed(c, rc);
       return;
     }
     c->dirty = 0;
@@ -418,9 +507,10 @@ void itg__ls_flush_all(itg_logserver *s) {
   for (c = s->clients; c != NULL; c = next) {
     next = c->next;
     if (c->registered && c->dirty) {
+      int rc = itg_logwriter_flush(c->w);
       c->dirty = 0;
-      if (itg_logwriter_flush(c->w) != 0)
-        itg__ls_client_close(c);
+      if (rc != 0)
+        write_failed(c, rc);
     }
   }
 }

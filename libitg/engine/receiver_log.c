@@ -52,6 +52,7 @@ static int join_path(const char *dir, const char *name, char *out,
 /* Copies into ev what a flow's end tells of its remote log. */
 static void note_counts(const itg__rx_log *lg, const itg_logger_stats *st,
                         itg_flow_event *ev) {
+  ev->log_lost = st->lost;
   if (lg->server[0] == '\0')
     return;
   ev->log_spilled = st->spilled;
@@ -83,6 +84,8 @@ void itg__rx_log_cfg(const itg_receiver *r, const char *path,
   lc->role = ITG_LOG_ROLE_RECEIVER;
   lc->clock = ITG_LOG_CLOCK_KERNEL;
   lc->batch = r->cfg.log_batch;
+  lc->on_error = r->cfg.on_log_error;
+  lc->error_user = r->cfg.user;
 }
 
 /* ---- closing -------------------------------------------------------- */

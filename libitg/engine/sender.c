@@ -143,6 +143,8 @@ static int open_log(itg_sender *s) {
   lc.clock = ITG_LOG_CLOCK_REALTIME;
   lc.batch = s->cfg.log_batch;
   lc.lanes = 2;
+  lc.on_error = s->cfg.on_log_error;
+  lc.error_user = s->cfg.log_error_user;
   return itg_logger_new(&lc, &s->log);
 }
 

@@ -210,6 +210,15 @@ int itg__sock_wait_readable(itg__sock s, int64_t timeout_ns);
  * ITG_ESOCKET. */
 int itg__sock_last_error(void);
 
+/* ---- files ------------------------------------------------------------- */
+
+/* Renames the file `from` to `to` unless `to` exists: never replaces a
+ * file (renameat2 with RENAME_NOREPLACE, or link then unlink where the
+ * system or the file system lacks it; MoveFileExW without
+ * MOVEFILE_REPLACE_EXISTING on Windows). Paths are UTF-8. Returns 0,
+ * ITG_EBUSY (`to` exists), ITG_ENOENT, ITG_EPERM or ITG_EIO. */
+int itg__rename_noreplace(const char *from, const char *to);
+
 /* ---- host ---------------------------------------------------------------- */
 
 /* Writes the host name into buf (truncated to len - 1 bytes, always

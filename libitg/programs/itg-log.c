@@ -46,8 +46,14 @@ static void on_session(const itg_log_session_event *ev, void *user) {
   case ITG_LOG_SESSION_CLOSED:
     fprintf(stderr, "%s: session %u %s: %s, %llu records, %llu missing\n",
             prog, ev->session, ev->complete ? "closed" : "ended incomplete",
-            ev->file, (unsigned long long)ev->records,
+            ev->file[0] ? ev->file : "(no file: nothing written)",
+            (unsigned long long)ev->records,
             (unsigned long long)ev->missing);
+    if (ev->status != 0)
+      fprintf(stderr, "%s: session %u: %s%s\n", prog, ev->session,
+              ev->message, ev->transport == ITG_LOG_TCP
+                               ? "; the client keeps the records not written"
+                               : "");
     break;
   }
 }

@@ -75,8 +75,21 @@ static void on_flow(const itg_flow_event *ev, void *user) {
       fprintf(stderr, "%s: flow %u: receiver log: %llu records lost on the "
               "way to the log server (UDP)\n", prog, ev->flow_id,
               (unsigned long long)ev->log_missing);
+    if (ev->log_lost > 0)
+      fprintf(stderr, "%s: flow %u: receiver log: %llu records lost so far "
+              "(the log could not be written)\n", prog, ev->flow_id,
+              (unsigned long long)ev->log_lost);
     break;
   }
+}
+
+/* Says at once that a log cannot be written (on that log's writer
+ * thread); the exit status says it again. */
+static void on_log_error(const itg_log_error *e, void *user) {
+  (void)user;
+  fprintf(stderr, "%s: cannot write the receiver log %s: %s: %llu records "
+          "lost so far, and the records that follow are lost too\n", prog,
+          e->path, itg_strerror(e->error), (unsigned long long)e->lost);
 }
 
 /* Returns -1 to go on, or an exit status. */
@@ -152,6 +165,7 @@ int main(int argc, char **argv) {
   int rc, status;
   itg_receiver_cfg_init(&cfg);
   cfg.on_flow = on_flow;
+  cfg.on_log_error = on_log_error;
   status = parse_args(argc, argv, &cfg);
   if (status >= 0)
     return status;

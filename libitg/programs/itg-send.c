@@ -110,6 +110,15 @@ static int is_voip_header(int argc, char **argv, int i) {
           strcasecmp(argv[i + 1], "CRTP") == 0);
 }
 
+/* Says at once that the sender log cannot be written (on the log's
+ * writer thread); the exit status says it again. */
+static void on_log_error(const itg_log_error *e, void *user) {
+  (void)user;
+  fprintf(stderr, "%s: cannot write the sender log %s: %s: %llu records "
+          "lost so far, and the records that follow are lost too\n", prog,
+          e->path, itg_strerror(e->error), (unsigned long long)e->lost);
+}
+
 /* Takes itg-send's own options out of argv; the rest are flow words.
  * Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options *o) {
@@ -117,6 +126,7 @@ static int parse_args(int argc, char **argv, options *o) {
   const char *v;
   int i, rc;
   itg_sender_cfg_init(&o->cfg);
+  o->cfg.on_log_error = on_log_error;
   o->script = NULL;
   o->nwords = 0;
   o->words = calloc((size_t)argc + 1, sizeof *o->words);
@@ -316,12 +326,18 @@ static void print_result(const itg_flow_result *r) {
 }
 
 /* Says on stderr what of the sender log did not reach the log server:
- * records in the spill file (and its name), records lost over UDP. */
-static void report_log(const itg_sender *s) {
+ * records in the spill file (and its name), records lost over UDP; and
+ * the records lost when the log (or the spill file) could not be written.
+ * Returns 0, or -1 if the log failed. */
+static int report_log(const options *o, const itg_sender *s) {
   itg_logger_stats st;
   char spill[ITG_PATH_MAX];
   if (itg_sender_log_stats(s, &st, spill, sizeof spill) != 0)
-    return;
+    return 0;
+  if (st.error != 0)
+    fprintf(stderr, "%s: sender log %s: %llu records lost: %s\n", prog,
+            o->cfg.log_server[0] != '\0' ? spill : o->cfg.log_path,
+            (unsigned long long)st.lost, itg_strerror(st.error));
   if (st.spilled > 0)
     fprintf(stderr, "%s: sender log: %llu records went to the spill file "
             "%s (the log server could not take them)\n", prog,
@@ -329,6 +345,7 @@ static void report_log(const itg_sender *s) {
   if (st.missing > 0)
     fprintf(stderr, "%s: sender log: %llu records lost on the way to the "
             "log server (UDP)\n", prog, (unsigned long long)st.missing);
+  return st.error != 0 ? -1 : 0;
 }
 
 static void on_signal(void *user, int signum) {
@@ -387,9 +404,8 @@ static int send_all(const options *o, const flows *fl) {
     if (r.status != 0)
       failed = 1;
   }
-  if (failed)
+  if (report_log(o, s) != 0 || failed)
     status = ITG__CLI_EXIT_FAIL;
-  report_log(s);
   itg_sender_free(s);
   return status;
 }

@@ -138,6 +138,10 @@ class PermissionDenied(Error):
     c_name = "EPERM"
 
 
+class NoSpace(Error):
+    c_name = "ENOSPC"
+
+
 # The C names, for code that thinks in them (except itg.EINVAL: ...).
 EINVAL = InvalidArgument
 ENOMEM = OutOfMemory
@@ -162,6 +166,7 @@ ELIMIT = LimitReached
 ETHREAD = ThreadError
 EADDRINUSE = AddressInUse
 EPERM = PermissionDenied
+ENOSPC = NoSpace
 
 # What `from itg.errors import *` gives: Error, every class by its
 # descriptive name and by its C name (and, below, any class made for a code
@@ -172,11 +177,11 @@ __all__ = [
     "Truncated", "Malformed", "UnsupportedVersion", "BadAddress", "SocketError",
     "ConnectionRefused", "TimedOut", "ConnectionClosed", "ProtocolError", "Refused",
     "Busy", "NotSupported", "InvalidState", "Canceled", "LimitReached", "ThreadError",
-    "AddressInUse", "PermissionDenied",
+    "AddressInUse", "PermissionDenied", "NoSpace",
     "EINVAL", "ENOMEM", "ERANGE", "EIO", "ENOENT", "ETRUNC", "EBADMSG", "EVERSION",
     "EADDR", "ESOCKET", "ECONNREFUSED", "ETIMEDOUT", "ECLOSED", "EPROTO", "EREFUSED",
     "EBUSY", "ENOTSUP", "ESTATE", "ECANCELED", "ELIMIT", "ETHREAD", "EADDRINUSE",
-    "EPERM",
+    "EPERM", "ENOSPC",
 ]
 
 _NAMED: Dict[str, Type[Error]] = {
