@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "engine/sender_internal.h"
+#include "helpers/rng.h"
 #include "itg/receiver.h"
 #include "itg/sender.h"
 
@@ -487,6 +488,78 @@ static void test_garbage(void **state) {
   stop_receiver(r);
 }
 
+/* Waits (bounded) for the receiver to count at least n malformed
+ * datagrams, so the test's socket buffer never overflows. */
+static void wait_malformed(itg_receiver *r, uint64_t n) {
+  int64_t until = itg_clock_mono_ns() + 10 * SEC;
+  itg_receiver_stats st;
+  itg_receiver_get_stats(r, &st);
+  while (st.malformed < n && itg_clock_mono_ns() < until) {
+    itg__sleep_until(itg_clock_mono_ns() + 1000000);
+    itg_receiver_get_stats(r, &st);
+  }
+}
+
+/* Off-path injection: datagrams that copy a running flow's id and come
+ * from its sender's address (another socket on 127.0.0.1), but lack the
+ * flow's token (a version 2 header with a guessed token, a version 1
+ * header with none), are counted as malformed, never as the flow's: it
+ * counts exactly what its sender sent. */
+static void test_forged_datagrams(void **state) {
+  itg_receiver *r = start_receiver("forged.log");
+  itg_receiver_stats st;
+  itg_flow_cfg c;
+  itg_sender *s;
+  itg_flow_result res;
+  uint16_t port = free_port(1);
+  uint64_t seed = 1234;
+  uint8_t pkt[64];
+  itg__sock fd;
+  size_t n;
+  itg_logrec *v;
+  int i;
+  (void)state;
+  make_flow(&c, r, port, "-t 60000 -C 1000 -c 64");
+  c.flow_id = 77;
+  s = start_one(&c);
+
+  fd = bound_socket(1, 0);
+  for (i = 0; i < 1000; i++) {
+    itg_pkt_hdr h;
+    memset(&h, 0, sizeof h);
+    memset(pkt, 0, sizeof pkt);
+    h.flow_id = 77;
+    h.seq = (uint64_t)i + 1;
+    h.tx_ns = itg_clock_real_ns();
+    h.length = sizeof pkt;
+    h.token = rng_next(&seed);
+    assert_int_equal(itg_wire_encode(ITG_WIRE_NATIVE, 0, &h, pkt, sizeof pkt),
+                     ITG_WIRE_NATIVE_LEN);
+    if (i % 2 == 1)
+      pkt[6] = 1; /* version 1: the same bytes, the token as payload */
+    send_to(fd, port, pkt, sizeof pkt);
+    if (i % 250 == 249)
+      wait_malformed(r, (uint64_t)i + 1);
+  }
+  itg__sock_close(fd);
+  assert_int_equal(itg_sender_wait(s, 0), ITG_ETIMEDOUT);
+  assert_int_equal(itg_sender_stop(s), 0);
+  assert_int_equal(itg_sender_wait(s, WAIT), 0);
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  assert_true(res.packets > 0 && res.packets < 60000);
+  assert_true(res.received == res.packets);
+  itg_sender_free(s);
+  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+  itg_receiver_get_stats(r, &st);
+  assert_int_equal(st.malformed, 1000);
+  assert_true(st.packets == res.packets);
+  stop_receiver(r);
+  v = read_log("forged.log", &n);
+  check_flow_log(v, n, 77, res.packets, NULL);
+  free(v);
+}
+
 /* (6) A hundred flows at once on one shared port: each is logged whole.
  * 100 pkt/s each keeps the total low enough for a slow, loaded machine. */
 static void test_hundred_flows(void **state) {
@@ -736,6 +809,7 @@ static void test_sender_vanishes(void **state) {
     h.seq = (uint64_t)i;
     h.tx_ns = itg_clock_real_ns();
     h.length = sizeof pkt;
+    h.token = m.token;
     assert_int_equal(itg_wire_encode(ITG_WIRE_NATIVE, 0, &h, pkt, sizeof pkt),
                      ITG_WIRE_NATIVE_LEN);
     send_to(fd, m.port, pkt, sizeof pkt);
@@ -863,8 +937,8 @@ static void test_bad_signaling(void **state) {
   itg__addr a;
   itg_flow_cfg c;
   itg_sender *s;
-  static const uint8_t junk[] = {99, 1, 0, 0, 0, 0, 0, 0};
-  static const uint8_t half[] = {ITG__CTL_FLOW_CLOSE, 1, 0, 0, 0, 0, 0, 16,
+  static const uint8_t junk[] = {99, ITG__CTL_VERSION, 0, 0, 0, 0, 0, 0};
+  static const uint8_t half[] = {ITG__CTL_FLOW_CLOSE, ITG__CTL_VERSION, 0, 0, 0, 0, 0, 16,
                                  0, 0, 0};
   (void)state;
   /* An unknown message type. */
@@ -1035,6 +1109,7 @@ int main(void) {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_refused_flow),
       cmocka_unit_test(test_garbage),
+      cmocka_unit_test(test_forged_datagrams),
       cmocka_unit_test(test_hundred_flows),
       cmocka_unit_test(test_same_seed),
       cmocka_unit_test(test_sender_stop),
