@@ -828,6 +828,83 @@ static void test_sender_vanishes(void **state) {
   itg_receiver_free(r);
 }
 
+/* Sends whole packets of flow `id` with `token` (seq first..first+n-1,
+ * 100 bytes each) on a connected TCP data socket. */
+static void send_tcp_packets(itg__sock fd, uint32_t id, uint64_t token,
+                             uint64_t first, int n) {
+  uint8_t pkt[100];
+  for (int i = 0; i < n; i++) {
+    itg_pkt_hdr h;
+    size_t off = 0;
+    memset(&h, 0, sizeof h);
+    memset(pkt, 0, sizeof pkt);
+    h.flow_id = id;
+    h.seq = first + (uint64_t)i;
+    h.tx_ns = itg_clock_real_ns();
+    h.length = sizeof pkt;
+    h.token = token;
+    assert_int_equal(itg_wire_encode(ITG_WIRE_NATIVE, 1, &h, pkt, sizeof pkt),
+                     ITG_WIRE_NATIVE_LEN);
+    while (off < sizeof pkt) {
+      int k = itg__stream_send(fd, pkt + off, sizeof pkt - off);
+      assert_true(k >= 0);
+      off += (size_t)k;
+    }
+  }
+}
+
+/* A TCP data connection from the sender's address that bears a flow's id
+ * but not its token cannot take the flow's place: it is closed and counted
+ * as malformed, and the sender's own connection then carries the flow. */
+static void test_forged_tcp_connection(void **state) {
+  itg_receiver *r = start_receiver(NULL);
+  itg_receiver_stats st;
+  itg__ctl_reader rd;
+  itg__ctl_msg m;
+  itg__addr to;
+  itg__sock sig, forged, data;
+  uint64_t token;
+  (void)state;
+  sig = sig_connect(r, &rd);
+  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
+  m.flow_id = 9;
+  m.proto = ITG_PROTO_TCP;
+  m.port = free_port(0);
+  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+  assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_OPEN_ACK);
+  assert_int_equal(m.status, 0);
+  assert_true(m.token != 0);
+  token = m.token;
+  to = loopback(m.port);
+
+  assert_int_equal(itg__sock_open(&to, 0, &forged), 0);
+  assert_int_equal(itg__sock_connect(forged, &to, 5 * SEC), 0);
+  send_tcp_packets(forged, 9, token ^ 1, 1, 3);
+  wait_malformed(r, 1);
+  itg_receiver_get_stats(r, &st);
+  assert_int_equal(st.malformed, 1);
+
+  assert_int_equal(itg__sock_open(&to, 0, &data), 0);
+  assert_int_equal(itg__sock_connect(data, &to, 5 * SEC), 0);
+  send_tcp_packets(data, 9, token, 1, 10);
+  itg__ctl_init(&m, ITG__CTL_FLOW_CLOSE);
+  m.packets = 10;
+  m.bytes = 1000;
+  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+  assert_int_equal(itg__ctl_recv(sig, &rd, &m, WAIT), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_CLOSE_ACK);
+  assert_true(m.packets == 10);
+  assert_true(m.bytes == 1000);
+  itg__sock_close(data);
+  itg__sock_close(forged);
+  itg__sock_close(sig);
+  itg_receiver_get_stats(r, &st);
+  assert_int_equal(st.malformed, 1);
+  assert_true(st.packets == 10);
+  stop_receiver(r);
+}
+
 /* The flows a receiver opened, in order, and the spill file it named. */
 typedef struct opened {
   uint32_t ids[4];
@@ -1110,6 +1187,7 @@ int main(void) {
       cmocka_unit_test(test_refused_flow),
       cmocka_unit_test(test_garbage),
       cmocka_unit_test(test_forged_datagrams),
+      cmocka_unit_test(test_forged_tcp_connection),
       cmocka_unit_test(test_hundred_flows),
       cmocka_unit_test(test_same_seed),
       cmocka_unit_test(test_sender_stop),
