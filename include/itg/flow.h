@@ -56,7 +56,9 @@
  *                            the optional word is absent; "[v6]:port" for
  *                            an IPv6 address with a port), under the -x
  *                            name, or one the server chooses without -x
- *   --wire native|ditg       packet header profile (default native)
+ *   --wire native|ditg       packet header profile (default native; a
+ *                            ditg flow carries no flow token, so forged
+ *                            datagrams can join it: see itg/wire.h)
  *   Whole numbers may be written in decimal or 0x hexadecimal; option
  *   values that are words (UDP, rttm, ditg, codec names) and preset names
  *   match in any case.
