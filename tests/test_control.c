@@ -47,6 +47,7 @@ static int sample(int i, itg__ctl_msg *m) {
     m->flow_id = 7;
     m->port = 65535;
     strcpy(m->text, "flow id 7 is already in use");
+    m->token = 0xF1E2D3C4B5A69788ull;
     return 1;
   case 4:
     itg__ctl_init(m, ITG__CTL_FLOW_CLOSE);
@@ -88,6 +89,7 @@ static void assert_same(const itg__ctl_msg *a, const itg__ctl_msg *b) {
   assert_int_equal(a->ttl, b->ttl);
   assert_true(a->packets == b->packets);
   assert_true(a->bytes == b->bytes);
+  assert_true(a->token == b->token);
   assert_string_equal(a->text, b->text);
   assert_string_equal(a->log_host, b->log_host);
   assert_int_equal(a->log_port, b->log_port);
@@ -110,7 +112,7 @@ static void test_round_trip(void **state) {
 /* The frame layout written out by hand from the format in control.h. */
 static void test_layout(void **state) {
   static const uint8_t want[] = {
-      5,    1,    0,    0,    0,    0,    0,    16, /* header */
+      5,    2,    0,    0,    0,    0,    0,    16, /* header */
       0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, /* packets */
       0,    0,    0,    0,    0,    0,    0x03, 0xE8}; /* bytes 1000 */
   static const uint8_t open_body[] = {
@@ -119,6 +121,12 @@ static void test_layout(void **state) {
       0x23, 0x27, 0x9C, 0x41, /* port 8999, src port 40001 */
       0xFF, 0xFF, 0,  1,    /* tos -1, ttl 1 */
       0,   1,   'x'};       /* text */
+  static const uint8_t ack_body[] = {
+      0,    0,    0,    0,    /* status */
+      0,    0,    0,    9,    /* flow id */
+      0x23, 0x27,             /* port 8999 */
+      0,    0,                /* text "" */
+      0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08}; /* token */
   itg__ctl_msg m;
   uint8_t buf[64];
   int n;
@@ -142,6 +150,15 @@ static void test_layout(void **state) {
   assert_int_equal(buf[0], ITG__CTL_FLOW_OPEN);
   assert_int_equal(buf[7], sizeof open_body);
   assert_memory_equal(buf + 8, open_body, sizeof open_body);
+
+  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN_ACK);
+  m.flow_id = 9;
+  m.port = 8999;
+  m.token = 0x0102030405060708ull;
+  n = itg__ctl_encode(&m, buf, sizeof buf);
+  assert_int_equal(n, 8 + (int)sizeof ack_body);
+  assert_int_equal(buf[7], sizeof ack_body);
+  assert_memory_equal(buf + 8, ack_body, sizeof ack_body);
 }
 
 /* FLOW_OPEN's optional log server fields, laid out by hand; a body without
@@ -232,7 +249,9 @@ static void test_bad_frames(void **state) {
   sample(4, &m);
   n = itg__ctl_encode(&m, buf, sizeof buf);
 
-  buf[1] = 2; /* another protocol version */
+  buf[1] = ITG__CTL_VERSION + 1; /* another protocol version */
+  assert_int_equal(itg__ctl_decode(buf, (size_t)n, &d), ITG_EVERSION);
+  buf[1] = ITG__CTL_VERSION - 1; /* a peer without flow tokens */
   assert_int_equal(itg__ctl_decode(buf, (size_t)n, &d), ITG_EVERSION);
   buf[1] = 0;
   assert_int_equal(itg__ctl_decode(buf, (size_t)n, &d), ITG_EVERSION);

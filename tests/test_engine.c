@@ -14,6 +14,7 @@
 
 #include "engine/receiver_internal.h"
 #include "engine/sender_internal.h"
+#include "helpers/rng.h"
 #include "helpers/stall_logserver.h"
 #include "itg/receiver.h"
 #include "itg/sender.h"
@@ -105,10 +106,12 @@ static void send_to(itg__sock fd, uint16_t port, uint8_t *buf, size_t len) {
   assert_int_equal(itg__send_batch(fd, &d, 1), 1);
 }
 
-/* Sends packets first .. first + n - 1 of flow id from a socket of its
- * own to loopback:port, as a native sender would. Returns how many went
- * out (no assertion: it also runs on the receiver's thread). */
-static int send_native(uint16_t port, uint32_t id, uint64_t first, int n) {
+/* Sends packets first .. first + n - 1 of flow id, with the flow's token,
+ * from a socket of its own to loopback:port, as a native sender would.
+ * Returns how many went out (no assertion: it also runs on the receiver's
+ * thread). */
+static int send_native(uint16_t port, uint32_t id, uint64_t token,
+                       uint64_t first, int n) {
   itg__addr to = loopback(port), from = loopback(0);
   itg__sock fd;
   uint8_t pkt[64];
@@ -124,6 +127,7 @@ static int send_native(uint16_t port, uint32_t id, uint64_t first, int n) {
     h.seq = first + (uint64_t)i;
     h.tx_ns = itg_clock_real_ns();
     h.length = sizeof pkt;
+    h.token = token;
     itg_wire_encode(ITG_WIRE_NATIVE, 0, &h, pkt, sizeof pkt);
     memset(&d, 0, sizeof d);
     d.buf = pkt;
@@ -521,6 +525,78 @@ static void test_garbage(void **state) {
   stop_receiver(r);
 }
 
+/* Waits (bounded) for the receiver to count at least n malformed
+ * datagrams, so the test's socket buffer never overflows. */
+static void wait_malformed(itg_receiver *r, uint64_t n) {
+  int64_t until = itg_clock_mono_ns() + 10 * SEC;
+  itg_receiver_stats st;
+  itg_receiver_get_stats(r, &st);
+  while (st.malformed < n && itg_clock_mono_ns() < until) {
+    itg__sleep_until(itg_clock_mono_ns() + 1000000);
+    itg_receiver_get_stats(r, &st);
+  }
+}
+
+/* Off-path injection: datagrams that copy a running flow's id and come
+ * from its sender's address (another socket on 127.0.0.1), but lack the
+ * flow's token (a version 2 header with a guessed token, a version 1
+ * header with none), are counted as malformed, never as the flow's: it
+ * counts exactly what its sender sent. */
+static void test_forged_datagrams(void **state) {
+  itg_receiver *r = start_receiver("forged.log");
+  itg_receiver_stats st;
+  itg_flow_cfg c;
+  itg_sender *s;
+  itg_flow_result res;
+  uint16_t port = free_port(1);
+  uint64_t seed = 1234;
+  uint8_t pkt[64];
+  itg__sock fd;
+  size_t n;
+  itg_logrec *v;
+  int i;
+  (void)state;
+  make_flow(&c, r, port, "-t 60000 -C 1000 -c 64");
+  c.flow_id = 77;
+  s = start_one(&c);
+
+  fd = bound_socket(1, 0);
+  for (i = 0; i < 1000; i++) {
+    itg_pkt_hdr h;
+    memset(&h, 0, sizeof h);
+    memset(pkt, 0, sizeof pkt);
+    h.flow_id = 77;
+    h.seq = (uint64_t)i + 1;
+    h.tx_ns = itg_clock_real_ns();
+    h.length = sizeof pkt;
+    h.token = rng_next(&seed);
+    assert_int_equal(itg_wire_encode(ITG_WIRE_NATIVE, 0, &h, pkt, sizeof pkt),
+                     ITG_WIRE_NATIVE_LEN);
+    if (i % 2 == 1)
+      pkt[6] = 1; /* version 1: the same bytes, the token as payload */
+    send_to(fd, port, pkt, sizeof pkt);
+    if (i % 250 == 249)
+      wait_malformed(r, (uint64_t)i + 1);
+  }
+  itg__sock_close(fd);
+  assert_int_equal(itg_sender_wait(s, 0), ITG_ETIMEDOUT);
+  assert_int_equal(itg_sender_stop(s), 0);
+  assert_int_equal(itg_sender_wait(s, WAIT), 0);
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  assert_true(res.packets > 0 && res.packets < 60000);
+  assert_true(res.received == res.packets);
+  itg_sender_free(s);
+  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+  itg_receiver_get_stats(r, &st);
+  assert_int_equal(st.malformed, 1000);
+  assert_true(st.packets == res.packets);
+  stop_receiver(r);
+  v = read_log("forged.log", &n);
+  check_flow_log(v, n, 77, res.packets, NULL);
+  free(v);
+}
+
 /* (6) A hundred flows at once on one shared port: each is logged whole.
  * 100 pkt/s each keeps the total low enough for a slow, loaded machine. */
 static void test_hundred_flows(void **state) {
@@ -750,6 +826,7 @@ typedef struct loop_hold {
   itg_receiver *r;
   uint32_t id;
   uint16_t port;
+  uint64_t token;
   atomic_int fired;   /* the packets went out and the loop was held */
   itg_flow_event end; /* the flow's ENDED event */
   int ended;
@@ -771,7 +848,7 @@ static void hold_loop(const itg_flow_event *ev, void *user) {
       break;
   if (f == NULL)
     return; /* the FLOW_CLOSE is not acted on yet: the next try */
-  send_native(h->port, h->id, 1, HELD_PACKETS);
+  send_native(h->port, h->id, h->token, 1, HELD_PACKETS);
   itg__sleep_until(itg_clock_mono_ns() +
                    2 * ITG__RX_LINGER_MS * (SEC / 1000));
   atomic_store(&h->fired, 1);
@@ -800,6 +877,7 @@ static void test_loop_held_at_close(void **state) {
   assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), 0);
   assert_int_equal(m.status, 0);
   h.port = m.port;
+  h.token = m.token;
   itg__ctl_init(&m, ITG__CTL_FLOW_CLOSE);
   m.packets = HELD_PACKETS;
   assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
@@ -846,7 +924,7 @@ static void test_sender_vanishes(void **state) {
   assert_int_equal(m.status, 0);
   assert_int_equal(m.flow_id, 5);
 
-  assert_int_equal(send_native(m.port, 5, 1, 10), 10);
+  assert_int_equal(send_native(m.port, 5, m.token, 1, 10), 10);
   itg__sock_close(sig);
   assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
   assert_int_equal(itg_receiver_stop(r), 0);
@@ -858,6 +936,85 @@ static void test_sender_vanishes(void **state) {
   assert_int_equal(sn.last_end.sent_known, 0);
   assert_int_equal(sn.last_end.flow_id, 5);
   itg_receiver_free(r);
+}
+
+/* Sends whole packets of flow `id` with `token` (seq first..first+n-1,
+ * 100 bytes each) on a connected TCP data socket. */
+static void send_tcp_packets(itg__sock fd, uint32_t id, uint64_t token,
+                             uint64_t first, int n) {
+  uint8_t pkt[100];
+  for (int i = 0; i < n; i++) {
+    itg_pkt_hdr h;
+    size_t off = 0;
+    memset(&h, 0, sizeof h);
+    memset(pkt, 0, sizeof pkt);
+    h.flow_id = id;
+    h.seq = first + (uint64_t)i;
+    h.tx_ns = itg_clock_real_ns();
+    h.length = sizeof pkt;
+    h.token = token;
+    assert_int_equal(itg_wire_encode(ITG_WIRE_NATIVE, 1, &h, pkt, sizeof pkt),
+                     ITG_WIRE_NATIVE_LEN);
+    while (off < sizeof pkt) {
+      int k = itg__stream_send(fd, pkt + off, sizeof pkt - off);
+      assert_true(k >= 0);
+      off += (size_t)k;
+    }
+  }
+}
+
+/* A TCP data connection from the sender's address that bears a flow's id
+ * but not its token cannot take the flow's place: it is closed and counted
+ * as malformed, and the sender's own connection then carries the flow. */
+static void test_forged_tcp_connection(void **state) {
+  itg_receiver *r = start_receiver(NULL);
+  itg_receiver_stats st;
+  itg__ctl_reader rd;
+  itg__ctl_msg m;
+  itg__addr to;
+  itg__sock sig, forged, data;
+  uint64_t token;
+  (void)state;
+  sig = sig_connect(r, &rd);
+  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
+  m.flow_id = 9;
+  m.proto = ITG_PROTO_TCP;
+  m.port = free_port(0);
+  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+  assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_OPEN_ACK);
+  assert_int_equal(m.status, 0);
+  assert_true(m.token != 0);
+  token = m.token;
+  to = loopback(m.port);
+
+  assert_int_equal(itg__sock_open(&to, 0, &forged), 0);
+  assert_int_equal(itg__sock_connect(forged, &to, 5 * SEC), 0);
+  /* One packet: the receiver closes the connection at its header, and a
+   * later send could meet the reset. */
+  send_tcp_packets(forged, 9, token ^ 1, 1, 1);
+  wait_malformed(r, 1);
+  itg_receiver_get_stats(r, &st);
+  assert_int_equal(st.malformed, 1);
+
+  assert_int_equal(itg__sock_open(&to, 0, &data), 0);
+  assert_int_equal(itg__sock_connect(data, &to, 5 * SEC), 0);
+  send_tcp_packets(data, 9, token, 1, 10);
+  itg__ctl_init(&m, ITG__CTL_FLOW_CLOSE);
+  m.packets = 10;
+  m.bytes = 1000;
+  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+  assert_int_equal(itg__ctl_recv(sig, &rd, &m, WAIT), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_CLOSE_ACK);
+  assert_true(m.packets == 10);
+  assert_true(m.bytes == 1000);
+  itg__sock_close(data);
+  itg__sock_close(forged);
+  itg__sock_close(sig);
+  itg_receiver_get_stats(r, &st);
+  assert_int_equal(st.malformed, 1);
+  assert_true(st.packets == 10);
+  stop_receiver(r);
 }
 
 /* The flows a receiver opened, in order, and the spill file it named. */
@@ -1011,14 +1168,13 @@ static void test_stalled_log_server(void **state) {
   stall_logserver *srv;
   itg__ctl_reader rd;
   itg__ctl_msg m;
-  itg__sock sig, fd;
+  itg__sock sig;
   itg_logrec *took;
-  uint8_t pkt[64];
   uint64_t seq = 0;
   int64_t worst = 0;
   size_t n;
   uint16_t log_port, port;
-  int b, i;
+  int b;
   (void)state;
   memset(&sn, 0, sizeof sn);
   srv = stall_logserver_start(&log_port);
@@ -1036,27 +1192,15 @@ static void test_stalled_log_server(void **state) {
   assert_int_equal(m.type, ITG__CTL_FLOW_OPEN_ACK);
   assert_int_equal(m.status, 0);
 
-  fd = bound_socket(1, 0);
   for (b = 0; b < STALL_BURSTS; b++) {
     int64_t rtt;
-    for (i = 0; i < STALL_BURST; i++) {
-      itg_pkt_hdr h;
-      memset(&h, 0, sizeof h);
-      memset(pkt, 0, sizeof pkt);
-      h.flow_id = 3;
-      h.seq = ++seq;
-      h.tx_ns = itg_clock_real_ns();
-      h.length = sizeof pkt;
-      assert_int_equal(
-          itg_wire_encode(ITG_WIRE_NATIVE, 0, &h, pkt, sizeof pkt),
-          ITG_WIRE_NATIVE_LEN);
-      send_to(fd, port, pkt, sizeof pkt);
-    }
+    assert_int_equal(send_native(port, 3, m.token, seq + 1, STALL_BURST),
+                     STALL_BURST);
+    seq += STALL_BURST;
     rtt = hello_rtt(r);
     if (rtt > worst)
       worst = rtt;
   }
-  itg__sock_close(fd);
   stall_logserver_resume(srv);
   itg__sock_close(sig);
   assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
@@ -1084,8 +1228,8 @@ static void test_bad_signaling(void **state) {
   itg__addr a;
   itg_flow_cfg c;
   itg_sender *s;
-  static const uint8_t junk[] = {99, 1, 0, 0, 0, 0, 0, 0};
-  static const uint8_t half[] = {ITG__CTL_FLOW_CLOSE, 1, 0, 0, 0, 0, 0, 16,
+  static const uint8_t junk[] = {99, ITG__CTL_VERSION, 0, 0, 0, 0, 0, 0};
+  static const uint8_t half[] = {ITG__CTL_FLOW_CLOSE, ITG__CTL_VERSION, 0, 0, 0, 0, 0, 16,
                                  0, 0, 0};
   (void)state;
   /* An unknown message type. */
@@ -1256,6 +1400,8 @@ int main(void) {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_refused_flow),
       cmocka_unit_test(test_garbage),
+      cmocka_unit_test(test_forged_datagrams),
+      cmocka_unit_test(test_forged_tcp_connection),
       cmocka_unit_test(test_hundred_flows),
       cmocka_unit_test(test_same_seed),
       cmocka_unit_test(test_sender_stop),

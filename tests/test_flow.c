@@ -305,21 +305,22 @@ static void test_voip(void **state) {
   c = ok(W("VoIP", "-x", "G.711.1"));
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.01, 0, 1.0);
   assert_spec(&c.size, ITG_DIST_CONSTANT, 92, 0, 1.0);
+  /* 20 + 12 B, raised to the 36-byte native header. */
   c = ok(W("VoIP", "-x", "G.729.2", "-h", "RTP"));
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.02, 0, 1.0);
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 32, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 36, 0, 1.0);
   /* (20 + 12) * 0.65 = 20.8 -> 21 B: kept with the 16-byte D-ITG header,
    * whether --wire comes before or after the preset. */
   c = ok(W("VoIP", "-x", "G.729.2", "-VAD", "--wire", "ditg"));
   assert_spec(&c.size, ITG_DIST_CONSTANT, 21, 0, 1.0);
   c = ok(W("--wire", "ditg", "VoIP", "-VAD", "-x", "G.729.2"));
   assert_spec(&c.size, ITG_DIST_CONSTANT, 21, 0, 1.0);
-  /* ... raised to the 28-byte native header. */
+  /* ... raised to the 36-byte native header. */
   c = ok(W("VoIP", "-x", "G.729.2", "-VAD"));
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 28, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 36, 0, 1.0);
   c = ok(W("VoIP", "-x", "g.729.3", "-h", "crtp"));
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 1.0 / 33, 0, 1.0);
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 32, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 36, 0, 1.0);
   /* (30 + 2) * 0.65 = 20.8 -> 21 B at 26 pkt/s. */
   c = ok(W("--wire", "ditg", "VoIP", "-h", "CRTP", "-x", "G.723.1", "-VAD"));
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 1.0 / 26, 0, 1.0);
@@ -394,7 +395,7 @@ static void test_telnet_dns(void **state) {
   c = ok(W("Telnet"));
   assert_int_equal(c.proto, ITG_PROTO_TCP);
   assert_spec(&c.idt, ITG_DIST_PARETO, 0.95, 1.1, 1e-3);
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 28, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 36, 0, 1.0);
   assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
   c = ok(W("Telnet", "--wire", "ditg"));
   assert_spec(&c.size, ITG_DIST_CONSTANT, 20, 0, 1.0);
@@ -613,17 +614,17 @@ static void test_validate(void **state) {
   memset(c.recv_log, 'a', sizeof c.recv_log);
   check_invalid(&c, ITG_EINVAL, "receiver log name is not terminated");
 
-  /* Constant sizes against each header: native 28, D-ITG 16 (UDP) and 20
+  /* Constant sizes against each header: native 36, D-ITG 16 (UDP) and 20
    * (TCP), and the 65507-byte maximum. */
   c = base;
-  c.size.p[0] = 27;
+  c.size.p[0] = 35;
   check_invalid(&c, ITG_EINVAL,
-                "size: constant 27 B is smaller than the 28-byte header");
-  c.size.p[0] = 28;
+                "size: constant 35 B is smaller than the 36-byte header");
+  c.size.p[0] = 36;
   check_invalid(&c, 0, "");
   c.proto = ITG_PROTO_TCP;
-  c.size.p[0] = 27;
-  check_invalid(&c, ITG_EINVAL, "28-byte header (native wire over TCP)");
+  c.size.p[0] = 35;
+  check_invalid(&c, ITG_EINVAL, "36-byte header (native wire over TCP)");
   c = base;
   c.wire = ITG_WIRE_DITG;
   c.size.p[0] = 15;
@@ -641,7 +642,7 @@ static void test_validate(void **state) {
   check_invalid(&c, 0, "");
   {
     itg_flow_cfg p = ok(W("-c", "20"));
-    check_invalid(&p, ITG_EINVAL, "smaller than the 28-byte header");
+    check_invalid(&p, ITG_EINVAL, "smaller than the 36-byte header");
   }
 
   /* Random sizes: the law's range must meet [header, 65507]. */
@@ -650,7 +651,7 @@ static void test_validate(void **state) {
   c.size.p[0] = 1;
   c.size.p[1] = 10;
   check_invalid(&c, ITG_EINVAL, "size: uniform draws only values outside");
-  c.size.p[1] = 30;
+  c.size.p[1] = 40;
   check_invalid(&c, 0, "");
   c.size.p[0] = 70000;
   c.size.p[1] = 80000;
@@ -867,7 +868,7 @@ static void test_describe(void **state) {
   c = ok(W("Telnet"));
   itg_flow_describe(&c, buf, sizeof buf);
   assert_string_equal(buf, "TCP 127.0.0.1:8999 IDT pareto(0.95, 1.1 ms) size "
-                           "constant(28 B) for 10 s");
+                           "constant(36 B) for 10 s");
 }
 
 static void test_describe_edges(void **state) {

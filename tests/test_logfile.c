@@ -12,12 +12,23 @@
 #include <cmocka.h>
 #include <uv.h>
 
+#include "core/byteorder.h"
+#include "core/crc32c.h"
 #include "helpers/rng.h"
 #include "helpers/vectors.h"
 #include "itg/log.h"
 
 #define HDR ITG_LOG_HEADER_LEN
+#define HDR1 ITG_LOG_V1_HEADER_LEN
 #define REC ITG_LOG_RECORD_LEN
+#define BLK ITG_LOG_BLOCK_RECORDS
+/* A block's magic and count, and its checksum. */
+#define BHEAD 8u
+#define BTAIL 4u
+/* Where record i of a log written without flushes lies: blocks are full
+ * but the last. */
+#define REC_AT(i) (HDR + ((i) / BLK) * (BHEAD + BLK * REC + BTAIL) + BHEAD + \
+                   ((i) % BLK) * REC)
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -119,6 +130,35 @@ static void make_log(const char *path, size_t n, uint64_t seed,
       recs[i] = r;
   }
   assert_int_equal(itg_logwriter_close(w), 0);
+}
+
+/* Writes a version 1 log (header and bare records, as libitg wrote them
+ * before blocks) of n random records (seeded) at path. */
+static void make_v1_log(const char *path, size_t n, uint64_t seed,
+                        itg_logrec *recs) {
+  itg_log_hdr h = test_header();
+  uint8_t head[HDR], one[REC];
+  FILE *f = fopen(path, "wb");
+  size_t i;
+  assert_non_null(f);
+  itg_log_hdr_encode(&h, head);
+  itg__put_le16(head + 8, 1);
+  itg__put_le16(head + 12, HDR1);
+  assert_int_equal(fwrite(head, 1, HDR1, f), HDR1);
+  for (i = 0; i < n; i++) {
+    itg_logrec r = random_rec(&seed);
+    itg_logrec_encode(&r, one);
+    assert_int_equal(fwrite(one, 1, REC, f), REC);
+    if (recs != NULL)
+      recs[i] = r;
+  }
+  assert_int_equal(fclose(f), 0);
+}
+
+/* Writes a block's checksum again after its bytes were changed. */
+static void reseal_block(uint8_t *block) {
+  size_t len = BHEAD + (size_t)itg__get_le32(block + 4) * REC;
+  itg__put_le32(block + len, itg__crc32c(0, block, len));
 }
 
 /* Reads n records that must equal recs[0..n), then expects `end` (0, or an
@@ -265,6 +305,27 @@ static void test_logrec_vectors(void **state) {
 
 /* ---- records and headers in memory ------------------------------------- */
 
+/* CRC-32C's check value, and a CRC continued over pieces is the CRC of the
+ * whole, for every split and every start alignment of the 8-byte steps. */
+static void test_crc32c(void **state) {
+  uint8_t buf[100];
+  uint64_t seed = 8;
+  size_t i, cut, start;
+  (void)state;
+  assert_int_equal(itg__crc32c(0, "123456789", 9), 0xE3069283u);
+  assert_int_equal(itg__crc32c(0, buf, 0), 0);
+  for (i = 0; i < sizeof buf; i++)
+    buf[i] = (uint8_t)rng_next(&seed);
+  for (start = 0; start < 8; start++) {
+    uint32_t whole = itg__crc32c(0, buf + start, sizeof buf - start);
+    for (cut = start; cut <= sizeof buf; cut++)
+      assert_int_equal(
+          itg__crc32c(itg__crc32c(0, buf + start, cut - start), buf + cut,
+                      sizeof buf - cut),
+          whole);
+  }
+}
+
 static void test_record_random_roundtrip(void **state) {
   uint64_t seed = 31337;
   int i;
@@ -326,12 +387,32 @@ static void test_file_roundtrip(void **state) {
   assert_int_equal(itg_logwriter_write(w, recs, 0), 0);
   assert_int_equal(itg_logwriter_close(w), 0);
 
+  /* The file is the header, then blocks as itg/log.h lays them out, each
+   * full but the one the flush closed and the last, holding the records
+   * in order. */
   bytes = read_file(path, &len);
-  assert_int_equal(len, HDR + (size_t)N * REC);
-  for (i = 0; i < N; i += 997) {
+  {
+    size_t off = HDR, short_blocks = 0;
     uint8_t one[REC];
-    itg_logrec_encode(&recs[i], one);
-    assert_memory_equal(bytes + HDR + i * REC, one, REC);
+    for (i = 0; i < N;) {
+      uint32_t n;
+      size_t k;
+      assert_true(off + BHEAD <= len);
+      assert_memory_equal(bytes + off, "ITGB", 4);
+      n = itg__get_le32(bytes + off + 4);
+      assert_true(n >= 1 && n <= BLK);
+      short_blocks += n < BLK;
+      assert_true(off + BHEAD + n * REC + BTAIL <= len);
+      assert_int_equal(itg__get_le32(bytes + off + BHEAD + n * REC),
+                       itg__crc32c(0, bytes + off, BHEAD + n * REC));
+      for (k = 0; k < n; k++, i++) {
+        itg_logrec_encode(&recs[i], one);
+        assert_memory_equal(bytes + off + BHEAD + k * REC, one, REC);
+      }
+      off += BHEAD + n * REC + BTAIL;
+    }
+    assert_int_equal(off, len);
+    assert_true(short_blocks <= 2);
   }
   free(bytes);
 
@@ -349,9 +430,32 @@ static void test_file_roundtrip(void **state) {
   }
   assert_int_equal(itg_logreader_next(r, &got), 0);
   assert_int_equal(itg_logreader_next(r, &got), 0);
-  assert_int_equal(itg_logreader_offset(r), HDR + (uint64_t)N * REC);
+  assert_int_equal(itg_logreader_offset(r), len);
   itg_logreader_close(r);
   free(recs);
+  remove(path);
+}
+
+/* A version 1 log, as libitg wrote them before blocks, reads record by
+ * record to its end. */
+static void test_v1_roundtrip(void **state) {
+  enum { N = 5000 };
+  char path[1100];
+  itg_logrec recs[N];
+  itg_logreader *r = NULL;
+  itg_log_hdr got_hdr;
+  (void)state;
+  tmp_path("v1.log", path, sizeof path);
+  make_v1_log(path, N, 23, recs);
+  assert_int_equal(itg_logreader_open(path, &r), 0);
+  itg_logreader_header(r, &got_hdr);
+  assert_int_equal(got_hdr.version, 1);
+  assert_string_equal(got_hdr.host, "roundtrip-host");
+  assert_int_equal(itg_logreader_offset(r), HDR1);
+  itg_logreader_close(r);
+  expect_log(path, recs, N, 0, HDR1 + (uint64_t)N * REC);
+  make_v1_log(path, 0, 23, NULL);
+  expect_log(path, NULL, 0, 0, HDR1);
   remove(path);
 }
 
@@ -364,25 +468,48 @@ static void test_empty_log(void **state) {
   remove(path);
 }
 
-/* A file cut anywhere inside its last record: the records before it come
- * back whole, then ETRUNC at the start of the cut record. */
-static void test_truncated_last_record(void **state) {
+/* A file cut anywhere inside its last block: the records of the blocks
+ * before it come back whole, then ETRUNC at the start of the cut block. */
+static void test_truncated_last_block(void **state) {
+  enum { N = BLK + 10 };
+  char path[1100], cut_path[1100];
+  itg_logrec recs[N];
+  uint8_t *bytes;
+  size_t len, cut, last = REC_AT(BLK) - BHEAD;
+  (void)state;
+  tmp_path("full.log", path, sizeof path);
+  tmp_path("cut.log", cut_path, sizeof cut_path);
+  make_log(path, N, 7, recs);
+  bytes = read_file(path, &len);
+  assert_int_equal(len, last + BHEAD + 10 * REC + BTAIL);
+  for (cut = 0; cut < len - last; cut++) {
+    put_file(cut_path, "wb", bytes, last + cut);
+    expect_log(cut_path, recs, BLK, cut == 0 ? 0 : ITG_ETRUNC, last);
+  }
+  free(bytes);
+  remove(path);
+  remove(cut_path);
+}
+
+/* A version 1 file cut anywhere inside its last record: the records
+ * before it come back whole, then ETRUNC at the start of the cut record. */
+static void test_v1_truncated_last_record(void **state) {
   enum { N = 10 };
   char path[1100], cut_path[1100];
   itg_logrec recs[N];
   uint8_t *bytes;
   size_t len, cut;
   (void)state;
-  tmp_path("full.log", path, sizeof path);
-  tmp_path("cut.log", cut_path, sizeof cut_path);
-  make_log(path, N, 7, recs);
+  tmp_path("full1.log", path, sizeof path);
+  tmp_path("cut1.log", cut_path, sizeof cut_path);
+  make_v1_log(path, N, 7, recs);
   bytes = read_file(path, &len);
-  assert_int_equal(len, HDR + N * REC);
+  assert_int_equal(len, HDR1 + N * REC);
   for (cut = 0; cut < REC; cut++) {
-    size_t keep = HDR + (N - 1) * REC + cut;
+    size_t keep = HDR1 + (N - 1) * REC + cut;
     put_file(cut_path, "wb", bytes, keep);
     expect_log(cut_path, recs, N - 1, cut == 0 ? 0 : ITG_ETRUNC,
-               HDR + (N - 1) * REC);
+               HDR1 + (N - 1) * REC);
   }
   free(bytes);
   remove(path);
@@ -410,9 +537,9 @@ static void test_truncated_header(void **state) {
   remove(cut_path);
 }
 
-/* A record that does not decode stops the reader at its offset, and the
- * records before it are intact. */
-static void test_corrupt_middle_record(void **state) {
+/* In a version 1 file a record that does not decode stops the reader at
+ * its offset, and the records before it are intact. */
+static void test_v1_corrupt_middle_record(void **state) {
   enum { N = 20, BAD = 7 };
   char path[1100];
   itg_logrec recs[N];
@@ -420,21 +547,135 @@ static void test_corrupt_middle_record(void **state) {
   size_t len;
   (void)state;
   tmp_path("corrupt.log", path, sizeof path);
-  make_log(path, N, 11, recs);
+  make_v1_log(path, N, 11, recs);
   bytes = read_file(path, &len);
   /* An unknown flag bit. */
-  bytes[HDR + BAD * REC + 6] = 0x80;
+  bytes[HDR1 + BAD * REC + 6] = 0x80;
   put_file(path, "wb", bytes, len);
-  expect_log(path, recs, BAD, ITG_EBADMSG, HDR + BAD * REC);
+  expect_log(path, recs, BAD, ITG_EBADMSG, HDR1 + BAD * REC);
   /* A packet record of size 0. */
-  bytes[HDR + BAD * REC + 4] = 0;
-  bytes[HDR + BAD * REC + 5] = 0;
-  bytes[HDR + BAD * REC + 6] = ITG_REC_TX;
-  bytes[HDR + BAD * REC + 7] = 0;
+  bytes[HDR1 + BAD * REC + 4] = 0;
+  bytes[HDR1 + BAD * REC + 5] = 0;
+  bytes[HDR1 + BAD * REC + 6] = ITG_REC_TX;
+  bytes[HDR1 + BAD * REC + 7] = 0;
   put_file(path, "wb", bytes, len);
-  expect_log(path, recs, BAD, ITG_EBADMSG, HDR + BAD * REC);
+  expect_log(path, recs, BAD, ITG_EBADMSG, HDR1 + BAD * REC);
   free(bytes);
   remove(path);
+}
+
+/* Reads path expecting recs[0..n) but for the records of block `lost`
+ * (which holds `count` of them): ITG_EBADMSG comes once where they were,
+ * with the damage it names, then the rest and the clean end. */
+static void expect_skipped(const char *path, const itg_logrec *recs,
+                           size_t n, size_t lost, size_t count) {
+  itg_logreader *r = NULL;
+  itg_log_damage d;
+  itg_logrec got;
+  size_t i;
+  assert_int_equal(itg_logreader_open(path, &r), 0);
+  assert_int_equal(itg_logreader_damage(r, &d), 0);
+  for (i = 0; i < n; i++) {
+    if (i == lost * BLK) {
+      assert_int_equal(itg_logreader_next(r, &got), ITG_EBADMSG);
+      assert_int_equal(itg_logreader_damage(r, &d), 1);
+      assert_int_equal(d.block, lost);
+      assert_int_equal(d.offset, REC_AT(i) - BHEAD);
+      assert_int_equal(d.records, count);
+      i += count - 1;
+      continue;
+    }
+    assert_int_equal(itg_logreader_next(r, &got), 1);
+    assert_rec_equal(&got, &recs[i]);
+  }
+  assert_int_equal(itg_logreader_next(r, &got), 0);
+  assert_int_equal(itg_logreader_damage(r, &d), 1);
+  itg_logreader_close(r);
+}
+
+/* In a version 2 file a damaged block is reported once and skipped; the
+ * blocks around it read whole. A record that does not decode in a block
+ * whose checksum holds (written so) costs its block too. */
+static void test_damaged_block(void **state) {
+  enum { N = 3 * BLK + 5 };
+  char path[1100];
+  itg_logrec *recs = malloc(N * sizeof *recs);
+  uint8_t *bytes;
+  size_t len;
+  (void)state;
+  assert_non_null(recs);
+  tmp_path("damaged.log", path, sizeof path);
+  make_log(path, N, 11, recs);
+  bytes = read_file(path, &len);
+
+  bytes[REC_AT(BLK + 9) + 3] ^= 0x04; /* a bit of a record */
+  put_file(path, "wb", bytes, len);
+  expect_skipped(path, recs, N, 1, BLK);
+  bytes[REC_AT(BLK + 9) + 3] ^= 0x04;
+
+  bytes[REC_AT(BLK) - BHEAD + 5] ^= 0x01; /* the count, now 0 */
+  put_file(path, "wb", bytes, len);
+  expect_skipped(path, recs, N, 1, BLK);
+  bytes[REC_AT(BLK) - BHEAD + 5] ^= 0x01;
+
+  bytes[REC_AT(2 * BLK) - BHEAD] = 'X'; /* the magic */
+  put_file(path, "wb", bytes, len);
+  expect_skipped(path, recs, N, 2, BLK);
+  bytes[REC_AT(2 * BLK) - BHEAD] = 'I';
+
+  bytes[len - 1] ^= 0x80; /* the last block's checksum */
+  put_file(path, "wb", bytes, len);
+  expect_skipped(path, recs, N, 3, 5);
+  bytes[len - 1] ^= 0x80;
+
+  bytes[REC_AT(7) + 6] = 0x80; /* an unknown flag bit, block resealed */
+  reseal_block(bytes + REC_AT(0) - BHEAD);
+  put_file(path, "wb", bytes, len);
+  expect_skipped(path, recs, N, 0, BLK);
+  free(bytes);
+  free(recs);
+  remove(path);
+}
+
+/* Random single-bit flips anywhere in a log (fixed seed): a flip in the
+ * header makes it refused; a flip in a block is found, reported once with
+ * that block's number and count, and only that block's records are lost. */
+static void test_bit_flips(void **state) {
+  enum { N = 4 * BLK + 77, FLIPS = 1500 };
+  char path[1100], flip_path[1100];
+  itg_logrec *recs = malloc(N * sizeof *recs);
+  uint64_t seed = 20261124;
+  uint8_t *bytes;
+  size_t len, f, in_header = 0;
+  (void)state;
+  assert_non_null(recs);
+  tmp_path("flipsrc.log", path, sizeof path);
+  tmp_path("flip.log", flip_path, sizeof flip_path);
+  make_log(path, N, 3, recs);
+  bytes = read_file(path, &len);
+  for (f = 0; f < FLIPS; f++) {
+    size_t bit = (size_t)(rng_next(&seed) % (len * 8)), at = bit / 8;
+    itg_logreader *r = NULL;
+    bytes[at] ^= (uint8_t)(1u << (bit % 8));
+    put_file(flip_path, "wb", bytes, len);
+    if (at < HDR) {
+      int rc = itg_logreader_open(flip_path, &r);
+      if (rc == 0)
+        fail_msg("flip of bit %zu in the header went unseen", bit);
+      assert_null(r);
+      in_header++;
+    } else {
+      size_t block = (at - HDR) / (BHEAD + BLK * REC + BTAIL);
+      size_t count = block == N / BLK ? N % BLK : BLK;
+      expect_skipped(flip_path, recs, N, block, count);
+    }
+    bytes[at] ^= (uint8_t)(1u << (bit % 8));
+  }
+  assert_true(in_header > 0);
+  free(bytes);
+  free(recs);
+  remove(path);
+  remove(flip_path);
 }
 
 /* Opens a copy of a good log with one header byte changed. */
@@ -474,40 +715,53 @@ static void test_foreign_headers(void **state) {
   bytes[11] = 0xFE;
   assert_int_equal(open_patched(bad_path, bytes, len, 0, 'X'), ITG_EBADMSG);
   assert_int_equal(open_patched(bad_path, bytes, len, 6, '\n'), ITG_EBADMSG);
-  assert_int_equal(open_patched(bad_path, bytes, len, 8, 2), ITG_EVERSION);
+  assert_int_equal(open_patched(bad_path, bytes, len, 8, 3), ITG_EVERSION);
+  assert_int_equal(open_patched(bad_path, bytes, len, 8, 1), ITG_EBADMSG);
   assert_int_equal(open_patched(bad_path, bytes, len, 9, 1), ITG_EVERSION);
   assert_int_equal(open_patched(bad_path, bytes, len, 14, 33), ITG_EBADMSG);
   assert_int_equal(open_patched(bad_path, bytes, len, 16, 9), ITG_EBADMSG);
+  assert_int_equal(open_patched(bad_path, bytes, len, 40, 'x'), ITG_EBADMSG);
   free(bytes);
   remove(path);
   remove(bad_path);
 }
 
 /* A reader at the end of a log still being written picks up what is
- * appended later, even after reporting a partial record. */
+ * appended later, even after reporting a partial block. */
 static void test_growing_file(void **state) {
   char path[1100];
+  itg_log_hdr h = test_header();
+  itg_logwriter *w = NULL;
   itg_logrec recs[3], got;
   itg_logreader *r = NULL;
+  uint64_t seed = 17;
   uint8_t *bytes;
-  size_t len;
+  size_t len, i, second = HDR + BHEAD + REC + BTAIL;
   (void)state;
   tmp_path("grow.log", path, sizeof path);
-  make_log(path, 3, 17, recs);
+  for (i = 0; i < 3; i++)
+    recs[i] = random_rec(&seed);
+  /* Blocks of 1 and 2 records: a flush closes a block. */
+  assert_int_equal(itg_logwriter_open(path, &h, &w), 0);
+  assert_int_equal(itg_logwriter_write(w, recs, 1), 0);
+  assert_int_equal(itg_logwriter_flush(w), 0);
+  assert_int_equal(itg_logwriter_write(w, recs + 1, 2), 0);
+  assert_int_equal(itg_logwriter_close(w), 0);
   bytes = read_file(path, &len);
-  put_file(path, "wb", bytes, HDR + REC + REC / 2);
+  assert_int_equal(len, second + BHEAD + 2 * REC + BTAIL);
+  put_file(path, "wb", bytes, second + BHEAD + REC);
   assert_int_equal(itg_logreader_open(path, &r), 0);
   assert_int_equal(itg_logreader_next(r, &got), 1);
   assert_rec_equal(&got, &recs[0]);
   assert_int_equal(itg_logreader_next(r, &got), ITG_ETRUNC);
-  assert_int_equal(itg_logreader_offset(r), HDR + REC);
-  put_file(path, "ab", bytes + HDR + REC + REC / 2, REC / 2 + REC);
+  assert_int_equal(itg_logreader_offset(r), second);
+  put_file(path, "ab", bytes + second + BHEAD + REC, REC + BTAIL);
   assert_int_equal(itg_logreader_next(r, &got), 1);
   assert_rec_equal(&got, &recs[1]);
   assert_int_equal(itg_logreader_next(r, &got), 1);
   assert_rec_equal(&got, &recs[2]);
   assert_int_equal(itg_logreader_next(r, &got), 0);
-  assert_int_equal(itg_logreader_offset(r), HDR + 3 * REC);
+  assert_int_equal(itg_logreader_offset(r), len);
   itg_logreader_close(r);
   free(bytes);
   remove(path);
@@ -565,12 +819,17 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_logrec_vectors),
       cmocka_unit_test(test_record_random_roundtrip),
+      cmocka_unit_test(test_crc32c),
       cmocka_unit_test(test_header_truncations),
       cmocka_unit_test(test_file_roundtrip),
+      cmocka_unit_test(test_v1_roundtrip),
       cmocka_unit_test(test_empty_log),
-      cmocka_unit_test(test_truncated_last_record),
+      cmocka_unit_test(test_truncated_last_block),
+      cmocka_unit_test(test_v1_truncated_last_record),
       cmocka_unit_test(test_truncated_header),
-      cmocka_unit_test(test_corrupt_middle_record),
+      cmocka_unit_test(test_v1_corrupt_middle_record),
+      cmocka_unit_test(test_damaged_block),
+      cmocka_unit_test(test_bit_flips),
       cmocka_unit_test(test_foreign_headers),
       cmocka_unit_test(test_growing_file),
       cmocka_unit_test(test_open_errors),

@@ -816,8 +816,8 @@ static void test_series_sent_and_limit(void **state) {
 
 /* ---- decoding files ------------------------------------------------------ */
 
-/* Writes a log file by hand: the header, then n records, then `tail`
- * stray bytes (a record cut short). */
+/* Writes a version 1 log file by hand: the header, then n bare records,
+ * then `tail` stray bytes (a record cut short). */
 static void write_log(const char *path, const itg_logrec *r, size_t n,
                       size_t tail) {
   itg_log_hdr h;
@@ -830,7 +830,10 @@ static void write_log(const char *path, const itg_logrec *r, size_t n,
   h.created_ns = T0;
   strcpy(h.host, "test");
   itg_log_hdr_encode(&h, buf);
-  assert_int_equal(fwrite(buf, 1, sizeof buf, fp), sizeof buf);
+  buf[8] = 1;                     /* version 1 */
+  buf[12] = ITG_LOG_V1_HEADER_LEN; /* its header length */
+  assert_int_equal(fwrite(buf, 1, ITG_LOG_V1_HEADER_LEN, fp),
+                   ITG_LOG_V1_HEADER_LEN);
   for (size_t i = 0; i < n; i++) {
     uint8_t rb[ITG_LOG_RECORD_LEN];
     itg_logrec_encode(&r[i], rb);
@@ -904,6 +907,57 @@ static void test_decode_files(void **state) {
   assert_int_equal(tmpdir_remove(dir), 0);
 }
 
+/* A version 2 log with one damaged block: the block is skipped and
+ * counted, the records around it are decoded, and the file's status says
+ * which block and how many records it cost. */
+static void test_decode_damaged_block(void **state) {
+  enum { N = 3 * ITG_LOG_BLOCK_RECORDS };
+  char dir[400], path[448];
+  itg_logwriter *w = NULL;
+  itg_log_hdr h;
+  itg_decode_status st;
+  itg_stats *s = new_stats();
+  const char *paths[1];
+  FILE *fp;
+  long at;
+  (void)state;
+  assert_int_equal(tmpdir_make(dir, sizeof dir, "itg-test-stats."), 0);
+  snprintf(path, sizeof path, "%s/damaged.log", dir);
+  memset(&h, 0, sizeof h);
+  h.role = ITG_LOG_ROLE_RECEIVER;
+  h.clock = ITG_LOG_CLOCK_REALTIME;
+  assert_int_equal(itg_logwriter_open(path, &h, &w), 0);
+  for (uint64_t i = 1; i <= N; i++) {
+    itg_logrec r = rx(1, i, T0 + (int64_t)i * MS, 10 * US, 100);
+    assert_int_equal(itg_logwriter_write(w, &r, 1), 0);
+  }
+  assert_int_equal(itg_logwriter_close(w), 0);
+  /* A bit in the middle block's records. */
+  at = (long)(ITG_LOG_HEADER_LEN + (8 + ITG_LOG_BLOCK_RECORDS * 32 + 4) + 8 +
+              100 * 32 + 9);
+  fp = fopen(path, "r+b");
+  assert_non_null(fp);
+  assert_int_equal(fseek(fp, at, SEEK_SET), 0);
+  int c = fgetc(fp);
+  assert_int_equal(fseek(fp, at, SEEK_SET), 0);
+  fputc(c ^ 0x10, fp);
+  fclose(fp);
+
+  paths[0] = path;
+  assert_int_equal(itg_decode_files(paths, 1, s, NULL, &st), ITG_EBADMSG);
+  assert_int_equal(st.opened, 1);
+  assert_int_equal(st.error, ITG_EBADMSG);
+  assert_int_equal(st.damaged, 1);
+  assert_int_equal(st.skipped, ITG_LOG_BLOCK_RECORDS);
+  assert_int_equal(st.first_damage.block, 1);
+  assert_int_equal(st.first_damage.offset,
+                   ITG_LOG_HEADER_LEN + 8 + ITG_LOG_BLOCK_RECORDS * 32 + 4);
+  assert_int_equal(st.records, N - ITG_LOG_BLOCK_RECORDS);
+  assert_int_equal(entry(s, 0).packets, N - ITG_LOG_BLOCK_RECORDS);
+  itg_stats_free(s);
+  assert_int_equal(tmpdir_remove(dir), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hand_computed_flow),
@@ -924,6 +978,7 @@ int main(void) {
       cmocka_unit_test(test_series),
       cmocka_unit_test(test_series_sent_and_limit),
       cmocka_unit_test(test_decode_files),
+      cmocka_unit_test(test_decode_damaged_block),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,7 +56,9 @@
  *                            the optional word is absent; "[v6]:port" for
  *                            an IPv6 address with a port), under the -x
  *                            name, or one the server chooses without -x
- *   --wire native|ditg       packet header profile (default native)
+ *   --wire native|ditg       packet header profile (default native; a
+ *                            ditg flow carries no flow token, so forged
+ *                            datagrams can join it: see itg/wire.h)
  *   Whole numbers may be written in decimal or 0x hexadecimal; option
  *   values that are words (UDP, rttm, ditg, codec names) and preset names
  *   match in any case.
@@ -73,8 +75,8 @@
  *                            (default) adds 12 B, CRTP 2 B; -VAD multiplies
  *                            the sum by 0.65, rounded to the nearest byte.
  *                            E.g. G.729.2 with RTP: 32 B; with -VAD 21 B
- *                            (kept with --wire ditg, raised to 28 B by the
- *                            native header: see below).
+ *                            (both kept with --wire ditg, raised to 36 B
+ *                            by the native header: see below).
  *   Telnet                   TCP; IDT Pareto of shape 0.95 and scale 1.1 ms
  *                            (D-ITG's 1.1*Pareto(0.95) ms); size: the
  *                            header alone, the smallest packet there is

@@ -10,16 +10,27 @@
  *   off 24 i64 receive time, ns since the Unix epoch (UTC); 0 in a sender
  *              record of a one-way flow
  *
- * A log file starts with a 64-byte header, little endian:
+ * A log file starts with a 68-byte header, little endian:
  *   off 0  8 bytes magic "ITGLOG\r\n"
- *   off 8  u16 format version (1)
+ *   off 8  u16 format version (2)
  *   off 10 u16 byte-order mark 0xFEFF (reads 0xFFFE on a big-endian file)
- *   off 12 u16 header length (64), off 14 u16 record length (32)
+ *   off 12 u16 header length (68), off 14 u16 record length (32)
  *   off 16 u32 role (ITG_LOG_ROLE_*), off 20 u32 clock (ITG_LOG_CLOCK_*)
  *   off 24 i64 creation time, ns since the epoch
  *   off 32 32 bytes host name, NUL padded
- * followed by records. A file cut short is still readable up to its last
- * whole record.
+ *   off 64 u32 CRC-32C of bytes 0-63
+ * followed by blocks of records, each:
+ *   off 0  4 bytes block magic "ITGB"
+ *   off 4  u32 record count n, 1 to ITG_LOG_BLOCK_RECORDS
+ *   off 8  n records
+ *   then   u32 CRC-32C of the block's bytes before it (8 + 32 n)
+ * so that damage is found: a block whose checksum fails is reported and
+ * skipped, and reading goes on at the next block that checks out. A file
+ * cut short is readable up to its last whole block.
+ *
+ * Version 1 (still read): the header's first 64 bytes alone (version 1,
+ * header length 64), followed by records without blocks or checksums. A
+ * version 1 file cut short is readable up to its last whole record.
  *
  * Test vectors shared by every language binding: tests/vectors/logrec.txt.
  */
@@ -32,9 +43,13 @@
 extern "C" {
 #endif
 
-#define ITG_LOG_VERSION 1u
-#define ITG_LOG_HEADER_LEN 64u
+#define ITG_LOG_VERSION 2u
+#define ITG_LOG_HEADER_LEN 68u
+#define ITG_LOG_V1_HEADER_LEN 64u
 #define ITG_LOG_RECORD_LEN 32u
+/* The most records in a block; writers close a block when it is full and
+ * on every flush. */
+#define ITG_LOG_BLOCK_RECORDS 256u
 
 /* Record flags. */
 #define ITG_REC_TX 0x0001u        /* written by a sender when it sent */
@@ -85,16 +100,19 @@ ITG_API void itg_logrec_encode(const itg_logrec *rec, uint8_t *buf);
  * FLOW_END nor GAP; a size of 0 on a packet record). */
 ITG_API int itg_logrec_decode(const uint8_t *buf, itg_logrec *rec);
 
-/* Encodes a file header (64 bytes) at buf: the version written is always
- * ITG_LOG_VERSION, the host name at most 31 bytes of it, NUL padded. */
+/* Encodes a file header (ITG_LOG_HEADER_LEN bytes) at buf: the version
+ * written is always ITG_LOG_VERSION, the host name at most 31 bytes of it,
+ * NUL padded, and the checksum. */
 ITG_API void itg_log_hdr_encode(const itg_log_hdr *hdr, uint8_t *buf);
 
-/* Decodes a file header from buf[0..len). Returns 0, ITG_ETRUNC (len < 64),
- * ITG_EBADMSG (not a libitg log; a wrong byte-order mark; a header or
- * record length, role or clock this version does not know; a host name
- * field without a NUL) or ITG_EVERSION. The checks run in that order, with
- * the version checked after the byte-order mark and before the rest. The
- * host name is copied up to its first NUL and zero filled after it. */
+/* Decodes a file header, version 2 or 1, from buf[0..len). Returns 0,
+ * ITG_ETRUNC (len < 64, or < 68 for version 2), ITG_EBADMSG (not a libitg
+ * log; a wrong byte-order mark; a header or record length other than the
+ * version's; a checksum that fails; a role or clock this version does not
+ * know; a host name field without a NUL) or ITG_EVERSION. The checks run
+ * in that order, with the version checked after the byte-order mark and
+ * before the rest. The host name is copied up to its first NUL and zero
+ * filled after it. */
 ITG_API int itg_log_hdr_decode(const uint8_t *buf, size_t len,
                                itg_log_hdr *hdr);
 
@@ -104,10 +122,10 @@ typedef struct itg_logwriter itg_logwriter;
 
 /* Creates (truncates) a log file and writes its header. hdr->version is
  * ignored (always ITG_LOG_VERSION). The file is written through a buffer of
- * its own: records reach the operating system when it fills, on
- * itg_logwriter_flush and on close. Returns 0, ITG_EINVAL (NULL argument,
- * unknown role or clock), ITG_ENOENT, ITG_EPERM, ITG_ENOSPC, ITG_EIO or
- * ITG_ENOMEM. */
+ * its own: records reach the operating system in whole blocks, when the
+ * buffer fills, on itg_logwriter_flush (which closes the block being
+ * filled) and on close. Returns 0, ITG_EINVAL (NULL argument, unknown role
+ * or clock), ITG_ENOENT, ITG_EPERM, ITG_ENOSPC, ITG_EIO or ITG_ENOMEM. */
 ITG_API int itg_logwriter_open(const char *path, const itg_log_hdr *hdr,
                                itg_logwriter **out);
 
@@ -141,16 +159,40 @@ ITG_API int itg_logreader_open(const char *path, itg_logreader **out);
 ITG_API void itg_logreader_header(const itg_logreader *r, itg_log_hdr *out);
 
 /* Reads the next record. Returns 1 with *rec filled, 0 at the clean end of
- * the file, ITG_ETRUNC when the file ends inside a record, ITG_EBADMSG for
- * a record that does not decode, ITG_EIO, or ITG_EINVAL (NULL argument).
- * After an error the reader stays where the damage starts (see
- * itg_logreader_offset): calling again gives the same answer, unless the
- * file has grown since (a log still being written can be followed so). */
+ * the file, ITG_ETRUNC when the file ends inside a block (version 1:
+ * inside a record), ITG_EBADMSG for damage, ITG_EIO, or ITG_EINVAL (NULL
+ * argument).
+ * Damage in a version 2 file is a block whose checksum fails, that is not
+ * a block at all, or that holds a record that does not decode: the reader
+ * has skipped it and what follows up to the next block that checks out
+ * (itg_logreader_damage says which block and how many records were lost),
+ * and the next call reads on from there. In a version 1 file it is a
+ * record that does not decode, where the reader then stays.
+ * After ITG_ETRUNC, and ITG_EBADMSG of version 1, the reader stays where
+ * the damage starts (see itg_logreader_offset): calling again gives the
+ * same answer, unless the file has grown since (a log still being written
+ * can be followed so). */
 ITG_API int itg_logreader_next(itg_logreader *r, itg_logrec *rec);
 
-/* Returns the byte offset of the next record to read (after an error: of
- * the damaged record). */
+/* Returns the byte offset where reading goes on: of the next record
+ * (version 1), or of the next block, past the one whose records are being
+ * given out (version 2); after ITG_ETRUNC, or ITG_EBADMSG of version 1,
+ * where the damage starts. */
 ITG_API uint64_t itg_logreader_offset(const itg_logreader *r);
+
+/* A stretch of a version 2 file that a reader skipped as damaged. */
+typedef struct itg_log_damage {
+  uint64_t block;   /* its first block's number, the block after the
+                       header being 0 */
+  uint64_t offset;  /* the byte offset where it starts */
+  uint64_t records; /* records lost with it, reckoned from its length
+                       (for one damaged block: that block's count) */
+} itg_log_damage;
+
+/* Copies the last damaged stretch r skipped into *out, if not NULL (zeros
+ * if none). Returns how many it has skipped so far. */
+ITG_API uint64_t itg_logreader_damage(const itg_logreader *r,
+                                      itg_log_damage *out);
 
 /* Closes the reader; NULL is accepted. */
 ITG_API void itg_logreader_close(itg_logreader *r);

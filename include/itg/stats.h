@@ -261,24 +261,29 @@ ITG_API int itg_series_csv(const itg_series *s, itg_series_field field,
 /* What happened to one file in itg_decode_files. */
 typedef struct itg_decode_status {
   int32_t error;    /* 0 when read to its clean end, else the ITG_E* code
-                       that stopped it */
+                       that stopped it, or ITG_EBADMSG when it was read to
+                       its end past damaged blocks (damaged > 0) */
   int32_t opened;   /* 1 when the header was read (error then tells where
                        the records stopped); 0 when the file could not be
                        opened or is not a libitg log */
   uint64_t offset;  /* byte offset where reading stopped */
   uint64_t records; /* records read and added */
   itg_log_hdr hdr;  /* the file's header when opened */
+  uint64_t damaged; /* damaged stretches skipped (itg_logreader_next) */
+  uint64_t skipped; /* records lost in them */
+  itg_log_damage first_damage; /* the first of them */
 } itg_decode_status;
 
 /* Reads the log files paths[0..n) in order and adds their records to stats
- * and to series (either may be NULL). Reading stops at the first damaged
- * record of a file (a truncated or corrupt tail); what was read before it
- * is kept and the next file is read. st, if not NULL, has n elements and
- * receives each file's status. Returns 0 when every file was read to its
- * end, the error of the first file that was not (st says which and
- * where), ITG_EINVAL (no paths or a NULL path), or the error of
- * itg_stats_add / itg_series_add that stopped decoding (ITG_ENOMEM,
- * ITG_ELIMIT). */
+ * and to series (either may be NULL). A damaged block of a version 2 file
+ * is skipped (st counts it) and reading goes on; reading stops at a
+ * truncated tail, or at the first damaged record of a version 1 file; what
+ * was read before is kept and the next file is read. st, if not NULL, has
+ * n elements and receives each file's status. Returns 0 when every file
+ * was read to its end without damage, the error of the first file that
+ * was not (st says which and where), ITG_EINVAL (no paths or a NULL path),
+ * or the error of itg_stats_add / itg_series_add that stopped decoding
+ * (ITG_ENOMEM, ITG_ELIMIT). */
 ITG_API int itg_decode_files(const char *const *paths, size_t n,
                              itg_stats *stats, itg_series *series,
                              itg_decode_status *st);

@@ -16,9 +16,18 @@ static int feed(itg_stats *stats, itg_series *series, const itg_logrec *recs,
   return rc;
 }
 
-/* Reads one file to its end or its first damage. Returns 0, the reader's
- * error (kept in *st, the file is done), or a consumer's error (fatal:
- * *fatal set). */
+/* Notes a damaged stretch the reader skipped. */
+static void note_damage(itg_logreader *r, itg_decode_status *st) {
+  itg_log_damage d;
+  itg_logreader_damage(r, &d);
+  if (st->damaged++ == 0)
+    st->first_damage = d;
+  st->skipped += d.records;
+}
+
+/* Reads one file to its end, past damaged blocks, or to damage that stops
+ * it. Returns 0, the reader's error (kept in *st, the file is done), or a
+ * consumer's error (fatal: *fatal set). */
 static int decode_one(const char *path, itg_stats *stats, itg_series *series,
                       itg_decode_status *st, int *fatal) {
   itg_logrec recs[BATCH];
@@ -32,7 +41,12 @@ static int decode_one(const char *path, itg_stats *stats, itg_series *series,
   st->opened = 1;
   itg_logreader_header(r, &st->hdr);
   for (;;) {
+    uint64_t damaged = st->damaged;
     int got = itg_logreader_next(r, &recs[n]);
+    if (got == ITG_EBADMSG && itg_logreader_damage(r, NULL) > damaged) {
+      note_damage(r, st);
+      continue;
+    }
     if (got == 1 && ++n < BATCH)
       continue;
     if (n > 0) {
@@ -46,7 +60,7 @@ static int decode_one(const char *path, itg_stats *stats, itg_series *series,
       n = 0;
     }
     if (got != 1) {
-      rc = got < 0 ? got : 0;
+      rc = got < 0 ? got : st->damaged > 0 ? ITG_EBADMSG : 0;
       break;
     }
   }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/byteorder.h"
+#include "core/crc32c.h"
 
 #define ITG__LOG_BOM 0xFEFFu
 
@@ -51,22 +52,37 @@ void itg_log_hdr_encode(const itg_log_hdr *hdr, uint8_t *buf) {
     n++;
   memset(buf + 32, 0, sizeof hdr->host);
   memcpy(buf + 32, hdr->host, n);
+  itg__put_le32(buf + ITG_LOG_V1_HEADER_LEN,
+                itg__crc32c(0, buf, ITG_LOG_V1_HEADER_LEN));
 }
 
 int itg_log_hdr_decode(const uint8_t *buf, size_t len, itg_log_hdr *hdr) {
   uint32_t role, clock;
   const uint8_t *host = buf + 32;
   const uint8_t *nul;
-  if (len < ITG_LOG_HEADER_LEN)
+  uint16_t version;
+  size_t hl;
+  if (len < ITG_LOG_V1_HEADER_LEN)
     return ITG_ETRUNC;
   if (memcmp(buf, log_magic, sizeof log_magic) != 0)
     return ITG_EBADMSG;
   if (itg__get_le16(buf + 10) != ITG__LOG_BOM)
     return ITG_EBADMSG;
-  if (itg__get_le16(buf + 8) != ITG_LOG_VERSION)
+  version = itg__get_le16(buf + 8);
+  if (version == 1)
+    hl = ITG_LOG_V1_HEADER_LEN;
+  else if (version == ITG_LOG_VERSION)
+    hl = ITG_LOG_HEADER_LEN;
+  else
     return ITG_EVERSION;
-  if (itg__get_le16(buf + 12) != ITG_LOG_HEADER_LEN ||
+  if (len < hl)
+    return ITG_ETRUNC;
+  if (itg__get_le16(buf + 12) != hl ||
       itg__get_le16(buf + 14) != ITG_LOG_RECORD_LEN)
+    return ITG_EBADMSG;
+  if (version == ITG_LOG_VERSION &&
+      itg__get_le32(buf + ITG_LOG_V1_HEADER_LEN) !=
+          itg__crc32c(0, buf, ITG_LOG_V1_HEADER_LEN))
     return ITG_EBADMSG;
   role = itg__get_le32(buf + 16);
   clock = itg__get_le32(buf + 20);
@@ -77,7 +93,7 @@ int itg_log_hdr_decode(const uint8_t *buf, size_t len, itg_log_hdr *hdr) {
   nul = memchr(host, '\0', sizeof hdr->host);
   if (nul == NULL)
     return ITG_EBADMSG;
-  hdr->version = ITG_LOG_VERSION;
+  hdr->version = version;
   hdr->role = role;
   hdr->clock = clock;
   hdr->created_ns = (int64_t)itg__get_le64(buf + 24);

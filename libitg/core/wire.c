@@ -36,6 +36,7 @@ static void encode_native(const itg_pkt_hdr *h, uint8_t *buf) {
   itg__put_be64(buf + 8, h->seq);
   itg__put_be64(buf + 16, (uint64_t)h->tx_ns);
   itg__put_be32(buf + 24, h->length);
+  itg__put_be64(buf + 28, h->token);
 }
 
 static void encode_ditg(const itg_pkt_hdr *h, int tcp, uint8_t *buf) {
@@ -66,15 +67,22 @@ int itg_wire_encode(itg_wire_profile profile, int tcp, const itg_pkt_hdr *h,
 
 static int decode_native(int tcp, const uint8_t *buf, size_t len,
                          itg_pkt_hdr *out) {
+  size_t hl;
   uint32_t length;
-  if (len < ITG_WIRE_NATIVE_LEN)
+  if (len < ITG_WIRE_NATIVE_V1_LEN)
     return ITG_ETRUNC;
   if (itg__get_be16(buf + 4) != ITG_WIRE_MAGIC)
     return ITG_EBADMSG;
-  if (buf[6] != ITG_WIRE_VERSION)
+  if (buf[6] == 1)
+    hl = ITG_WIRE_NATIVE_V1_LEN;
+  else if (buf[6] == ITG_WIRE_VERSION)
+    hl = ITG_WIRE_NATIVE_LEN;
+  else
     return ITG_EVERSION;
+  if (len < hl)
+    return ITG_ETRUNC;
   length = itg__get_be32(buf + 24);
-  if (!length_ok(length, ITG_WIRE_NATIVE_LEN))
+  if (!length_ok(length, hl))
     return ITG_EBADMSG;
   if (!tcp && len < length)
     return ITG_ETRUNC;
@@ -86,7 +94,8 @@ static int decode_native(int tcp, const uint8_t *buf, size_t len,
   out->seq = itg__get_be64(buf + 8);
   out->tx_ns = (int64_t)itg__get_be64(buf + 16);
   out->length = length;
-  return ITG_WIRE_NATIVE_LEN;
+  out->token = hl == ITG_WIRE_NATIVE_LEN ? itg__get_be64(buf + 28) : 0;
+  return (int)hl;
 }
 
 static int decode_ditg(int tcp, const uint8_t *buf, size_t len,
@@ -110,6 +119,7 @@ static int decode_ditg(int tcp, const uint8_t *buf, size_t len,
   out->seq = itg__get_be32(buf + 4);
   out->tx_ns = (int64_t)sec * 1000000000 + (int64_t)usec * 1000;
   out->length = length;
+  out->token = 0;
   return (int)hl;
 }
 

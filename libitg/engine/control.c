@@ -172,6 +172,7 @@ static void encode_body(const itg__ctl_msg *m, cursor *c) {
     put_u32(c, m->flow_id);
     put_u16(c, m->port);
     put_text(c, m->text);
+    put_u64(c, m->token);
     break;
   case ITG__CTL_FLOW_CLOSE:
   case ITG__CTL_FLOW_CLOSE_ACK:
@@ -249,6 +250,7 @@ static void decode_body(cursor *c, itg__ctl_msg *m) {
     m->flow_id = get_u32(c);
     m->port = get_u16(c);
     get_text(c, m->text, sizeof m->text);
+    m->token = get_u64(c);
     break;
   case ITG__CTL_FLOW_CLOSE:
   case ITG__CTL_FLOW_CLOSE_ACK:

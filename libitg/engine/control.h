@@ -27,7 +27,9 @@
  *   FLOW_OPEN_ACK   i32 status (0 or ITG_E*), u32 flow id to use, u16 data
  *                   port opened, text message (with status 0: "", or a
  *                   note for the sender's user, such as a log server the
- *                   receiver cannot reach)
+ *                   receiver cannot reach), u64 flow token (status 0:
+ *                   random and not 0, carried by every NATIVE data packet
+ *                   of the flow, see itg/wire.h; otherwise 0)
  *   FLOW_CLOSE      u64 packets sent, u64 bytes sent
  *   FLOW_CLOSE_ACK  u64 packets received, u64 bytes received
  *   ERROR           i32 code (ITG_E*), text message
@@ -42,7 +44,10 @@
 #include "itg/flow.h"
 #include "platform/platform.h"
 
-#define ITG__CTL_VERSION 1u
+/* Version 2 added the flow token. Every frame carries the version, and a
+ * frame of another version does not decode: peers of different versions
+ * part at their first message, each with ITG_EVERSION. */
+#define ITG__CTL_VERSION 2u
 #define ITG__CTL_HDR_LEN 8u
 #define ITG__CTL_MAX_BODY 4096u
 #define ITG__CTL_MAX_FRAME (ITG__CTL_HDR_LEN + ITG__CTL_MAX_BODY)
@@ -75,6 +80,7 @@ typedef struct itg__ctl_msg {
   int16_t ttl;       /* FLOW_OPEN */
   uint64_t packets;  /* FLOW_CLOSE, FLOW_CLOSE_ACK */
   uint64_t bytes;    /* FLOW_CLOSE, FLOW_CLOSE_ACK */
+  uint64_t token;    /* FLOW_OPEN_ACK */
   char text[ITG__CTL_TEXT_MAX]; /* HELLO*, FLOW_OPEN, FLOW_OPEN_ACK, ERROR */
   char log_host[ITG_HOST_MAX]; /* FLOW_OPEN: log server, "" for none */
   uint16_t log_port;           /* FLOW_OPEN, with log_host */

@@ -35,6 +35,14 @@ static void make_echo(const itg__rx_flow *f, itg_pkt_hdr *h, uint8_t *pkt,
   itg_wire_encode(f->wire, f->proto == ITG_PROTO_TCP, h, pkt, hl);
 }
 
+/* Whether a packet that bears f's id is f's: a NATIVE one carries the
+ * flow's token (not a copy of its id and source address from someone
+ * else) and is not an echo coming back. */
+static int packet_of(const itg__rx_flow *f, const itg_pkt_hdr *h) {
+  return f->wire != ITG_WIRE_NATIVE ||
+         (h->token == f->token && !(h->flags & ITG_PKT_ECHO_REPLY));
+}
+
 /* Logs one packet of flow f and counts it. */
 static void take_packet(itg__rx_flow *f, const itg_pkt_hdr *h, size_t len,
                         int64_t rx_ns, uint16_t flags) {
@@ -69,7 +77,7 @@ static int take_dgram(itg__rx_sock *s, itg__dgram *d, int64_t *now) {
   if (f == NULL)
     return -1;
   hl = itg_wire_decode(f->wire, 0, d->buf, d->len, &h);
-  if (hl < 0 || (f->wire == ITG_WIRE_NATIVE && (h.flags & ITG_PKT_ECHO_REPLY)))
+  if (hl < 0 || !packet_of(f, &h))
     return -1;
   if (d->rx_ns == 0 && *now == 0)
     *now = itg__real_ns();
@@ -210,15 +218,25 @@ static void tcp_echo(itg__rx_tcp *t, const uint8_t *pkt, size_t len) {
 }
 
 /* Binds a new data connection to its flow from the id of its first
- * packet. Returns 0, 1 if more bytes are needed, or -1. */
+ * packet, once that packet's header shows it is the flow's (so a forged
+ * connection cannot take a flow's place). Returns 0, 1 if more bytes are
+ * needed, or -1. */
 static int tcp_bind_flow(itg__rx_tcp *t) {
+  const uint8_t *p = t->df.buf + t->df.start;
+  size_t avail = t->df.len - t->df.start;
   itg__rx_flow *f;
-  if (t->df.len - t->df.start < 4)
+  itg_pkt_hdr h;
+  int hl;
+  if (avail < 4)
     return 1;
-  f = itg__rx_flow_find(t->r, t->lsock, t->ip,
-                        itg__get_be32(t->df.buf + t->df.start));
+  f = itg__rx_flow_find(t->r, t->lsock, t->ip, itg__get_be32(p));
   if (f == NULL || f->proto != ITG_PROTO_TCP || f->data != NULL ||
       f->data_ended)
+    return -1;
+  hl = itg_wire_decode(f->wire, 1, p, avail, &h);
+  if (hl == ITG_ETRUNC)
+    return 1;
+  if (hl < 0 || !packet_of(f, &h))
     return -1;
   t->flow = f;
   f->data = t;
@@ -237,8 +255,7 @@ static void tcp_take(itg__rx_tcp *t) {
   uint8_t *pkt;
   int n;
   while ((n = itg__deframe_next(&t->df, &h, &pkt)) > 0) {
-    if (h.flow_id != f->id ||
-        (f->wire == ITG_WIRE_NATIVE && (h.flags & ITG_PKT_ECHO_REPLY))) {
+    if (h.flow_id != f->id || !packet_of(f, &h)) {
       n = ITG_EBADMSG;
       break;
     }

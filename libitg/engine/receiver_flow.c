@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/byteorder.h"
 #include "engine/receiver_internal.h"
 
 void itg__rx_ip_key(const struct sockaddr *sa, uint8_t key[16]) {
@@ -100,6 +101,19 @@ static void fill_event(const itg__rx_flow *f, itg_flow_event_kind kind,
   ev->sent_known = f->closing;
 }
 
+/* Draws a flow's token: unguessable, so that only its sender can put
+ * packets into it, and never 0, which version 1 packets carry. */
+static int new_token(uint64_t *out) {
+  uint8_t b[8];
+  do {
+    int rc = itg__random_bytes(b, sizeof b);
+    if (rc < 0)
+      return rc;
+    *out = itg__get_be64(b);
+  } while (*out == 0);
+  return 0;
+}
+
 int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
                       const itg__ctl_msg *m, itg__rx_flow **out, char *msg,
                       size_t msglen) {
@@ -108,6 +122,7 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
   itg__rx_flow *f;
   itg_flow_event ev;
   uint32_t id;
+  uint64_t token;
   size_t b;
   int rc, unreachable;
   if (atomic_load(&r->n_active) >= r->cfg.max_flows) {
@@ -130,6 +145,11 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
     rc = ITG_ENOMEM;
     goto out_release_log;
   }
+  if (new_token(&token) < 0) {
+    snprintf(msg, msglen, "the system's random source failed");
+    rc = ITG_EIO;
+    goto out_release_log;
+  }
   rc = itg__rx_sock_acquire(r, (itg_proto)m->proto, m->port, &s);
   if (rc < 0) {
     snprintf(msg, msglen, "cannot open data port %u/%s: %s",
@@ -145,6 +165,7 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
   }
   f->r = r;
   f->id = id;
+  f->token = token;
   memcpy(f->ip, c->ip, 16);
   f->proto = (itg_proto)m->proto;
   f->meter = (itg_meter)m->meter;

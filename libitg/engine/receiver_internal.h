@@ -92,6 +92,7 @@ struct itg__rx_flow {
   itg_proto proto;
   itg_meter meter;
   itg_wire_profile wire;
+  uint64_t token; /* NATIVE packets carry it (itg/wire.h) */
   uint16_t port;
   itg__rx_conn *conn; /* NULL once the sender's signaling is gone */
   char peer[ITG_HOST_MAX]; /* the sender, for events after that */

@@ -147,6 +147,7 @@ void itg__rx_conn_flow_open(itg__rx_conn *c, const itg__ctl_msg *m) {
   c->flow = f;
   a.flow_id = f->id;
   a.port = f->port;
+  a.token = f->token;
   itg__rx_conn_send(c, &a);
 }
 

@@ -220,7 +220,8 @@ static int take_echo(itg__tx_flow *f, const itg_pkt_hdr *h, size_t len,
   itg_logrec r;
   uint64_t echoes;
   if (h->flow_id != f->id ||
-      (f->cfg.wire == ITG_WIRE_NATIVE && !(h->flags & ITG_PKT_ECHO_REPLY)))
+      (f->cfg.wire == ITG_WIRE_NATIVE &&
+       (!(h->flags & ITG_PKT_ECHO_REPLY) || h->token != f->token)))
     return 0;
   r.flow_id = f->id;
   r.size = (uint16_t)len;

@@ -47,6 +47,7 @@ typedef struct itg__tx_flow {
   itg_sender *s;
   itg_flow_cfg cfg;
   uint32_t id;    /* the id in use: asked for, then as the receiver says */
+  uint64_t token; /* the flow's token, from the receiver (itg/wire.h) */
   uint64_t seed;
   itg_dist *idt;
   itg_dist *size;

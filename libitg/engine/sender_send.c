@@ -106,6 +106,7 @@ static void encode(const itg__tx_flow *f, const planned *p, int64_t tx_ns,
   h.seq = p->seq;
   h.tx_ns = tx_ns;
   h.length = (uint32_t)p->size;
+  h.token = f->token;
   itg_wire_encode(f->cfg.wire, f->cfg.proto == ITG_PROTO_TCP, &h, buf,
                   p->size);
 }

@@ -176,6 +176,7 @@ static int ask_flow(itg__tx_flow *f, uint16_t src_port, uint16_t *data_port,
     return ITG_EPROTO;
   }
   f->id = a.flow_id;
+  f->token = a.token;
   *data_port = a.port;
   snprintf(f->receiver_note, sizeof f->receiver_note, "%.159s", a.text);
   return 0;

@@ -225,4 +225,9 @@ int itg__rename_noreplace(const char *from, const char *to);
  * terminated when len > 0; "localhost" if the OS will not say). */
 void itg__hostname(char *buf, size_t len);
 
+/* Fills buf[0..len) with bytes from the OS's cryptographic random source
+ * (getrandom on Linux, getentropy elsewhere; BCryptGenRandom on Windows):
+ * values a peer must not guess. Returns 0 or ITG_EIO. */
+int itg__random_bytes(void *buf, size_t len);
+
 #endif

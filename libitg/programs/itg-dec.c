@@ -32,9 +32,10 @@ static const char usage_text[] =
     "  --version   show the version\n"
     "\n"
     "Exit status: 0 success; 1 an error while decoding; 2 a wrong option, a\n"
-    "missing file or one that is not a libitg log; 3 a log was truncated or\n"
-    "corrupt: it was decoded up to the damage (reported on standard error)\n"
-    "and the results were written.\n";
+    "missing file or one that is not a libitg log (or whose header is\n"
+    "damaged); 3 a log was truncated or corrupt: it was decoded up to the\n"
+    "damage, or past damaged blocks, which were skipped (each reported on\n"
+    "standard error, with the records lost), and the results were written.\n";
 
 typedef struct options {
   int json;
@@ -328,17 +329,31 @@ static int report_files(const options *o, const itg_decode_status *st) {
     if (!st[i].opened) {
       if (st[i].error == ITG_EBADMSG || st[i].error == ITG_ETRUNC ||
           st[i].error == ITG_EVERSION)
-        DEC_ERROR("%s: not a libitg log (%s)", o->logs[i],
-                  itg_strerror(st[i].error));
+        DEC_ERROR("%s: not a libitg log, or its header is damaged (%s)",
+                  o->logs[i], itg_strerror(st[i].error));
       else
         DEC_ERROR("%s: %s", o->logs[i], itg_strerror(st[i].error));
       status = ITG__CLI_EXIT_USAGE;
-    } else if (st[i].error != 0) {
+      continue;
+    }
+    if (st[i].damaged == 1)
+      DEC_ERROR("%s: block %llu at byte %llu is damaged: %llu records "
+                "skipped", o->logs[i],
+                (unsigned long long)st[i].first_damage.block,
+                (unsigned long long)st[i].first_damage.offset,
+                (unsigned long long)st[i].skipped);
+    else if (st[i].damaged > 1)
+      DEC_ERROR("%s: %llu damaged stretches, the first at block %llu (byte "
+                "%llu): %llu records skipped", o->logs[i],
+                (unsigned long long)st[i].damaged,
+                (unsigned long long)st[i].first_damage.block,
+                (unsigned long long)st[i].first_damage.offset,
+                (unsigned long long)st[i].skipped);
+    if (st[i].error != 0 && (st[i].damaged == 0 || st[i].error != ITG_EBADMSG))
       DEC_ERROR("%s: stopped at byte %llu: %s", o->logs[i],
                 (unsigned long long)st[i].offset, itg_strerror(st[i].error));
-      if (status == 0)
-        status = EXIT_DAMAGED;
-    }
+    if (st[i].error != 0 && status == 0)
+      status = EXIT_DAMAGED;
   }
   return status;
 }

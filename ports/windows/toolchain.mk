@@ -7,7 +7,7 @@ windows_DEPS := $(CURDIR)/build/windows/deps
 windows_CFLAGS := -I$(windows_DEPS)/include -D__USE_MINGW_ANSI_STDIO=1
 # libuv's own system libraries follow it.
 windows_LIBS := -L$(windows_DEPS)/lib -luv_a -lgsl -lgslcblas \
-	-lws2_32 -liphlpapi -luserenv -lpsapi -luser32 -ladvapi32 -lm
+	-lws2_32 -liphlpapi -luserenv -lpsapi -luser32 -ladvapi32 -lbcrypt -lm
 # test_pacer.c checks the once-per-process calibration in fresh child
 # processes made with fork(), which Windows does not have. (The platform
 # layers' own tests are test_platform_posix.c and test_platform_win.c.)

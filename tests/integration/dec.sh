@@ -23,6 +23,31 @@ def header(role):
     h = b"ITGLOG\r\n" + struct.pack("<HHHHIIq", 1, 0xFEFF, 64, 32, role, 1, T0)
     return h + b"testhost".ljust(32, b"\0")
 
+def crc32c(data):
+    """CRC-32C bit by bit, apart from the library's."""
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
+    return crc ^ 0xFFFFFFFF
+
+def write_blocks(path, role, recs, per_block, flip=None):
+    """A version 2 log: checked header, then blocks of per_block records;
+    flip = (byte offset, bit) damages the file afterwards."""
+    h = b"ITGLOG\r\n" + struct.pack("<HHHHIIq", 2, 0xFEFF, 68, 32, role, 1, T0)
+    h += b"testhost".ljust(32, b"\0")
+    data = bytearray(h + struct.pack("<I", crc32c(h)))
+    for i in range(0, len(recs), per_block):
+        part = recs[i:i + per_block]
+        blk = b"ITGB" + struct.pack("<I", len(part))
+        blk += b"".join(record(*r) for r in part)
+        data += blk + struct.pack("<I", crc32c(blk))
+    if flip is not None:
+        data[flip[0]] ^= 1 << flip[1]
+    with open(path, "wb") as f:
+        f.write(data)
+
 def record(flow, size, flags, seq, tx, rx):
     return struct.pack("<IHHQqq", flow, size, flags, seq, tx, rx)
 
@@ -128,6 +153,11 @@ if cmd == "write":
     write(d + "/cut.log", 2, recv[:30], tail=b"\x01" * 17)
     bad = list(recv[:20]) + [(1, 64, 0x200, 21, T0, T0)] + list(recv[20:])
     write(d + "/corrupt.log", 2, bad)
+    write_blocks(d + "/blocks.log", 2, recv, 50)
+    # Block 1 starts at 68 + 8 + 50 * 32 + 4 = 1680; a bit of its 10th
+    # record, then a bit of the header's host name.
+    write_blocks(d + "/flipped.log", 2, recv, 50, flip=(1680 + 8 + 9 * 32 + 2, 5))
+    write_blocks(d + "/hflipped.log", 2, recv, 50, flip=(33, 0))
     with open(d + "/text.log", "w") as f:
         f.write("flow 1 seq 1 this is a text file, not a libitg log at all\n" * 3)
 elif cmd == "check":
@@ -204,6 +234,25 @@ check "the 20 records before it are reported" \
 "$DEC" --json "$WORK/cut.log" "$WORK/send.log" >"$WORK/cut2.json" 2>/dev/null
 check "a damaged log does not stop the next one" \
   [ "$(json_field "$WORK/cut2.json" 'len(r["flows"])')" -eq 2 ]
+
+# 5b. Version 2 logs: blocks with checksums. Damage in a block is found,
+# reported with the block and the records lost, and skipped; a damaged
+# header is refused.
+"$DEC" --json "$WORK/blocks.log" >"$WORK/blocks.json" 2>"$WORK/err"
+check "a version 2 log decodes with status 0" [ $? -eq 0 ]
+check "and matches the reference statistics" \
+  python3 "$WORK/logs.py" check "$WORK/blocks.json" recv
+"$DEC" --json "$WORK/flipped.log" >"$WORK/flipped.json" 2>"$WORK/flipped.err"
+check "one flipped bit in a block exits 3" [ $? -eq 3 ]
+check "naming the block, its offset and the records skipped" \
+  grep -qF "flipped.log: block 1 at byte 1680 is damaged: 50 records skipped" \
+  "$WORK/flipped.err"
+check "the blocks around it are decoded (140 packets - 49 of block 1)" \
+  [ "$(json_field "$WORK/flipped.json" 'r["total"]["packets"]')" -eq 91 ]
+"$DEC" "$WORK/hflipped.log" >"$WORK/out" 2>"$WORK/err"
+check "one flipped bit in the header exits 2" [ $? -eq 2 ]
+check "and says the header may be damaged" \
+  grep -qF "hflipped.log: not a libitg log, or its header is damaged" "$WORK/err"
 
 # 6. What cannot be decoded at all, and wrong options: status 2.
 "$DEC" "$WORK/nothere.log" >"$WORK/out" 2>"$WORK/err"

@@ -23,7 +23,7 @@ from ._itg import lib as _lib
 from .dist import Dist, read_trace
 from .errors import *  # noqa: F401,F403  (Error and one class per C error name)
 from .flow import DistSpec, FlowConfig
-from .log import LogHeader, LogReader, LogRecord, RecordBatch, read_log, record_dtype
+from .log import Damage, LogHeader, LogReader, LogRecord, RecordBatch, read_log, record_dtype
 from .receiver import FlowEvent, Receiver, ReceiverStats
 from .receiver import close_all as _close_receivers
 from .report import FileStatus, FlowStats, Report, Stats, decode
@@ -49,7 +49,7 @@ def clock_mono_ns() -> int:
 __all__ = [
     "dist", "errors", "log", "wire",
     "Dist", "read_trace", "DistSpec", "FlowConfig",
-    "LogHeader", "LogReader", "LogRecord", "RecordBatch", "read_log", "record_dtype",
+    "Damage", "LogHeader", "LogReader", "LogRecord", "RecordBatch", "read_log", "record_dtype",
     "FlowEvent", "Receiver", "ReceiverStats",
     "FileStatus", "FlowStats", "Report", "Stats", "decode",
     "FlowResult", "Sender", "send",

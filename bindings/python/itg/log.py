@@ -69,6 +69,22 @@ class LogHeader:
     version: int = VERSION
 
 
+@dataclass(frozen=True)
+class Damage:
+    """A stretch of a version 2 log that a reader skipped as damaged: its
+    first block's number (0 is the block after the header), the byte offset
+    where it starts, and the records lost with it, reckoned from its length
+    (for one damaged block: that block's count)."""
+
+    block: int
+    offset: int
+    records: int
+
+
+def _damage_from_c(d: Any) -> Damage:
+    return Damage(block=d.block, offset=d.offset, records=d.records)
+
+
 def _record_from_c(rec: Any) -> LogRecord:
     return LogRecord(rec.flow_id, rec.size, rec.flags, rec.seq, rec.tx_ns, rec.rx_ns)
 
@@ -113,8 +129,8 @@ def decode_record(data: Union[bytes, bytearray, memoryview]) -> LogRecord:
 
 
 def encode_header(hdr: LogHeader) -> bytes:
-    """The 64 bytes of a log file header (the version written is always
-    VERSION; the host name is cut to 31 bytes)."""
+    """The HEADER_LEN bytes of a log file header (the version written is
+    always VERSION; the host name is cut to 31 bytes; the checksum last)."""
     c = ffi.new("itg_log_hdr *")
     c.version = hdr.version
     c.role = hdr.role
@@ -128,7 +144,8 @@ def encode_header(hdr: LogHeader) -> bytes:
 
 
 def decode_header(data: Union[bytes, bytearray, memoryview]) -> LogHeader:
-    """Decodes a file header from data (64 bytes or more).
+    """Decodes a file header, version VERSION or 1, from data (HEADER_LEN
+    bytes or more; 64 for version 1).
 
     Raises itg.Truncated, itg.Malformed or itg.UnsupportedVersion.
     """
@@ -231,10 +248,12 @@ class RecordBatch(Sequence[LogRecord]):
 class LogReader:
     """Reads a log file record by record (a context manager and an iterator).
 
-    Iteration stops at the clean end of the file or at the first damaged
-    record; then `error` holds what stopped it (None at a clean end) and
-    `offset` where the damage starts. A file still being written can be
-    read again from there once it has grown.
+    A damaged block of a version 2 file is skipped: reading goes on after
+    it, and `damaged` lists what was skipped (Damage). Iteration stops at
+    the clean end of the file, where it is cut short, or at the first
+    damaged record of a version 1 file; then `error` holds what stopped it
+    (None at a clean end) and `offset` where the damage starts. A file
+    still being written can be read again from there once it has grown.
     """
 
     def __init__(self, path: PathLike) -> None:
@@ -249,6 +268,7 @@ class LogReader:
         lib.itg_logreader_header(self._r, h)
         self.header = _header_from_c(h)
         self.error: Optional[Error] = None
+        self.damaged: List[Damage] = []
 
     def _reader(self) -> Any:
         if self._r is None:
@@ -275,15 +295,24 @@ class LogReader:
         return int(lib.itg_logreader_offset(self._reader()))
 
     def read(self, max_records: int = _CHUNK) -> RecordBatch:
-        """Reads up to max_records records; fewer (maybe none) at the end or
-        at damage, which `error` then tells apart."""
+        """Reads up to max_records records, past damaged blocks (noted in
+        `damaged`); fewer (maybe none) at the end or at damage that stops
+        the reader, which `error` then tells apart."""
         arr = ffi.new("itg_logrec[]", max(max_records, 1))
         got = ffi.new("size_t *")
-        rc = lib.itgpy_read_records(self._reader(), arr, max_records, got)
+        d = ffi.new("itg_log_damage *")
+        n = 0
         self.error = None
+        while True:
+            rc = lib.itgpy_read_records(self._reader(), arr + n, max_records - n, got)
+            n += got[0]
+            if rc == code_of("EBADMSG") and lib.itg_logreader_damage(self._r, d) > len(self.damaged):
+                self.damaged.append(_damage_from_c(d))
+                continue
+            break
         if rc < 0:
             self.error = error_for(rc, f"{self.path}: {message_of(rc)} at byte {self.offset}")
-        return RecordBatch(bytes(ffi.buffer(arr, got[0] * ffi.sizeof("itg_logrec"))))
+        return RecordBatch(bytes(ffi.buffer(arr, n * ffi.sizeof("itg_logrec"))))
 
     def __iter__(self) -> Iterator[LogRecord]:
         while True:
@@ -296,9 +325,10 @@ class LogReader:
 def read_log(path: PathLike, strict: bool = False) -> "numpy.ndarray[Any, Any]":
     """Every record of a log file as a numpy structured array.
 
-    Reading stops at the first damaged record; with strict=True that
-    raises its error (itg.Truncated, itg.Malformed, ...) instead of
-    returning the records before it.
+    Damaged blocks of a version 2 file are skipped; reading stops where the
+    file is cut short or at a damaged record of a version 1 file. With
+    strict=True any damage raises (itg.Truncated, itg.Malformed, ...)
+    instead of returning the records around it.
     """
     import numpy as np
 
@@ -312,6 +342,11 @@ def read_log(path: PathLike, strict: bool = False) -> "numpy.ndarray[Any, Any]":
                 break
         if strict and reader.error is not None:
             raise reader.error
+        if strict and reader.damaged:
+            d = reader.damaged[0]
+            raise error_for(code_of("EBADMSG"),
+                            f"{reader.path}: block {d.block} at byte {d.offset} is damaged: "
+                            f"{d.records} records lost")
     if not parts:
         return np.zeros(0, dtype=record_dtype())
     return np.concatenate(parts)

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence,
 from ._itg import ffi, lib
 from ._util import PathLike, name_of
 from .errors import Error, InvalidArgument, check, code_of, error_for, message_of
-from .log import (LogHeader, LogRecord, RecordBatch, _header_from_c, packet_records, read_log,
-                  record_dtype)
+from .log import (Damage, LogHeader, LogRecord, RecordBatch, _damage_from_c, _header_from_c,
+                  packet_records, read_log, record_dtype)
 
 if TYPE_CHECKING:
     import numpy
@@ -64,13 +64,19 @@ def _stats_from_c(c: Any) -> FlowStats:
 @dataclass(frozen=True)
 class FileStatus:
     """How far one log file was read: error is 0 when it was read to its
-    clean end, else the code that stopped it at byte `offset`."""
+    clean end, else the code that stopped it at byte `offset` (Malformed
+    when it was read to its end past damaged blocks). damaged is how many
+    damaged stretches of a version 2 file were skipped, skipped the records
+    lost in them, first_damage the first of them (None if none)."""
 
     path: str
     error: int
     offset: int
     records: int
     header: LogHeader
+    damaged: int = 0
+    skipped: int = 0
+    first_damage: Optional[Damage] = None
 
     @property
     def complete(self) -> bool:
@@ -79,6 +85,11 @@ class FileStatus:
     def exception(self) -> Optional[Error]:
         if self.error == 0:
             return None
+        if self.first_damage is not None and self.error == code_of("EBADMSG"):
+            d = self.first_damage
+            return error_for(self.error, f"{self.path}: {self.damaged} damaged stretch(es), "
+                                         f"the first block {d.block} at byte {d.offset}: "
+                                         f"{self.skipped} records skipped")
         return error_for(self.error, f"{self.path}: {message_of(self.error)} at byte "
                                      f"{self.offset}")
 
@@ -191,10 +202,11 @@ def decode(paths: Union[PathLike, Iterable[PathLike]], strict: bool = False) -> 
     """Reads one log file or several, in order, into a report.
 
     A file that cannot be opened or is not a libitg log raises (itg.NotFound,
-    itg.Malformed, ...). A file damaged further on (cut short, a corrupt
-    record) is reported up to the damage, and its FileStatus in
-    report.files says where reading stopped; with strict=True the damage
-    raises instead.
+    itg.Malformed, ...). A file damaged further on is reported up to the
+    damage (cut short, a corrupt record of a version 1 file) or past it (a
+    damaged block of a version 2 file is skipped), and its FileStatus in
+    report.files says where reading stopped and what was skipped; with
+    strict=True the damage raises instead.
     """
     if isinstance(paths, (str, bytes, os.PathLike)):
         names = [os.fspath(paths)]
@@ -214,8 +226,11 @@ def decode(paths: Union[PathLike, Iterable[PathLike]], strict: bool = False) -> 
     for name, status in zip(names, st):
         if not status.opened:
             raise error_for(status.error, f"{name}: {message_of(status.error)}")
+        first = (_damage_from_c(status.first_damage) if status.damaged else None)
         files.append(FileStatus(path=name, error=status.error, offset=status.offset,
-                                records=status.records, header=_header_from_c(status.hdr)))
+                                records=status.records, header=_header_from_c(status.hdr),
+                                damaged=status.damaged, skipped=status.skipped,
+                                first_damage=first))
     if rc < 0 and not any(f.error == rc for f in files):
         check(rc)  # decoding itself failed (ENOMEM, ...), not a file
     if strict:

@@ -1,6 +1,7 @@
 """The packet header format (include/itg/wire.h), through the C codec.
 
-Profiles are named "native" (libitg's 28-byte header) and "ditg" (the
+Profiles are named "native" (libitg's 36-byte header; the 28-byte header
+of version 1 still decodes) and "ditg" (the
 payload D-ITG 2.8.1 sends with "-p 0"). Encoding and decoding run in the
 library, so Python reads and writes exactly the bytes the sender and the
 receiver do.
@@ -34,7 +35,8 @@ class PacketHeader:
 
     version is what decode found (0 for DITG); encode always writes the
     current version. length is the whole packet's length (DITG: only over
-    TCP). tx_ns from a DITG decode is the time of day in ns.
+    TCP). tx_ns from a DITG decode is the time of day in ns. token is the
+    flow's token (NATIVE version 2; 0 from a version 1 or DITG decode).
     """
 
     flow_id: int = 0
@@ -43,6 +45,7 @@ class PacketHeader:
     length: int = 0
     flags: int = 0
     version: int = VERSION
+    token: int = 0
 
 
 def header_len(profile: Profile = NATIVE, tcp: bool = False) -> int:
@@ -71,6 +74,7 @@ def encode(header: PacketHeader, profile: Profile = NATIVE, tcp: bool = False,
     h.seq = header.seq
     h.tx_ns = header.tx_ns
     h.length = header.length
+    h.token = header.token
     # One spare byte so that a zero-length buffer is still a valid pointer.
     buf = ffi.new("uint8_t[]", buflen + 1)
     n = check(lib.itg_wire_encode(p, int(bool(tcp)), h, buf, buflen))
@@ -97,7 +101,8 @@ def decode_prefix(data: Buffer, profile: Profile = NATIVE,
     h = ffi.new("itg_pkt_hdr *")
     n = check(lib.itg_wire_decode(p, int(bool(tcp)), buf, len(raw), h))
     return PacketHeader(flow_id=h.flow_id, seq=h.seq, tx_ns=h.tx_ns,
-                        length=h.length, flags=h.flags, version=h.version), n
+                        length=h.length, flags=h.flags, version=h.version,
+                        token=h.token), n
 
 
 def ditg_unwrap(tod_ns: int, ref_ns: int) -> int:

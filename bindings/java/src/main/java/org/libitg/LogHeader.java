@@ -1,8 +1,9 @@
 package org.libitg;
 
 /**
- * The header of a log file (include/itg/log.h): 64 bytes, little endian,
- * before the records.
+ * The header of a log file (include/itg/log.h): 68 bytes, little endian,
+ * checksum included, before the blocks of records (version 1, which still
+ * decodes: 64 bytes without a checksum, before bare records).
  *
  * @param version the format version (set by decoding; encoding always
  *     writes {@link #VERSION})
@@ -44,7 +45,7 @@ public record LogHeader(int version, int role, int clock, long createdNs, String
     return new LogHeader(VERSION, role, clock, createdNs, host);
   }
 
-  /** Returns the header's 64 bytes as a file holds them. */
+  /** Returns the header's {@link #LENGTH} bytes as a file holds them, checksum last. */
   public byte[] encode() {
     byte[] buf = new byte[LENGTH];
     try (itg_log_hdr c = toC()) {
@@ -54,11 +55,13 @@ public record LogHeader(int version, int role, int clock, long createdNs, String
   }
 
   /**
-   * Decodes a file header from the start of buf.
+   * Decodes a file header, version {@link #VERSION} or 1, from the start
+   * of buf.
    *
-   * @throws ItgException ETRUNC (fewer than 64 bytes), EBADMSG (not a
-   *     libitg log, a wrong byte order, a field this version does not
-   *     know) or EVERSION
+   * @throws ItgException ETRUNC (fewer than {@link #LENGTH} bytes, 64 for
+   *     version 1), EBADMSG (not a libitg log, a wrong byte order, a
+   *     checksum that fails, a field this version does not know) or
+   *     EVERSION
    */
   public static LogHeader decode(byte[] buf) throws ItgException {
     try (itg_log_hdr c = new itg_log_hdr()) {

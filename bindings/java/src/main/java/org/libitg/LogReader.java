@@ -5,16 +5,19 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads the records of a log file one by one. A file cut short is readable
- * up to its last whole record; a damaged record stops the reader where the
- * damage starts ({@link #offset()}), and reading again gives the same
- * answer unless the file has grown since (a log still being written can
- * be followed so).
+ * Reads the records of a log file one by one. A damaged block of a
+ * version 2 file is skipped, and reading goes on after it ({@link
+ * #damaged()} lists what was skipped). A file cut short is readable up to
+ * its last whole block (version 1: record); that, or a damaged record of a
+ * version 1 file, stops the reader where the damage starts ({@link
+ * #offset()}), and reading again gives the same answer unless the file has
+ * grown since (a log still being written can be followed so).
  *
  * <p>Not thread-safe: use a reader from one thread at a time.
  */
 public final class LogReader implements AutoCloseable {
   private final LogHeader header;
+  private final List<LogDamage> damaged = new ArrayList<>();
   private SWIGTYPE_p_itg_logreader handle;
 
   private LogReader(SWIGTYPE_p_itg_logreader handle) {
@@ -46,20 +49,33 @@ public final class LogReader implements AutoCloseable {
   }
 
   /**
-   * Returns the next record, or null at the clean end of the file.
+   * Returns the next record, past damaged blocks, or null at the clean end
+   * of the file.
    *
-   * @throws ItgException ETRUNC (the file ends inside a record), EBADMSG (a
-   *     record that does not decode) or EIO, with the offset in the message
+   * @throws ItgException ETRUNC (the file ends inside a block or, version
+   *     1, a record), EBADMSG (version 1: a record that does not decode) or
+   *     EIO, with the offset in the message
    */
   public LogRecord next() throws ItgException {
     SWIGTYPE_p_itg_logreader r = open();
-    try (itg_logrec c = new itg_logrec()) {
-      int rc = ItgC.itg_logreader_next(r, c);
-      if (rc < 0) {
-        throw new ItgException(rc, "log record at byte " + offset() + ": " + ItgC.itg_strerror(rc));
+    try (itg_logrec c = new itg_logrec(); itg_log_damage d = new itg_log_damage()) {
+      for (;;) {
+        int rc = ItgC.itg_logreader_next(r, c);
+        if (rc == itg_errno.ITG_EBADMSG && ItgC.itg_logreader_damage(r, d) > damaged.size()) {
+          damaged.add(LogDamage.of(d));
+          continue;
+        }
+        if (rc < 0) {
+          throw new ItgException(rc, "log record at byte " + offset() + ": " + ItgC.itg_strerror(rc));
+        }
+        return rc == 0 ? null : LogRecord.of(c);
       }
-      return rc == 0 ? null : LogRecord.of(c);
     }
+  }
+
+  /** Returns the damaged stretches skipped so far, in file order. */
+  public List<LogDamage> damaged() {
+    return List.copyOf(damaged);
   }
 
   /** Returns every record from here to the end, as {@link #next()} reads them. */
@@ -71,7 +87,11 @@ public final class LogReader implements AutoCloseable {
     return all;
   }
 
-  /** Returns the byte offset of the next record to read (after an error: of the damaged one). */
+  /**
+   * Returns the byte offset where reading goes on: of the next record
+   * (version 1) or block (version 2); after an error, where the damage
+   * starts.
+   */
   public long offset() {
     return ItgC.itg_logreader_offset(open());
   }

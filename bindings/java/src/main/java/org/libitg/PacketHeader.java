@@ -15,8 +15,11 @@ package org.libitg;
  * @param txNs the send time in ns since the Unix epoch (UTC); from a DITG
  *     decode, ns since UTC midnight (see {@link Wire#ditgUnwrap})
  * @param length the whole packet's length in bytes (DITG: only over TCP)
+ * @param token the flow's token, a 64-bit unsigned number the receiver
+ *     chose (NATIVE version 2; 0 from a version 1 or DITG decode)
  */
-public record PacketHeader(int version, int flags, long flowId, long seq, long txNs, long length) {
+public record PacketHeader(int version, int flags, long flowId, long seq, long txNs, long length,
+    long token) {
   /** Checks that each field fits its C type. */
   public PacketHeader {
     if (version < 0 || version > 0xFF || flags < 0 || flags > 0xFF) {
@@ -28,8 +31,8 @@ public record PacketHeader(int version, int flags, long flowId, long seq, long t
   }
 
   /** Returns a header of the current version without flags. */
-  public static PacketHeader of(long flowId, long seq, long txNs, long length) {
-    return new PacketHeader(Wire.VERSION, 0, flowId, seq, txNs, length);
+  public static PacketHeader of(long flowId, long seq, long txNs, long length, long token) {
+    return new PacketHeader(Wire.VERSION, 0, flowId, seq, txNs, length, token);
   }
 
   /** Returns a C header holding these fields, for the caller to close. */
@@ -41,12 +44,13 @@ public record PacketHeader(int version, int flags, long flowId, long seq, long t
     h.setSeq(seq);
     h.setTx_ns(txNs);
     h.setLength(length);
+    h.setToken(token);
     return h;
   }
 
   /** Returns the fields of a C header. */
   static PacketHeader of(itg_pkt_hdr h) {
     return new PacketHeader(h.getVersion(), h.getFlags(), h.getFlow_id(), h.getSeq(),
-        h.getTx_ns(), h.getLength());
+        h.getTx_ns(), h.getLength(), h.getToken());
   }
 }

@@ -63,9 +63,11 @@ public final class Stats implements AutoCloseable {
   }
 
   /**
-   * Reads log files in order and adds their records. Reading a file stops
-   * at its first damaged record (what came before is kept) and goes on
-   * with the next file; the statuses, one per path, say what happened.
+   * Reads log files in order and adds their records. A damaged block of a
+   * version 2 file is skipped; reading a file stops where it is cut short
+   * or at a damaged record of a version 1 file (what came before is kept)
+   * and goes on with the next file; the statuses, one per path, say what
+   * happened.
    *
    * @throws ItgException ENOMEM or ELIMIT when adding records fails, EINVAL
    *     when no path is given
@@ -83,7 +85,8 @@ public final class Stats implements AutoCloseable {
         try (itg_decode_status s = st.getitem(i)) {
           boolean opened = s.getOpened() != 0;
           statuses.add(new DecodeStatus(paths[i], s.getError(), opened, s.getOffset(),
-              s.getRecords(), opened ? LogHeader.of(s.getHdr()) : null));
+              s.getRecords(), opened ? LogHeader.of(s.getHdr()) : null, s.getDamaged(),
+              s.getSkipped(), s.getDamaged() > 0 ? LogDamage.of(s.getFirst_damage()) : null));
           fileError |= s.getError() != 0;
         }
       }

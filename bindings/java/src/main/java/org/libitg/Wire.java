@@ -13,7 +13,7 @@ import java.util.Objects;
 public final class Wire {
   /** The header profiles. */
   public enum Profile {
-    /** libitg's own 28-byte header (version 1). */
+    /** libitg's own 36-byte header (version 2; version 1's 28 bytes still decode). */
     NATIVE(itg_wire_profile.ITG_WIRE_NATIVE),
     /** The payload of D-ITG 2.8.1 with "-p 0": 16 bytes, 20 over TCP. */
     DITG(itg_wire_profile.ITG_WIRE_DITG);
@@ -27,7 +27,7 @@ public final class Wire {
 
   /** The NATIVE header's magic number, "IT". */
   public static final int MAGIC = (int) ItgCConstants.ITG_WIRE_MAGIC;
-  /** The NATIVE header version encoding writes. */
+  /** The NATIVE header version encoding writes (version 1 still decodes). */
   public static final int VERSION = (int) ItgCConstants.ITG_WIRE_VERSION;
   /** The largest packet libitg sends or accepts (the UDP payload limit). */
   public static final int MAX_PACKET = (int) ItgCConstants.ITG_WIRE_MAX_PACKET;
@@ -38,7 +38,7 @@ public final class Wire {
 
   private Wire() {}
 
-  /** Returns the header length of a profile, over TCP or UDP. */
+  /** Returns the length of the header encoding writes for a profile, over TCP or UDP. */
   public static int headerLength(Profile profile, boolean tcp) {
     return (int) ItgC.itg_wire_hdr_len(profile.code, tcp ? 1 : 0);
   }
@@ -79,9 +79,14 @@ public final class Wire {
    */
   public static PacketHeader decode(Profile profile, boolean tcp, byte[] buf) throws ItgException {
     try (itg_pkt_hdr c = new itg_pkt_hdr()) {
-      ItgException.check(ItgC.itg_wire_decode(profile.code, tcp ? 1 : 0, buf, c));
+      decodeInto(profile, tcp, buf, c);
       return PacketHeader.of(c);
     }
+  }
+
+  /** Decodes buf into c; returns the length of the header read (a version 1 NATIVE one is shorter). */
+  private static int decodeInto(Profile profile, boolean tcp, byte[] buf, itg_pkt_hdr c) throws ItgException {
+    return ItgException.check(ItgC.itg_wire_decode(profile.code, tcp ? 1 : 0, buf, c));
   }
 
   /** Reads a header from buf[off..off + len), as {@link #decode(Profile, boolean, byte[])}. */
@@ -101,9 +106,11 @@ public final class Wire {
   public static PacketHeader decode(Profile profile, boolean tcp, ByteBuffer buf) throws ItgException {
     byte[] in = new byte[buf.remaining()];
     buf.duplicate().get(in);
-    PacketHeader h = decode(profile, tcp, in);
-    buf.position(buf.position() + headerLength(profile, tcp));
-    return h;
+    try (itg_pkt_hdr c = new itg_pkt_hdr()) {
+      int n = decodeInto(profile, tcp, in, c);
+      buf.position(buf.position() + n);
+      return PacketHeader.of(c);
+    }
   }
 
   /**

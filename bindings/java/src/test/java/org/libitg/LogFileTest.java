@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 class LogFileTest {
   private static final long T0 = 1_700_000_000_000_000_000L;
   private static final long MS = 1_000_000L;
+  /** A block's magic and count before its records, its checksum after. */
+  private static final int BLOCK_HEAD = 8;
+  private static final int BLOCK_TAIL = 4;
 
   /**
    * Flow 3 sends 10 packets (FLOW_END says so); 3 and 6 never arrive,
@@ -35,7 +41,7 @@ class LogFileTest {
   }
 
   @Test
-  void writeReadAndDecode(@TempDir Path dir) throws ItgException {
+  void writeReadAndDecode(@TempDir Path dir) throws Exception {
     Path log = dir.resolve("flow.itglog");
     LogHeader hdr = LogHeader.of(LogHeader.ROLE_RECEIVER, LogHeader.CLOCK_KERNEL, T0, "héte");
     List<LogRecord> recs = flowWithTwoLosses();
@@ -49,8 +55,12 @@ class LogFileTest {
       assertEquals(LogHeader.LENGTH, r.offset());
       assertEquals(recs, r.readAll());
       assertNull(r.next());
-      assertEquals(LogHeader.LENGTH + (long) recs.size() * LogRecord.LENGTH, r.offset());
+      assertEquals(Files.size(log), r.offset());
+      assertEquals(List.of(), r.damaged());
     }
+    // Two blocks, the flush having closed the first.
+    assertEquals(LogHeader.LENGTH + 2L * (BLOCK_HEAD + BLOCK_TAIL) + (long) recs.size() * LogRecord.LENGTH,
+        Files.size(log));
 
     Report report = Itg.decode(log);
     FlowStats t = report.total();
@@ -95,19 +105,20 @@ class LogFileTest {
     }
   }
 
-  /** A file cut inside a record reads up to its last whole record, and says where it stopped. */
+  /** A file cut inside a block reads up to its last whole block, and says where it stopped. */
   @Test
   void truncatedFile(@TempDir Path dir) throws Exception {
     Path log = dir.resolve("cut.itglog");
     List<LogRecord> recs = flowWithTwoLosses().subList(0, 3);
     try (LogWriter w = LogWriter.create(log, LogHeader.of(LogHeader.ROLE_RECEIVER, LogHeader.CLOCK_REALTIME, 0, "h"))) {
-      w.write(recs);
+      w.write(recs.subList(0, 2));
+      w.flush();
+      w.write(recs.subList(2, 3));
     }
-    long cutAt = LogHeader.LENGTH + 2L * LogRecord.LENGTH + 5;
+    long damaged = LogHeader.LENGTH + BLOCK_HEAD + 2L * LogRecord.LENGTH + BLOCK_TAIL;
     try (RandomAccessFile f = new RandomAccessFile(log.toFile(), "rw")) {
-      f.setLength(cutAt);
+      f.setLength(damaged + BLOCK_HEAD + 5);
     }
-    long damaged = LogHeader.LENGTH + 2L * LogRecord.LENGTH;
     try (LogReader r = LogReader.open(log)) {
       assertEquals(recs.get(0), r.next());
       assertEquals(recs.get(1), r.next());
@@ -124,11 +135,72 @@ class LogFileTest {
       assertTrue(s.opened());
       assertEquals(damaged, s.offset());
       assertEquals(2, s.records());
+      assertEquals(0, s.damaged());
       assertEquals(2, st.report().total().packets());
     }
     ItgException e = assertThrows(ItgException.class, () -> Itg.decode(log));
     assertEquals("ETRUNC", e.errorName());
     assertTrue(e.getMessage().contains(log.toString()), e.getMessage());
+  }
+
+  /** One flipped bit in a block costs that block alone: it is skipped and reported. */
+  @Test
+  void damagedBlockIsSkipped(@TempDir Path dir) throws Exception {
+    Path log = dir.resolve("flipped.itglog");
+    List<LogRecord> recs = flowWithTwoLosses();
+    try (LogWriter w = LogWriter.create(log, LogHeader.of(LogHeader.ROLE_RECEIVER, LogHeader.CLOCK_REALTIME, 0, "h"))) {
+      w.write(recs.subList(0, 2));
+      w.flush();
+      w.write(recs.subList(2, 5));
+      w.flush();
+      w.write(recs.subList(5, recs.size()));
+    }
+    long second = LogHeader.LENGTH + BLOCK_HEAD + 2L * LogRecord.LENGTH + BLOCK_TAIL;
+    try (RandomAccessFile f = new RandomAccessFile(log.toFile(), "rw")) {
+      long at = second + BLOCK_HEAD + LogRecord.LENGTH + 17;
+      f.seek(at);
+      int b = f.read();
+      f.seek(at);
+      f.write(b ^ 0x08);
+    }
+    List<LogRecord> kept = new ArrayList<>(recs.subList(0, 2));
+    kept.addAll(recs.subList(5, recs.size()));
+    try (LogReader r = LogReader.open(log)) {
+      assertEquals(kept, r.readAll());
+      assertEquals(List.of(new LogDamage(1, second, 3)), r.damaged());
+    }
+    try (Stats st = new Stats()) {
+      DecodeStatus s = st.addFiles(log).get(0);
+      assertEquals("EBADMSG", s.errorName());
+      assertEquals(1, s.damaged());
+      assertEquals(3, s.skipped());
+      assertEquals(new LogDamage(1, second, 3), s.firstDamage());
+      assertEquals(kept.size(), s.records());
+    }
+    assertThrows(ItgException.class, () -> Itg.decode(log));
+  }
+
+  /** A version 1 log (a 64-byte header, records without blocks) still reads. */
+  @Test
+  void versionOneFile(@TempDir Path dir) throws Exception {
+    Path log = dir.resolve("v1.itglog");
+    LogHeader hdr = LogHeader.of(LogHeader.ROLE_RECEIVER, LogHeader.CLOCK_REALTIME, T0, "old");
+    List<LogRecord> recs = flowWithTwoLosses();
+    ByteBuffer buf = ByteBuffer.allocate(64 + recs.size() * LogRecord.LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+    buf.put(hdr.encode(), 0, 64);
+    buf.putShort(8, (short) 1);
+    buf.putShort(12, (short) 64);
+    for (LogRecord r : recs) {
+      buf.put(r.encode());
+    }
+    Files.write(log, buf.array());
+    try (LogReader r = LogReader.open(log)) {
+      assertEquals(1, r.header().version());
+      assertEquals(64, r.offset());
+      assertEquals(recs, r.readAll());
+      assertEquals(64L + recs.size() * LogRecord.LENGTH, r.offset());
+    }
+    assertEquals(8, Itg.decode(log).total().packets());
   }
 
   @Test
