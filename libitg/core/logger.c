@@ -19,6 +19,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "core/logfile.h"
 #include "core/logship.h"
 #include "core/ring.h"
 #include "itg/flow.h"
@@ -48,6 +49,7 @@ struct itg_logger {
   _Atomic uint64_t missing;
   _Atomic int connected;
   char spill_path[512];
+  char file_path[ITG_PATH_MAX]; /* file sink: the file made */
 };
 
 void itg_logger_cfg_init(itg_logger_cfg *cfg) {
@@ -185,8 +187,13 @@ static int open_sink(itg_logger *l, const itg_logger_cfg *cfg,
                      const itg_log_hdr *hdr) {
   itg__ship_cfg sc;
   int rc;
-  if (!remote(cfg))
+  if (!remote(cfg) && cfg->create_new)
+    return itg__logwriter_create(cfg->path, hdr, l->file_path,
+                                 sizeof l->file_path, &l->w);
+  if (!remote(cfg)) {
+    snprintf(l->file_path, sizeof l->file_path, "%s", cfg->path);
     return itg_logwriter_open(cfg->path, hdr, &l->w);
+  }
   memset(&sc, 0, sizeof sc);
   sc.host = cfg->server_host;
   sc.port = cfg->server_port;
@@ -331,6 +338,14 @@ int itg_logger_spill_path(const itg_logger *l, char *buf, size_t len) {
     return ITG_EINVAL;
   if (len > 0)
     snprintf(buf, len, "%s", l->spill_path);
+  return 0;
+}
+
+int itg_logger_path(const itg_logger *l, char *buf, size_t len) {
+  if (l == NULL || buf == NULL || l->w == NULL)
+    return ITG_EINVAL;
+  if (len > 0)
+    snprintf(buf, len, "%s", l->file_path);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/logfile.h"
 #include "core/parse.h"
 #include "engine/logserver_internal.h"
 #include "engine/receiver_internal.h"
@@ -227,7 +228,6 @@ static int bind_ports(itg_logserver *s) {
 }
 
 int itg_logserver_start(itg_logserver *s) {
-  uv_fs_t req;
   int rc;
   if (s == NULL)
     return ITG_EINVAL;
@@ -236,9 +236,7 @@ int itg_logserver_start(itg_logserver *s) {
   rc = itg__platform_init();
   if (rc < 0)
     return rc;
-  rc = uv_fs_stat(NULL, &req, s->cfg.dir[0] != '\0' ? s->cfg.dir : ".", NULL);
-  uv_fs_req_cleanup(&req);
-  if (rc != 0 || !(req.statbuf.st_mode & S_IFDIR))
+  if (itg__log_dir_check(s->cfg.dir) != 0)
     return ITG_ENOENT;
   if (uv_loop_init(&s->loop) != 0)
     return ITG_ENOMEM;
