@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/logfile.h"
-#include "core/parse.h"
+#include "core/netlist.h"
 #include "engine/logserver_internal.h"
 #include "engine/receiver_internal.h"
 #include "platform/platform.h"
@@ -19,73 +19,17 @@ void itg_logserver_cfg_init(itg_logserver_cfg *cfg) {
 }
 
 int itg_logserver_cfg_allow(itg_logserver_cfg *cfg, const char *cidr) {
-  char addr[64];
-  const char *slash;
   itg_logserver_net net;
-  size_t n;
-  uint64_t prefix;
-  if (cfg == NULL || cidr == NULL)
+  if (cfg == NULL || cidr == NULL || itg__net_parse(cidr, &net) != 0)
     return ITG_EINVAL;
-  slash = strchr(cidr, '/');
-  n = slash != NULL ? (size_t)(slash - cidr) : strlen(cidr);
-  if (n == 0 || n >= sizeof addr)
-    return ITG_EINVAL;
-  memcpy(addr, cidr, n);
-  addr[n] = '\0';
-  memset(&net, 0, sizeof net);
-  if (uv_inet_pton(AF_INET, addr, net.addr) == 0)
-    net.family = 4;
-  else if (uv_inet_pton(AF_INET6, addr, net.addr) == 0)
-    net.family = 6;
-  else
-    return ITG_EINVAL;
-  prefix = net.family == 4 ? 32 : 128;
-  if (slash != NULL && itg__parse_u64(slash + 1, 0, prefix, &prefix) != 0)
-    return ITG_EINVAL;
-  net.prefix = (uint8_t)prefix;
   if (cfg->n_allow >= ITG_LOGSERVER_MAX_NETS)
     return ITG_ELIMIT;
   cfg->allow[cfg->n_allow++] = net;
   return 0;
 }
 
-/* Returns 1 if the first `bits` bits of a and b agree. */
-static int prefix_match(const uint8_t *a, const uint8_t *b, unsigned bits) {
-  unsigned whole = bits / 8, rest = bits % 8;
-  if (memcmp(a, b, whole) != 0)
-    return 0;
-  return rest == 0 ||
-         ((a[whole] ^ b[whole]) & (uint8_t)(0xFF << (8 - rest))) == 0;
-}
-
 int itg__ls_allowed(const itg_logserver *s, const struct sockaddr *sa) {
-  static const uint8_t v4_loop[4] = {127, 0, 0, 0};
-  static const uint8_t v6_loop[16] = {0, 0, 0, 0, 0, 0, 0, 0,
-                                      0, 0, 0, 0, 0, 0, 0, 1};
-  static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
-  uint8_t a[16];
-  int family;
-  uint32_t i;
-  if (sa->sa_family == AF_INET) {
-    memcpy(a, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-    family = 4;
-  } else if (sa->sa_family == AF_INET6) {
-    memcpy(a, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-    family = 6;
-    if (memcmp(a, v4_mapped, sizeof v4_mapped) == 0) {
-      memmove(a, a + 12, 4);
-      family = 4;
-    }
-  } else {
-    return 0;
-  }
-  if (family == 4 ? prefix_match(a, v4_loop, 8) : prefix_match(a, v6_loop, 128))
-    return 1;
-  for (i = 0; i < s->cfg.n_allow; i++)
-    if (s->cfg.allow[i].family == family &&
-        prefix_match(a, s->cfg.allow[i].addr, s->cfg.allow[i].prefix))
-      return 1;
-  return 0;
+  return itg__net_allowed(sa, s->cfg.allow, s->cfg.n_allow);
 }
 
 int itg_logserver_new(const itg_logserver_cfg *cfg, itg_logserver **out) {
