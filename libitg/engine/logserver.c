@@ -67,6 +67,7 @@ static void on_connection(uv_stream_t *server, int status) {
   itg__ls_client *c;
   struct sockaddr_storage ss;
   int len = (int)sizeof ss;
+  int rc;
   if (status < 0)
     return;
   c = calloc(1, sizeof *c);
@@ -74,28 +75,34 @@ static void on_connection(uv_stream_t *server, int status) {
     free(c);
     return;
   }
-  if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0 ||
-      uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) != 0 ||
-      !itg__ls_allowed(s, (struct sockaddr *)&ss) ||
+  rc = uv_accept(server, (uv_stream_t *)&c->tcp);
+  if (rc == 0)
+    rc = uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len);
+  if (rc == 0) {
+    /* Named before the checks, so a refusal says whom it turned away. */
+    itg__addr a;
+    memcpy(&a.ss, &ss, sizeof ss);
+    a.len = (socklen_t)len;
+    itg__addr_format(&a, c->peer, sizeof c->peer);
+  }
+  if (rc != 0 || !itg__ls_allowed(s, (struct sockaddr *)&ss) ||
       s->nclients >= s->cfg.max_clients) {
     itg_log_session_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = ITG_LOG_SESSION_REFUSED;
-    ev.status = s->nclients >= s->cfg.max_clients ? ITG_ELIMIT : ITG_EPERM;
+    ev.status = rc != 0 ? ITG_ESOCKET
+                : s->nclients >= s->cfg.max_clients ? ITG_ELIMIT
+                                                    : ITG_EPERM;
     snprintf(ev.message, sizeof ev.message, "%s",
-             ev.status == ITG_ELIMIT ? "too many clients"
-                                     : "address not allowed");
+             rc != 0 ? "the connection failed as it was accepted"
+             : ev.status == ITG_ELIMIT ? "too many clients"
+                                       : "address not allowed");
+    memcpy(ev.peer, c->peer, sizeof ev.peer);
     atomic_fetch_add(&s->n_refused, 1);
     itg__ls_event(s, &ev);
     c->tcp.data = c;
     uv_close((uv_handle_t *)&c->tcp, free_refused);
     return;
-  }
-  {
-    itg__addr a;
-    memcpy(&a.ss, &ss, sizeof ss);
-    a.len = (socklen_t)len;
-    itg__addr_format(&a, c->peer, sizeof c->peer);
   }
   itg__ls_client_start(s, c);
 }
