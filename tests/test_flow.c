@@ -550,7 +550,7 @@ static void test_parse_error_buffers(void **state) {
 /* ---- validation ---------------------------------------------------------- */
 
 static void test_validate(void **state) {
-  itg_flow_cfg base, c;
+  itg_flow_cfg base, c, p0;
   char path[512];
   (void)state;
   itg_flow_cfg_init(&base);
@@ -565,8 +565,23 @@ static void test_validate(void **state) {
   c.max_bytes = 1024;
   check_invalid(&c, 0, "");
   {
-    itg_flow_cfg p = ok(W("-t", "0"));
-    check_invalid(&p, ITG_EINVAL, "-t");
+    /* 0 is "no limit" for each of -t, -z and -k alike: a flow left with
+     * none is refused, and the message says what 0 meant. */
+    static const char msg0[] = "0 means no limit, for each of the three";
+    p0 = ok(W("-t", "0"));
+    check_invalid(&p0, ITG_EINVAL, msg0);
+    p0 = ok(W("-t", "0", "-z", "0"));
+    check_invalid(&p0, ITG_EINVAL, msg0);
+    p0 = ok(W("-t", "0", "-k", "0"));
+    check_invalid(&p0, ITG_EINVAL, msg0);
+    p0 = ok(W("-z", "0", "-k", "0", "-t", "0"));
+    check_invalid(&p0, ITG_EINVAL, msg0);
+    p0 = ok(W("-z", "0"));
+    assert_true(p0.max_packets == 0 && p0.duration_ns == 10 * INT64_C(1000000000));
+    check_invalid(&p0, 0, "");
+    p0 = ok(W("-k", "0", "-t", "0", "-z", "5"));
+    assert_true(p0.max_bytes == 0 && p0.duration_ns == 0 && p0.max_packets == 5);
+    check_invalid(&p0, 0, "");
   }
   c = base;
   c.duration_ns = -1;

@@ -14,7 +14,9 @@
 
 #include "core/byteorder.h"
 #include "core/crc32c.h"
+#include "core/logfile.h"
 #include "helpers/rng.h"
+#include "helpers/tmpdir.h"
 #include "helpers/vectors.h"
 #include "itg/log.h"
 
@@ -797,6 +799,50 @@ static void test_open_errors(void **state) {
   itg_logreader_close(NULL);
 }
 
+/* A name a peer chose: the file there keeps its bytes, and the log goes
+ * to NAME.1, then NAME.2; the path made is told. */
+static void test_create_new(void **state) {
+  char dir[512], base[600], made[700], want[700];
+  itg_log_hdr h = test_header();
+  itg_logwriter *w = NULL;
+  itg_logreader *r = NULL;
+  uint64_t seed = 7;
+  itg_logrec rec = random_rec(&seed), got;
+  uint8_t bytes[3] = {1, 2, 3}, back[4];
+  FILE *f;
+  (void)state;
+  assert_int_equal(tmpdir_make(dir, sizeof dir, "itg-create-"), 0);
+  snprintf(base, sizeof base, "%s/taken", dir);
+  put_file(base, "wb", bytes, sizeof bytes);
+  assert_int_equal(itg__logwriter_create(base, &h, made, sizeof made, &w), 0);
+  snprintf(want, sizeof want, "%s.1", base);
+  assert_string_equal(made, want);
+  assert_int_equal(itg_logwriter_write(w, &rec, 1), 0);
+  assert_int_equal(itg_logwriter_close(w), 0);
+  assert_int_equal(itg__logwriter_create(base, &h, made, sizeof made, &w), 0);
+  snprintf(want, sizeof want, "%s.2", base);
+  assert_string_equal(made, want);
+  assert_int_equal(itg_logwriter_close(w), 0);
+  f = fopen(base, "rb");
+  assert_non_null(f);
+  assert_int_equal(fread(back, 1, sizeof back, f), sizeof bytes);
+  fclose(f);
+  assert_memory_equal(back, bytes, sizeof bytes);
+  snprintf(want, sizeof want, "%s.1", base);
+  assert_int_equal(itg_logreader_open(want, &r), 0);
+  assert_int_equal(itg_logreader_next(r, &got), 1);
+  assert_rec_equal(&got, &rec);
+  assert_int_equal(itg_logreader_next(r, &got), 0);
+  itg_logreader_close(r);
+  /* A path made that would not fit, a directory that is not there. */
+  assert_int_equal(itg__logwriter_create(base, &h, made, strlen(base) + 2, &w),
+                   ITG_ERANGE);
+  snprintf(base, sizeof base, "%s/no-such-dir/x", dir);
+  assert_int_equal(itg__logwriter_create(base, &h, made, sizeof made, &w),
+                   ITG_ENOENT);
+  assert_int_equal(tmpdir_remove(dir), 0);
+}
+
 #if defined(__linux__)
 /* Linux's /dev/full fails every write with ENOSPC, and a directory opens
  * for reading but fails every read. */
@@ -833,6 +879,7 @@ int main(void) {
       cmocka_unit_test(test_foreign_headers),
       cmocka_unit_test(test_growing_file),
       cmocka_unit_test(test_open_errors),
+      cmocka_unit_test(test_create_new),
 #if defined(__linux__)
       cmocka_unit_test(test_io_errors),
 #endif

@@ -186,6 +186,44 @@ static void test_close_empty(void **state) {
   remove(path);
 }
 
+/* create_new: the file at path is left as it is and the log goes to
+ * path.1, which itg_logger_path tells; without it, path itself. */
+static void test_create_new(void **state) {
+  char path[1100], made[1200], want[1200];
+  uint64_t none = 0;
+  itg_logger_cfg cfg;
+  itg_logger *l = NULL;
+  FILE *f;
+  (void)state;
+  tmp_path("taken.log", path, sizeof path);
+  f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fputs("kept", f) >= 0, 1);
+  assert_int_equal(fclose(f), 0);
+  itg_logger_cfg_init(&cfg);
+  cfg.path = path;
+  cfg.create_new = 1;
+  assert_int_equal(itg_logger_new(&cfg, &l), 0);
+  assert_int_equal(itg_logger_path(l, made, sizeof made), 0);
+  snprintf(want, sizeof want, "%s.1", path);
+  assert_string_equal(made, want);
+  assert_int_equal(itg_logger_close(l), 0);
+  check_log(want, 1, &none);
+  f = fopen(path, "rb");
+  assert_non_null(f);
+  assert_int_equal(fread(made, 1, sizeof made, f), 4);
+  fclose(f);
+  assert_memory_equal(made, "kept", 4);
+  remove(want);
+  cfg.create_new = 0;
+  assert_int_equal(itg_logger_new(&cfg, &l), 0);
+  assert_int_equal(itg_logger_path(l, made, sizeof made), 0);
+  assert_string_equal(made, path);
+  assert_int_equal(itg_logger_close(l), 0);
+  check_log(path, 1, &none);
+  remove(path);
+}
+
 #define LANES 3
 #define PER_LANE 200000u
 
@@ -396,6 +434,7 @@ int main(void) {
       cmocka_unit_test(test_bad_cfg),
       cmocka_unit_test(test_push_bad_arguments),
       cmocka_unit_test(test_close_empty),
+      cmocka_unit_test(test_create_new),
       cmocka_unit_test(test_three_lanes),
       cmocka_unit_test(test_batch_above_capacity),
       cmocka_unit_test(test_timed_flush),

@@ -300,6 +300,74 @@ static void bad_names_refused(void **state) {
   assert_int_equal(ss.sessions_total, 0);
 }
 
+/* What the server said about the clients it refused. */
+typedef struct refusals {
+  uv_mutex_t lock;
+  int n;
+  char peer[ITG_HOST_MAX];
+} refusals;
+
+static void on_refusal(const itg_log_session_event *ev, void *user) {
+  refusals *rf = user;
+  if (ev->kind != ITG_LOG_SESSION_REFUSED)
+    return;
+  uv_mutex_lock(&rf->lock);
+  rf->n++;
+  snprintf(rf->peer, sizeof rf->peer, "%s", ev->peer);
+  uv_mutex_unlock(&rf->lock);
+}
+
+/* A client turned away at the door (here: past max_clients) is named by
+ * its address, as every other client is. */
+static void refused_client_named(void **state) {
+  fixture *f = *state;
+  itg_logserver_cfg cfg;
+  refusals rf;
+  itg__lp_msg ack;
+  itg__addr a, local;
+  itg__sock late;
+  char want[ITG_HOST_MAX];
+  int i, n = 0;
+  raw c;
+  memset(&rf, 0, sizeof rf);
+  assert_int_equal(uv_mutex_init(&rf.lock), 0);
+  itg_logserver_cfg_init(&cfg);
+  cfg.port = 0;
+  cfg.max_clients = 1;
+  snprintf(cfg.dir, sizeof cfg.dir, "%s", f->dir);
+  cfg.on_session = on_refusal;
+  cfg.user = &rf;
+  assert_int_equal(itg_logserver_new(&cfg, &f->srv), 0);
+  assert_int_equal(itg_logserver_start(f->srv), 0);
+  f->port = itg_logserver_port(f->srv);
+  assert_int_equal(raw_register(f, &c, ITG__LP_TCP, "first.log", NULL, &ack),
+                   0);
+  assert_int_equal(itg__addr_resolve("127.0.0.1", f->port, 0, &a), 0);
+  assert_int_equal(itg__sock_open(&a, 0, &late), 0);
+  assert_int_equal(itg__sock_connect(late, &a, 5000000000LL), 0);
+  assert_int_equal(itg__sock_local(late, &local), 0);
+  snprintf(want, sizeof want, ":%u", (unsigned)itg__addr_port(&local));
+  /* The refusal closes the connection: once read, the event is out. */
+  assert_int_equal(itg__sock_wait_readable(late, 5000000000LL), 1);
+  for (i = 0; i < 250 && n == 0; i++) {
+    uv_mutex_lock(&rf.lock);
+    n = rf.n;
+    uv_mutex_unlock(&rf.lock);
+    if (n == 0)
+      itg__sleep_until(itg__mono_ns() + 20000000);
+  }
+  assert_int_equal(n, 1);
+  /* "127.0.0.1:PORT", or "[::ffff:127.0.0.1]:PORT" on a dual-stack
+   * server. */
+  assert_non_null(strstr(rf.peer, "127.0.0.1"));
+  assert_string_equal(rf.peer + strlen(rf.peer) - strlen(want), want);
+  itg__sock_close(late);
+  itg__sock_close(c.s);
+  itg_logserver_free(f->srv);
+  f->srv = NULL;
+  uv_mutex_destroy(&rf.lock);
+}
+
 static void token_checked(void **state) {
   fixture *f = *state;
   itg__lp_msg ack;
@@ -627,6 +695,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(udp_session_without_loss, setup, teardown),
       cmocka_unit_test_setup_teardown(udp_injected_loss, setup, teardown),
       cmocka_unit_test_setup_teardown(bad_names_refused, setup, teardown),
+      cmocka_unit_test_setup_teardown(refused_client_named, setup, teardown),
       cmocka_unit_test_setup_teardown(token_checked, setup, teardown),
       cmocka_unit_test_setup_teardown(vanished_client_incomplete, setup,
                                       teardown),

@@ -682,6 +682,46 @@ static void test_hostname(void **state) {
   assert_memory_equal(small, want, strlen(small));
 }
 
+/* itg__file_create makes a new file and nothing else: an existing file,
+ * a link to one and a dangling link are all "taken", and none is
+ * touched. */
+static void test_file_create(void **state) {
+  char dir[256], path[512], target[512], text[16];
+  FILE *f;
+  int fd;
+  (void)state;
+  assert_int_equal(tmpdir_make(dir, sizeof dir, "itg-file-"), 0);
+  snprintf(target, sizeof target, "%s/target", dir);
+  fd = open(target, O_WRONLY | O_CREAT, 0644);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, "keep", 4), 4);
+  close(fd);
+
+  assert_int_equal(itg__file_create(target, &f), ITG_EBUSY);
+  snprintf(path, sizeof path, "%s/link", dir);
+  assert_int_equal(symlink(target, path), 0);
+  assert_int_equal(itg__file_create(path, &f), ITG_EBUSY);
+  snprintf(path, sizeof path, "%s/dangling", dir);
+  assert_int_equal(symlink("missing", path), 0);
+  assert_int_equal(itg__file_create(path, &f), ITG_EBUSY);
+  snprintf(path, sizeof path, "%s/missing", dir);
+  assert_int_equal(access(path, F_OK), -1);
+  fd = open(target, O_RDONLY);
+  assert_int_equal(read(fd, text, sizeof text), 4);
+  close(fd);
+  assert_memory_equal(text, "keep", 4);
+
+  snprintf(path, sizeof path, "%s/new", dir);
+  assert_int_equal(itg__file_create(path, &f), 0);
+  assert_int_equal(fputs("x", f) >= 0, 1);
+  assert_int_equal(fcntl(fileno(f), F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+  assert_int_equal(fclose(f), 0);
+  snprintf(path, sizeof path, "%s/no-dir/new", dir);
+  assert_int_equal(itg__file_create(path, &f), ITG_ENOENT);
+
+  assert_int_equal(tmpdir_remove(dir), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resolve_and_format),
@@ -707,6 +747,7 @@ int main(void) {
       cmocka_unit_test(test_thread_boost),
       cmocka_unit_test(test_hostname),
       cmocka_unit_test(test_rename_noreplace),
+      cmocka_unit_test(test_file_create),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

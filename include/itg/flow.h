@@ -40,7 +40,11 @@
  *   itself, not by this parser.)
  *   -t ms [--duration]       how long to send (default 10000; 0: no limit)
  *   -z n [--packets]         stop after n packets (0: no limit)
- *   -k KB [--kbytes]         stop after KB kilobytes of 1024 bytes (0: none)
+ *   -k KB [--kbytes]         stop after KB kilobytes of 1024 bytes (0: no
+ *                            limit)
+ *   The flow ends at the first of the three it reaches; 0 means "no limit"
+ *   for each alike (D-ITG's reading), and a flow left without any limit is
+ *   refused by itg_flow_validate.
  *   -d ms [--delay]          wait before the first packet
  *   -s seed [--seed]         seed of the flow's laws: a whole number (decimal
  *                            or 0x hexadecimal) is the seed itself; a number

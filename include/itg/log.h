@@ -274,6 +274,12 @@ typedef struct itg_logger_cfg {
   itg_log_error_cb on_error; /* optional: told of the first sink error as
                                 it happens */
   void *error_user;          /* passed to on_error */
+  int create_new;     /* file sink: 1 to make a new file, never replacing,
+                         truncating or following (a symbolic link) what
+                         exists: path, or path.1, path.2, ... up to
+                         path.999, the first name free (itg_logger_path
+                         tells which); 0 (default) creates or truncates
+                         path */
 } itg_logger_cfg;
 
 typedef struct itg_logger_stats {
@@ -299,9 +305,10 @@ ITG_API void itg_logger_cfg_init(itg_logger_cfg *cfg);
  * role and clock from cfg, the host name and the current wall-clock time.
  * A remote sink tries to register with its server here (at most about a
  * second): if it cannot, the logger still starts, spilling. Returns 0, an
- * error of itg_logwriter_open, ITG_EINVAL (NULL argument, no path for a
- * file sink, a field out of range, a server name that does not resolve),
- * ITG_ENOMEM or ITG_ETHREAD. */
+ * error of itg_logwriter_open, ITG_EBUSY (create_new: every name taken),
+ * ITG_ERANGE (create_new: the name made would not fit), ITG_EINVAL (NULL
+ * argument, no path for a file sink, a field out of range, a server name
+ * that does not resolve), ITG_ENOMEM or ITG_ETHREAD. */
 ITG_API int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out);
 
 /* Appends a record to a lane (0 <= lane < lanes). Only that lane's producer
@@ -317,6 +324,11 @@ ITG_API void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out);
  * terminated when len > 0). Returns 0, or ITG_EINVAL (a file sink, or a
  * NULL argument). */
 ITG_API int itg_logger_spill_path(const itg_logger *l, char *buf, size_t len);
+
+/* Copies the path of a file sink's file into buf (always terminated when
+ * len > 0): with create_new, the name made. Returns 0, or ITG_EINVAL (a
+ * remote sink, or a NULL argument). */
+ITG_API int itg_logger_path(const itg_logger *l, char *buf, size_t len);
 
 /* Drains every lane, flushes, stops the writer and frees the logger; NULL
  * is accepted. A remote sink leaves its session (waiting at most a few

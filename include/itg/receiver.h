@@ -30,8 +30,14 @@
  *
  * Logs: flows without a log name go to log_path (kept open from start to
  * stop); flows naming a log (-x) share one file per name under log_dir,
- * created when its first flow starts and closed when its last flow ends
- * (a later flow with the same name starts the file again). A flow asking
+ * created when its first flow starts and closed when its last flow ends.
+ * A sender chooses that name, so it never reaches an existing file: it is
+ * a plain file name (no '/', '\\', ':', '..', control characters or
+ * leading '.'; at most 200 bytes), its file is created anew without
+ * following a symbolic link, and a name that exists (a file of an earlier
+ * run, the receiver's own log_path, anything else) gives NAME.1, NAME.2,
+ * ... instead, as itg-log does; the OPENED event (log_file) and the
+ * sender are told. A flow that is refused creates no file. A flow asking
  * for a log server (-X) gets one session with that server per (server,
  * port, transport, name), shared the same way, whose records the server
  * cannot take go to a spill file of its own under log_dir,
@@ -39,6 +45,11 @@
  * A server that cannot be reached at FLOW_OPEN does not refuse the flow:
  * the session spills until the server is back, and the OPENED event says
  * so; the ENDED event tells how many records were spilled, and where.
+ * The receiver ships logs only to servers on loopback, at the sender's
+ * own address, or in cfg.log_servers: a flow naming another is refused,
+ * so a peer cannot make it connect where it likes. Nor may a peer have it
+ * bind a privileged data port (below 1024) unless
+ * cfg.allow_privileged_ports says so.
  * Registering with the server (at most about 1.5 s when it does not
  * answer) and the session's last flush run on libuv's thread pool, so the
  * receiver's other flows are served meanwhile: the flow's FLOW_OPEN is
@@ -97,6 +108,10 @@ typedef struct itg_flow_event {
                              file holds: the log file (or the spill file)
                              could not be written (the log's count so
                              far, as log_spilled) */
+  char log_file[ITG_PATH_MAX]; /* OPENED: the file of a log the flow named
+                                  (-x): NAME under log_dir, or NAME.1,
+                                  NAME.2, ... when NAME existed ("" for
+                                  the default log and a log server) */
 } itg_flow_event;
 
 /* Called when a flow is set up, refused or ended (on the receiver's
@@ -118,6 +133,20 @@ typedef struct itg_receiver_cfg {
                                    host) before a datagram is lost */
   int cpu;                      /* pin the receiving thread to a CPU;
                                    -1 (the default) none */
+  int allow_privileged_ports;   /* 1: a sender may ask for a data port
+                                   below 1024; 0 (the default): such a
+                                   flow is refused (ITG_EPERM). Port 0,
+                                   the system's pick, is always allowed */
+  char log_servers[ITG_PATH_MAX]; /* the log servers a sender may ask
+                                   this receiver to ship its flow's log to
+                                   (-X), besides loopback and the
+                                   sender's own address (always allowed):
+                                   networks "ADDR[/PREFIX]", separated by
+                                   commas, at most 16
+                                   ("0.0.0.0/0,::/0" allows any server;
+                                   "" the default, none more). A flow
+                                   naming another is refused
+                                   (ITG_EPERM) */
   itg_records_cb on_records;    /* optional */
   itg_flow_event_cb on_flow;    /* optional */
   itg_log_error_cb on_log_error; /* optional: a log that cannot be
@@ -139,13 +168,16 @@ typedef struct itg_receiver_stats {
 /* Fills cfg with the defaults. */
 ITG_API void itg_receiver_cfg_init(itg_receiver_cfg *cfg);
 
-/* Creates a receiver. Returns 0, ITG_EINVAL or ITG_ENOMEM. */
+/* Creates a receiver. Returns 0, ITG_EINVAL (a field out of range, a
+ * string not terminated, cfg.log_servers not a list of networks) or
+ * ITG_ENOMEM. */
 ITG_API int itg_receiver_new(const itg_receiver_cfg *cfg,
                              itg_receiver **out);
 
 /* Binds the signaling port and starts the receiver's thread; returns once
- * it is listening. Returns 0, ITG_EADDRINUSE, ITG_EADDR, ITG_ESOCKET, an
- * error opening the default log, or ITG_ETHREAD. */
+ * it is listening. Returns 0, ITG_ENOENT (log_dir is not a directory),
+ * ITG_EADDRINUSE, ITG_EADDR, ITG_ESOCKET, an error opening the default
+ * log, or ITG_ETHREAD. */
 ITG_API int itg_receiver_start(itg_receiver *r);
 
 /* Returns the signaling port in use (after start). */

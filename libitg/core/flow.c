@@ -850,7 +850,8 @@ int itg_flow_validate(const itg_flow_cfg *cfg, char *err, size_t errlen) {
   if (cfg->duration_ns == 0 && cfg->max_packets == 0 && cfg->max_bytes == 0) {
     itg__set_err(err, errlen,
                  "the flow has no end: give a duration (-t), a packet count "
-                 "(-z) or a byte count (-k)");
+                 "(-z) or a byte count (-k) above 0 (0 means no limit, for "
+                 "each of the three)");
     return ITG_EINVAL;
   }
   rc = itg__spec_check(&cfg->idt, 1, 0, ITG_FLOW_IDT_MAX, "IDT", err, errlen);

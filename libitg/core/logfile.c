@@ -4,14 +4,18 @@
  * bits on Windows). The block framing and its checksums live here alone:
  * whoever writes records through itg_logwriter writes blocks. */
 #include "itg/log.h"
+#include "core/logfile.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <uv.h>
+
 #include "core/byteorder.h"
 #include "core/crc32c.h"
+#include "platform/platform.h"
 
 /* A block: magic and count, the records, the checksum. */
 #define ITG__BLOCK_HEAD 8u
@@ -131,27 +135,22 @@ static void writer_close_block(itg_logwriter *w) {
   w->open_n = 0;
 }
 
-int itg_logwriter_open(const char *path, const itg_log_hdr *hdr,
-                       itg_logwriter **out) {
-  itg_logwriter *w;
+/* Encodes hdr into head, refusing a header the reader would refuse (by the
+ * reader's own rules), before any file is touched. */
+static int header_bytes(const itg_log_hdr *hdr, uint8_t *head) {
   itg_log_hdr check;
-  uint8_t head[ITG_LOG_HEADER_LEN];
-  int rc;
-  if (path == NULL || hdr == NULL || out == NULL)
-    return ITG_EINVAL;
-  /* A header the reader would refuse is refused here, by the reader's own
-   * rules. */
   itg_log_hdr_encode(hdr, head);
-  if (itg_log_hdr_decode(head, sizeof head, &check) != 0)
-    return ITG_EINVAL;
-  w = malloc(sizeof *w);
-  if (w == NULL)
-    return ITG_ENOMEM;
-  w->f = fopen(path, "wb");
-  if (w->f == NULL) {
-    rc = open_error(errno);
-    goto out_free_writer;
-  }
+  return itg_log_hdr_decode(head, ITG_LOG_HEADER_LEN, &check) != 0
+             ? ITG_EINVAL
+             : 0;
+}
+
+/* Starts writer w (allocated) on the open file f with the header head;
+ * both are freed on failure. */
+static int writer_start(itg_logwriter *w, FILE *f, const uint8_t *head,
+                        itg_logwriter **out) {
+  int rc;
+  w->f = f;
   /* The records are already gathered in w->buf: a second buffer in stdio
    * would only copy them once more. */
   setvbuf(w->f, NULL, _IONBF, 0);
@@ -159,19 +158,77 @@ int itg_logwriter_open(const char *path, const itg_log_hdr *hdr,
   w->open_n = 0;
   w->open_at = 0;
   w->written = 0;
-  memcpy(w->buf, head, sizeof head);
-  w->used = sizeof head;
+  memcpy(w->buf, head, ITG_LOG_HEADER_LEN);
+  w->used = ITG_LOG_HEADER_LEN;
   rc = writer_drain(w);
-  if (rc != 0)
-    goto out_close_file;
+  if (rc != 0) {
+    fclose(w->f);
+    free(w);
+    return rc;
+  }
   *out = w;
   return 0;
+}
 
-out_close_file:
-  fclose(w->f);
-out_free_writer:
+int itg_logwriter_open(const char *path, const itg_log_hdr *hdr,
+                       itg_logwriter **out) {
+  uint8_t head[ITG_LOG_HEADER_LEN];
+  itg_logwriter *w;
+  FILE *f;
+  int rc;
+  if (path == NULL || hdr == NULL || out == NULL)
+    return ITG_EINVAL;
+  if (header_bytes(hdr, head) != 0)
+    return ITG_EINVAL;
+  w = malloc(sizeof *w);
+  if (w == NULL)
+    return ITG_ENOMEM;
+  f = fopen(path, "wb");
+  if (f == NULL) {
+    rc = open_error(errno);
+    free(w);
+    return rc;
+  }
+  return writer_start(w, f, head, out);
+}
+
+int itg__logwriter_create(const char *base, const itg_log_hdr *hdr,
+                          char *path, size_t pathlen, itg_logwriter **out) {
+  uint8_t head[ITG_LOG_HEADER_LEN];
+  itg_logwriter *w;
+  unsigned k;
+  int rc = ITG_EBUSY;
+  if (header_bytes(hdr, head) != 0)
+    return ITG_EINVAL;
+  w = malloc(sizeof *w);
+  if (w == NULL)
+    return ITG_ENOMEM;
+  for (k = 0; k <= ITG__LOG_SUFFIX_MAX && rc == ITG_EBUSY; k++) {
+    FILE *f;
+    int n = k == 0 ? snprintf(path, pathlen, "%s", base)
+                   : snprintf(path, pathlen, "%s.%u", base, k);
+    if (n < 0 || (size_t)n >= pathlen) {
+      rc = ITG_ERANGE;
+      break;
+    }
+    rc = itg__file_create(path, &f);
+    if (rc == 0) {
+      rc = writer_start(w, f, head, out);
+      if (rc != 0)
+        remove(path); /* made here and empty (a full disk): not left behind */
+      return rc;
+    }
+  }
   free(w);
   return rc;
+}
+
+int itg__log_dir_check(const char *dir) {
+  uv_fs_t req;
+  int rc = uv_fs_stat(NULL, &req, dir[0] != '\0' ? dir : ".", NULL);
+  int is_dir = rc == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFDIR;
+  uv_fs_req_cleanup(&req);
+  return is_dir ? 0 : ITG_ENOENT;
 }
 
 int itg_logwriter_write(itg_logwriter *w, const itg_logrec *recs, size_t n) {

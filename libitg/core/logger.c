@@ -22,6 +22,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "core/logfile.h"
 #include "core/logship.h"
 #include "core/ring.h"
 #include "itg/flow.h"
@@ -54,7 +55,7 @@ struct itg_logger {
   uint64_t taken; /* file sink: records given to the writer (writer thread) */
   itg_log_error_cb on_error;
   void *error_user;
-  char path[ITG_PATH_MAX]; /* file sink: the file */
+  char path[ITG_PATH_MAX]; /* file sink: the file made */
   char spill_path[512];
 };
 
@@ -227,6 +228,9 @@ static int open_sink(itg_logger *l, const itg_logger_cfg *cfg,
                      const itg_log_hdr *hdr) {
   itg__ship_cfg sc;
   int rc;
+  if (!remote(cfg) && cfg->create_new)
+    return itg__logwriter_create(cfg->path, hdr, l->path, sizeof l->path,
+                                 &l->w);
   if (!remote(cfg)) {
     snprintf(l->path, sizeof l->path, "%s", cfg->path);
     return itg_logwriter_open(cfg->path, hdr, &l->w);
@@ -381,6 +385,14 @@ int itg_logger_spill_path(const itg_logger *l, char *buf, size_t len) {
     return ITG_EINVAL;
   if (len > 0)
     snprintf(buf, len, "%s", l->spill_path);
+  return 0;
+}
+
+int itg_logger_path(const itg_logger *l, char *buf, size_t len) {
+  if (l == NULL || buf == NULL || l->w == NULL)
+    return ITG_EINVAL;
+  if (len > 0)
+    snprintf(buf, len, "%s", l->path);
   return 0;
 }
 

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/parse.h"
+#include "core/logfile.h"
+#include "core/netlist.h"
 #include "engine/logserver_internal.h"
 #include "engine/receiver_internal.h"
 #include "platform/platform.h"
@@ -18,73 +19,17 @@ void itg_logserver_cfg_init(itg_logserver_cfg *cfg) {
 }
 
 int itg_logserver_cfg_allow(itg_logserver_cfg *cfg, const char *cidr) {
-  char addr[64];
-  const char *slash;
   itg_logserver_net net;
-  size_t n;
-  uint64_t prefix;
-  if (cfg == NULL || cidr == NULL)
+  if (cfg == NULL || cidr == NULL || itg__net_parse(cidr, &net) != 0)
     return ITG_EINVAL;
-  slash = strchr(cidr, '/');
-  n = slash != NULL ? (size_t)(slash - cidr) : strlen(cidr);
-  if (n == 0 || n >= sizeof addr)
-    return ITG_EINVAL;
-  memcpy(addr, cidr, n);
-  addr[n] = '\0';
-  memset(&net, 0, sizeof net);
-  if (uv_inet_pton(AF_INET, addr, net.addr) == 0)
-    net.family = 4;
-  else if (uv_inet_pton(AF_INET6, addr, net.addr) == 0)
-    net.family = 6;
-  else
-    return ITG_EINVAL;
-  prefix = net.family == 4 ? 32 : 128;
-  if (slash != NULL && itg__parse_u64(slash + 1, 0, prefix, &prefix) != 0)
-    return ITG_EINVAL;
-  net.prefix = (uint8_t)prefix;
   if (cfg->n_allow >= ITG_LOGSERVER_MAX_NETS)
     return ITG_ELIMIT;
   cfg->allow[cfg->n_allow++] = net;
   return 0;
 }
 
-/* Returns 1 if the first `bits` bits of a and b agree. */
-static int prefix_match(const uint8_t *a, const uint8_t *b, unsigned bits) {
-  unsigned whole = bits / 8, rest = bits % 8;
-  if (memcmp(a, b, whole) != 0)
-    return 0;
-  return rest == 0 ||
-         ((a[whole] ^ b[whole]) & (uint8_t)(0xFF << (8 - rest))) == 0;
-}
-
 int itg__ls_allowed(const itg_logserver *s, const struct sockaddr *sa) {
-  static const uint8_t v4_loop[4] = {127, 0, 0, 0};
-  static const uint8_t v6_loop[16] = {0, 0, 0, 0, 0, 0, 0, 0,
-                                      0, 0, 0, 0, 0, 0, 0, 1};
-  static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
-  uint8_t a[16];
-  int family;
-  uint32_t i;
-  if (sa->sa_family == AF_INET) {
-    memcpy(a, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-    family = 4;
-  } else if (sa->sa_family == AF_INET6) {
-    memcpy(a, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-    family = 6;
-    if (memcmp(a, v4_mapped, sizeof v4_mapped) == 0) {
-      memmove(a, a + 12, 4);
-      family = 4;
-    }
-  } else {
-    return 0;
-  }
-  if (family == 4 ? prefix_match(a, v4_loop, 8) : prefix_match(a, v6_loop, 128))
-    return 1;
-  for (i = 0; i < s->cfg.n_allow; i++)
-    if (s->cfg.allow[i].family == family &&
-        prefix_match(a, s->cfg.allow[i].addr, s->cfg.allow[i].prefix))
-      return 1;
-  return 0;
+  return itg__net_allowed(sa, s->cfg.allow, s->cfg.n_allow);
 }
 
 int itg_logserver_new(const itg_logserver_cfg *cfg, itg_logserver **out) {
@@ -122,6 +67,7 @@ static void on_connection(uv_stream_t *server, int status) {
   itg__ls_client *c;
   struct sockaddr_storage ss;
   int len = (int)sizeof ss;
+  int rc;
   if (status < 0)
     return;
   c = calloc(1, sizeof *c);
@@ -129,28 +75,34 @@ static void on_connection(uv_stream_t *server, int status) {
     free(c);
     return;
   }
-  if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0 ||
-      uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) != 0 ||
-      !itg__ls_allowed(s, (struct sockaddr *)&ss) ||
+  rc = uv_accept(server, (uv_stream_t *)&c->tcp);
+  if (rc == 0)
+    rc = uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len);
+  if (rc == 0) {
+    /* Named before the checks, so a refusal says whom it turned away. */
+    itg__addr a;
+    memcpy(&a.ss, &ss, sizeof ss);
+    a.len = (socklen_t)len;
+    itg__addr_format(&a, c->peer, sizeof c->peer);
+  }
+  if (rc != 0 || !itg__ls_allowed(s, (struct sockaddr *)&ss) ||
       s->nclients >= s->cfg.max_clients) {
     itg_log_session_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = ITG_LOG_SESSION_REFUSED;
-    ev.status = s->nclients >= s->cfg.max_clients ? ITG_ELIMIT : ITG_EPERM;
+    ev.status = rc != 0 ? ITG_ESOCKET
+                : s->nclients >= s->cfg.max_clients ? ITG_ELIMIT
+                                                    : ITG_EPERM;
     snprintf(ev.message, sizeof ev.message, "%s",
-             ev.status == ITG_ELIMIT ? "too many clients"
-                                     : "address not allowed");
+             rc != 0 ? "the connection failed as it was accepted"
+             : ev.status == ITG_ELIMIT ? "too many clients"
+                                       : "address not allowed");
+    memcpy(ev.peer, c->peer, sizeof ev.peer);
     atomic_fetch_add(&s->n_refused, 1);
     itg__ls_event(s, &ev);
     c->tcp.data = c;
     uv_close((uv_handle_t *)&c->tcp, free_refused);
     return;
-  }
-  {
-    itg__addr a;
-    memcpy(&a.ss, &ss, sizeof ss);
-    a.len = (socklen_t)len;
-    itg__addr_format(&a, c->peer, sizeof c->peer);
   }
   itg__ls_client_start(s, c);
 }
@@ -227,7 +179,6 @@ static int bind_ports(itg_logserver *s) {
 }
 
 int itg_logserver_start(itg_logserver *s) {
-  uv_fs_t req;
   int rc;
   if (s == NULL)
     return ITG_EINVAL;
@@ -236,9 +187,7 @@ int itg_logserver_start(itg_logserver *s) {
   rc = itg__platform_init();
   if (rc < 0)
     return rc;
-  rc = uv_fs_stat(NULL, &req, s->cfg.dir[0] != '\0' ? s->cfg.dir : ".", NULL);
-  uv_fs_req_cleanup(&req);
-  if (rc != 0 || !(req.statbuf.st_mode & S_IFDIR))
+  if (itg__log_dir_check(s->cfg.dir) != 0)
     return ITG_ENOENT;
   if (uv_loop_init(&s->loop) != 0)
     return ITG_ENOMEM;

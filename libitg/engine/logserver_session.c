@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/logfile.h"
 #include "engine/logserver_internal.h"
 #include "platform/platform.h"
 
@@ -234,12 +235,14 @@ static int take_batch(itg__ls_client *c, const uint8_t *p, size_t n) {
   return 0;
 }
 
-/* Opens DIR/NAME, or DIR/NAME.k for the first k that does not exist. */
+/* Creates DIR/NAME, or DIR/NAME.k for the first k that does not exist
+ * (itg__logwriter_create: nothing that exists is replaced or followed). */
 static int open_file(itg__ls_client *c, const char *name) {
   itg_logserver *s = c->srv;
   const char *dir = s->cfg.dir[0] != '\0' ? s->cfg.dir : ".";
+  char base[sizeof c->path];
   itg_log_hdr hdr;
-  unsigned k;
+  int n, rc;
   memset(&hdr, 0, sizeof hdr);
   hdr.version = ITG_LOG_VERSION;
   hdr.role = c->role;
@@ -247,29 +250,13 @@ static int open_file(itg__ls_client *c, const char *name) {
                                               : ITG_LOG_CLOCK_REALTIME;
   hdr.created_ns = itg__real_ns();
   memcpy(hdr.host, c->host, sizeof hdr.host);
-  for (k = 0; k < 1000; k++) {
-    uv_fs_t req;
-    int rc;
-    if (k == 0)
-      snprintf(c->file, sizeof c->file, "%s", name);
-    else
-      snprintf(c->file, sizeof c->file, "%s.%u", name, k);
-    snprintf(c->path, sizeof c->path, "%s/%s", dir, c->file);
-    rc = uv_fs_open(NULL, &req, c->path,
-                    UV_FS_O_WRONLY | UV_FS_O_CREAT | UV_FS_O_EXCL, 0644, NULL);
-    uv_fs_req_cleanup(&req);
-    if (rc == UV_EEXIST)
-      continue;
-    if (rc < 0)
-      return rc == UV_EACCES || rc == UV_EPERM ? ITG_EPERM : ITG_EIO;
-    uv_fs_close(NULL, &req, rc, NULL);
-    uv_fs_req_cleanup(&req);
-    rc = itg_logwriter_open(c->path, &hdr, &c->w);
-    if (rc < 0)
-      remove_file(c); /* a full disk: no empty file left behind */
-    return rc;
-  }
-  return ITG_EBUSY;
+  n = snprintf(base, sizeof base, "%s/%s", dir, name);
+  if (n < 0 || (size_t)n >= sizeof base)
+    return ITG_ERANGE;
+  rc = itg__logwriter_create(base, &hdr, c->path, sizeof c->path, &c->w);
+  if (rc == 0)
+    snprintf(c->file, sizeof c->file, "%s%s", name, c->path + n);
+  return rc;
 }
 
 /* Turns a client's host name into something safe in a file name. */

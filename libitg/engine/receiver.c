@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/logfile.h"
+#include "core/netlist.h"
 #include "engine/receiver_internal.h"
 
 void itg_receiver_cfg_init(itg_receiver_cfg *cfg) {
@@ -16,16 +18,23 @@ void itg_receiver_cfg_init(itg_receiver_cfg *cfg) {
 }
 
 int itg_receiver_new(const itg_receiver_cfg *cfg, itg_receiver **out) {
+  itg_logserver_net nets[ITG_LOGSERVER_MAX_NETS];
+  uint32_t n_nets;
   itg_receiver *r;
   if (cfg == NULL || out == NULL || cfg->log_batch == 0 ||
       cfg->max_flows == 0 || cfg->rcvbuf < 0 || cfg->cpu < -1 ||
       strnlen(cfg->bind_host, ITG_HOST_MAX) == ITG_HOST_MAX ||
       strnlen(cfg->log_path, ITG_PATH_MAX) == ITG_PATH_MAX ||
-      strnlen(cfg->log_dir, ITG_PATH_MAX) == ITG_PATH_MAX)
+      strnlen(cfg->log_dir, ITG_PATH_MAX) == ITG_PATH_MAX ||
+      strnlen(cfg->log_servers, ITG_PATH_MAX) == ITG_PATH_MAX ||
+      itg__net_parse_list(cfg->log_servers, nets, ITG_LOGSERVER_MAX_NETS,
+                          &n_nets, NULL, 0) != 0)
     return ITG_EINVAL;
   r = calloc(1, sizeof *r);
   if (r == NULL)
     return ITG_ENOMEM;
+  memcpy(r->log_nets, nets, sizeof nets);
+  r->n_log_nets = n_nets;
   r->bufs = malloc((size_t)ITG__RX_BATCH * ITG__RX_BUF);
   if (r->bufs == NULL)
     goto out_free_r;
@@ -153,6 +162,10 @@ int itg_receiver_start(itg_receiver *r) {
   if (r->started || r->stopped)
     return ITG_ESTATE;
   rc = itg__platform_init();
+  /* Found missing only at a flow's start, the directory of the logs
+   * senders name would refuse every such flow. */
+  if (rc == 0)
+    rc = itg__log_dir_check(r->cfg.log_dir);
   if (rc < 0)
     return rc;
   if (uv_loop_init(&r->loop) != 0)

@@ -114,9 +114,32 @@ static int new_token(uint64_t *out) {
   return 0;
 }
 
+/* Refuses what a peer may not ask of this receiver, before anything is
+ * opened: another flow past the limit, a privileged data port. */
+static int flow_allowed(itg_receiver *r, const itg__ctl_msg *m, char *msg,
+                        size_t msglen) {
+  if (atomic_load(&r->n_active) >= r->cfg.max_flows) {
+    snprintf(msg, msglen, "the receiver serves %u flows already (its limit)",
+             (unsigned)r->cfg.max_flows);
+    return ITG_ELIMIT;
+  }
+  if (m->port != 0 && m->port < ITG__RX_FIRST_FREE_PORT &&
+      !r->cfg.allow_privileged_ports) {
+    snprintf(msg, msglen, "data port %u is below %u: this receiver opens "
+             "no privileged port for a sender (see --allow-privileged-ports)",
+             (unsigned)m->port, ITG__RX_FIRST_FREE_PORT);
+    return ITG_EPERM;
+  }
+  return 0;
+}
+
+/* Everything a flow may be refused for is checked before its data port is
+ * opened, and the port before its log is made: a refused flow leaves no
+ * file behind. */
 int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
                       const itg__ctl_msg *m, itg__rx_flow **out, char *msg,
                       size_t msglen) {
+  char path[ITG_PATH_MAX];
   itg__rx_log *lg = NULL;
   itg__rx_sock *s = NULL;
   itg__rx_flow *f;
@@ -124,26 +147,23 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
   uint32_t id;
   uint64_t token;
   size_t b;
-  int rc, unreachable;
-  if (atomic_load(&r->n_active) >= r->cfg.max_flows) {
-    snprintf(msg, msglen, "the receiver serves %u flows already (its limit)",
-             (unsigned)r->cfg.max_flows);
-    return ITG_ELIMIT;
-  }
-  rc = itg__rx_log_acquire(r, c, m, &lg, &unreachable, msg, msglen);
+  int rc, fresh, unreachable;
+  rc = flow_allowed(r, m, msg, msglen);
+  if (rc == 0)
+    rc = itg__rx_log_lookup(r, c, m, path, &lg, &fresh, msg, msglen);
   if (rc != 0)
     return rc;
+  /* A log not made yet holds no id and no flow uses it. */
   id = choose_id(r, lg, c->ip, m->flow_id, m->id_auto);
   if (id == 0) {
     snprintf(msg, msglen, "flow id %u is already in use",
              (unsigned)m->flow_id);
-    rc = ITG_EBUSY;
-    goto out_release_log;
+    return ITG_EBUSY;
   }
-  if (note_id(lg, id) < 0) {
+  f = calloc(1, sizeof *f);
+  if (f == NULL) {
     snprintf(msg, msglen, "out of memory");
-    rc = ITG_ENOMEM;
-    goto out_release_log;
+    return ITG_ENOMEM;
   }
   if (new_token(&token) < 0) {
     snprintf(msg, msglen, "the system's random source failed");
@@ -155,13 +175,20 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
     snprintf(msg, msglen, "cannot open data port %u/%s: %s",
              (unsigned)m->port, m->proto == ITG_PROTO_TCP ? "TCP" : "UDP",
              itg_strerror(rc));
-    goto out_release_log;
+    goto out_free_flow;
   }
-  f = calloc(1, sizeof *f);
-  if (f == NULL) {
+  if (fresh) {
+    /* While a session opens, the port goes back: the FLOW_OPEN is handled
+     * again, from the start, once it is open. */
+    rc = itg__rx_log_make(r, c, m, path, &lg, msg, msglen);
+    if (rc != 0)
+      goto out_release_sock;
+  }
+  itg__rx_log_hold(lg, &unreachable);
+  if (note_id(lg, id) < 0) {
     snprintf(msg, msglen, "out of memory");
     rc = ITG_ENOMEM;
-    goto out_release_sock;
+    goto out_release_log;
   }
   f->r = r;
   f->id = id;
@@ -188,6 +215,8 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
   atomic_fetch_add(&r->n_active, 1);
   itg__rx_count(r, 0, 1);
   fill_event(f, ITG_FLOW_OPENED, &ev);
+  if (lg != NULL && lg->file[0] != '\0')
+    snprintf(ev.log_file, sizeof ev.log_file, "%s", lg->file);
   if (unreachable) {
     ev.log_unreachable = 1;
     snprintf(ev.log_spill, sizeof ev.log_spill, "%s", lg->spill);
@@ -195,15 +224,22 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
     snprintf(msg, msglen, "its log server %.100s port %u cannot be reached; "
              "the receiver log goes to the spill file %.200s until it can",
              m->log_host, (unsigned)m->log_port, lg->spill);
+  } else if (lg != NULL && lg->file[0] != '\0' &&
+             strcmp(lg->file, lg->path) != 0) {
+    /* The sender's user looks for the log under the name it gave. */
+    snprintf(msg, msglen, "receiver log %.200s exists: this flow's goes "
+             "to %.200s%s", m->text, m->text, lg->file + strlen(lg->path));
   }
   itg__rx_event(r, &ev);
   *out = f;
   return 0;
 
-out_release_sock:
-  itg__rx_sock_release(s);
 out_release_log:
   itg__rx_log_release(r, lg, NULL, NULL);
+out_release_sock:
+  itg__rx_sock_release(s);
+out_free_flow:
+  free(f);
   return rc;
 }
 

@@ -10,6 +10,7 @@
 #include "core/idmap.h"
 #include "engine/control.h"
 #include "engine/deframe.h"
+#include "itg/logserver.h"
 #include "itg/receiver.h"
 #include "platform/platform.h"
 
@@ -21,6 +22,7 @@
 #define ITG__RX_LINGER_MS 300      /* see receiver.h: end of a flow */
 #define ITG__RX_FLOW_LOG_CAP 8192  /* ring records of a per-flow logger */
 #define ITG__RX_ECHO_QUEUE (4u << 20) /* TCP echo bytes queued at most */
+#define ITG__RX_FIRST_FREE_PORT 1024u /* below: privileged (root's) ports */
 
 typedef struct itg__rx_flow itg__rx_flow;
 typedef struct itg__rx_log_open itg__rx_log_open;
@@ -29,8 +31,13 @@ typedef struct itg__rx_log_open itg__rx_log_open;
  * it. */
 typedef struct itg__rx_log {
   struct itg__rx_log *next;
-  char path[ITG_PATH_MAX];   /* the file, or the name asked of the server */
+  char path[ITG_PATH_MAX];   /* the file asked for (the key flows share
+                                it by), or the name asked of the server */
+  char file[ITG_PATH_MAX];   /* a file: the one made (path, or path.k when
+                                path existed) */
   char server[ITG_HOST_MAX]; /* the log server, "" for a file */
+  itg__addr server_addr;     /* remote: the server's address, resolved once */
+  char server_ip[64];        /* remote: that address, numeric */
   uint16_t server_port;
   itg_log_transport transport;
   char spill[ITG_PATH_MAX]; /* remote: the spill file */
@@ -110,6 +117,8 @@ struct itg__rx_flow {
 
 struct itg_receiver {
   itg_receiver_cfg cfg;
+  itg_logserver_net log_nets[ITG_LOGSERVER_MAX_NETS]; /* cfg.log_servers */
+  uint32_t n_log_nets;
   uv_loop_t loop;
   uv_tcp_t server;
   uv_async_t wake;
@@ -188,7 +197,7 @@ void itg__rx_conn_refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
 
 /* ---- receiver_log.c ---- */
 
-/* itg__rx_log_acquire: the log is a session with a server still to be
+/* itg__rx_log_make: the log is a session with a server still to be
  * opened; the FLOW_OPEN is handled again once it is. */
 #define ITG__RX_LOG_OPENING 1
 
@@ -200,14 +209,28 @@ void itg__rx_log_cfg(const itg_receiver *r, const char *path,
 /* Called when a log has let a flow go, with its ENDED event. */
 typedef void (*itg__rx_log_done)(itg_receiver *r, itg_flow_event *ev);
 
-/* Takes a hold on the log that FLOW_OPEN m from c asks for (*out NULL:
- * not logged), opening a file under log_dir or finding an open log.
- * Sets *unreachable for the first flow of a session that could not reach
- * its server. Returns 0, ITG__RX_LOG_OPENING, or an ITG_E* code with a
- * sentence in msg. */
-int itg__rx_log_acquire(itg_receiver *r, itg__rx_conn *c,
-                        const itg__ctl_msg *m, itg__rx_log **out,
-                        int *unreachable, char *msg, size_t msglen);
+/* Checks what FLOW_OPEN m from c asks of the logs (a name by the shared
+ * rule of itg__lp_name_ok, a log server this receiver ships to) and finds
+ * the open log it names, opening nothing: *out is that log, or NULL with
+ * *fresh set when a new one is to be made by itg__rx_log_make from path
+ * (ITG_PATH_MAX bytes, filled here), or NULL for a flow not logged.
+ * Returns 0, or an ITG_E* code with a sentence in msg. */
+int itg__rx_log_lookup(itg_receiver *r, const itg__rx_conn *c,
+                       const itg__ctl_msg *m, char *path, itg__rx_log **out,
+                       int *fresh, char *msg, size_t msglen);
+
+/* Makes the log that itg__rx_log_lookup found missing: creates the file
+ * under log_dir (*out set), or starts opening the session with a log
+ * server, whose FLOW_OPEN is handled again once it is open (the server's
+ * address is checked then). Returns 0, ITG__RX_LOG_OPENING, or an ITG_E*
+ * code with a sentence in msg. */
+int itg__rx_log_make(itg_receiver *r, itg__rx_conn *c, const itg__ctl_msg *m,
+                     const char *path, itg__rx_log **out, char *msg,
+                     size_t msglen);
+
+/* Takes a flow's hold on lg (NULL: none). Sets *unreachable for the first
+ * flow of a session that could not reach its server. */
+void itg__rx_log_hold(itg__rx_log *lg, int *unreachable);
 
 /* Drops a hold on lg (NULL: none), closing it with the last. If ev is not
  * NULL, done is then called with it, completed with the log's counts:

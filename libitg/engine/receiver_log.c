@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/logproto.h"
+#include "core/netlist.h"
 #include "engine/receiver_internal.h"
 
 /* A session being opened for the FLOW_OPEN of a signaling connection. */
@@ -15,9 +17,11 @@ struct itg__rx_log_open {
   itg_receiver *r;
   itg__rx_conn *c; /* NULL once the connection is gone */
   itg__ctl_msg m;  /* the FLOW_OPEN, handled again once the log is open */
+  uint8_t peer_ip[16]; /* the sender's address (c may go meanwhile) */
   itg_logger_cfg lc;
   itg__rx_log *lg;
   int rc;
+  char msg[ITG__CTL_TEXT_MAX]; /* why, when rc < 0 */
 };
 
 /* A session's last hold dropped: its logger being closed. */
@@ -31,12 +35,6 @@ typedef struct log_close {
   itg_flow_event ev;
   itg__rx_log_done done;
 } log_close;
-
-/* A -x name is a plain file name: it may not climb out of log_dir. */
-static int log_name_ok(const char *name) {
-  return name[0] != '\0' && strchr(name, '/') == NULL &&
-         strchr(name, '\\') == NULL && strstr(name, "..") == NULL;
-}
 
 /* Joins dir and name into out[0..len). Returns 0, or -1 if it does not
  * fit. */
@@ -166,8 +164,11 @@ static itg__rx_log *find_log(itg_receiver *r, const char *path,
                              const itg__ctl_msg *m) {
   itg__rx_log *lg;
   int remote = m->log_host[0] != '\0';
+  /* The receiver's own log is never one a flow names, whatever the
+   * spelling: a name that reaches its file gets a file of its own. */
   for (lg = r->logs; lg != NULL; lg = lg->next)
-    if (strcmp(lg->path, path) == 0 && strcmp(lg->server, m->log_host) == 0 &&
+    if (lg != r->default_log && strcmp(lg->path, path) == 0 &&
+        strcmp(lg->server, m->log_host) == 0 &&
         (!remote || (lg->server_port == m->log_port &&
                      lg->transport == (itg_log_transport)m->log_transport)))
       return lg;
@@ -184,9 +185,56 @@ static int listed(const itg_receiver *r, const itg__rx_log *lg) {
   return 0;
 }
 
+/* Whether logs may be shipped to a server at a for a sender at peer_ip:
+ * loopback, the sender's own address, or cfg.log_servers. */
+static int server_allowed(const itg_receiver *r, const itg__addr *a,
+                          const uint8_t peer_ip[16]) {
+  uint8_t ip[16];
+  itg__rx_ip_key((const struct sockaddr *)&a->ss, ip);
+  return memcmp(ip, peer_ip, 16) == 0 ||
+         itg__net_allowed((const struct sockaddr *)&a->ss, r->log_nets,
+                          r->n_log_nets);
+}
+
+static void refused_server(const itg__rx_log *lg, char *msg, size_t msglen) {
+  snprintf(msg, msglen, "this receiver ships logs only to loopback, the "
+           "sender's own address and the networks of its --log-servers, "
+           "not to %.100s (%s)", lg->server, lg->server_ip);
+}
+
+static void ship_failed(const itg__rx_log *lg, int rc, char *msg,
+                        size_t msglen) {
+  snprintf(msg, msglen, "cannot ship the receiver log to %.100s port %u: %s",
+           lg->server, (unsigned)lg->server_port, itg_strerror(rc));
+}
+
+/* Resolves the server once, here (a name may take the resolver seconds),
+ * checks it against the policy, and hands the logger the address itself:
+ * a name resolved again could lead elsewhere. */
 static void open_work(uv_work_t *w) {
   itg__rx_log_open *o = w->data;
-  o->rc = itg_logger_new(&o->lc, &o->lg->logger);
+  itg__rx_log *lg = o->lg;
+  const struct sockaddr *sa = (const struct sockaddr *)&lg->server_addr.ss;
+  o->rc = itg__addr_resolve(lg->server, lg->server_port, 0, &lg->server_addr);
+  if (o->rc < 0) {
+    ship_failed(lg, o->rc, o->msg, sizeof o->msg);
+    return;
+  }
+  if (sa->sa_family == AF_INET)
+    uv_ip4_name((const struct sockaddr_in *)sa, lg->server_ip,
+                sizeof lg->server_ip);
+  else
+    uv_ip6_name((const struct sockaddr_in6 *)sa, lg->server_ip,
+                sizeof lg->server_ip);
+  if (!server_allowed(o->r, &lg->server_addr, o->peer_ip)) {
+    o->rc = ITG_EPERM;
+    refused_server(lg, o->msg, sizeof o->msg);
+    return;
+  }
+  o->lc.server_host = lg->server_ip;
+  o->rc = itg_logger_new(&o->lc, &lg->logger);
+  if (o->rc < 0)
+    ship_failed(lg, o->rc, o->msg, sizeof o->msg);
 }
 
 static void on_opened(uv_work_t *w, int status) {
@@ -198,11 +246,8 @@ static void on_opened(uv_work_t *w, int status) {
   if (c != NULL)
     c->opening = NULL;
   if (o->rc < 0) {
-    char msg[ITG__CTL_TEXT_MAX];
-    snprintf(msg, sizeof msg, "cannot ship the receiver log to %s port %u: %s",
-             o->m.log_host, (unsigned)o->m.log_port, itg_strerror(o->rc));
     if (c != NULL)
-      itg__rx_conn_refuse(c, &o->m, o->rc, msg);
+      itg__rx_conn_refuse(c, &o->m, o->rc, o->msg);
     free_log(lg);
     free(o);
     return;
@@ -264,10 +309,10 @@ static int start_open(itg_receiver *r, itg__rx_conn *c, const itg__ctl_msg *m,
   o->r = r;
   o->c = c;
   o->m = *m;
+  memcpy(o->peer_ip, c->ip, 16);
   o->lg = lg;
   itg__rx_log_cfg(r, lg->path, &o->lc);
   o->lc.capacity = ITG__RX_FLOW_LOG_CAP;
-  o->lc.server_host = lg->server;
   o->lc.server_port = lg->server_port;
   o->lc.transport = lg->transport;
   o->lc.spill_path = lg->spill;
@@ -282,7 +327,9 @@ static int start_open(itg_receiver *r, itg__rx_conn *c, const itg__ctl_msg *m,
   return ITG__RX_LOG_OPENING;
 }
 
-/* Opens the file under log_dir that m names. */
+/* Creates the file under log_dir that a flow names: path, or path.1,
+ * path.2, ... when the name is taken, never replacing or following what
+ * is there (a peer chooses the name). */
 static int open_file(itg_receiver *r, const char *path, itg__rx_log **out,
                      char *msg, size_t msglen) {
   itg_logger_cfg lc;
@@ -295,62 +342,109 @@ static int open_file(itg_receiver *r, const char *path, itg__rx_log **out,
   itg__idmap_init(&lg->ids);
   itg__rx_log_cfg(r, path, &lc);
   lc.capacity = ITG__RX_FLOW_LOG_CAP;
+  lc.create_new = 1;
   rc = itg_logger_new(&lc, &lg->logger);
   if (rc < 0) {
-    snprintf(msg, msglen, "cannot open receiver log '%s': %s", path,
-             itg_strerror(rc));
+    snprintf(msg, msglen, "cannot create receiver log '%s': %s", path,
+             rc == ITG_EBUSY ? "it and its numbered names all exist"
+                             : itg_strerror(rc));
     free_log(lg);
     return rc;
   }
   memcpy(lg->path, path, sizeof lg->path);
+  itg_logger_path(lg->logger, lg->file, sizeof lg->file);
   lg->next = r->logs;
   r->logs = lg;
   *out = lg;
   return 0;
 }
 
-int itg__rx_log_acquire(itg_receiver *r, itg__rx_conn *c,
-                        const itg__ctl_msg *m, itg__rx_log **out,
-                        int *unreachable, char *msg, size_t msglen) {
-  char path[ITG_PATH_MAX];
+/* Whether a log server's name holds only what a host name or address can
+ * (it goes into messages, and from there to terminals). */
+static int host_ok(const char *host) {
+  for (; *host != '\0'; host++)
+    if ((unsigned char)*host <= 0x20 || (unsigned char)*host >= 0x7f)
+      return 0;
+  return 1;
+}
+
+/* The file under log_dir that m names, or the name it asks of a log
+ * server, into path[0..len). */
+static int named_path(const itg_receiver *r, const itg__ctl_msg *m,
+                      char *path, size_t len, char *msg, size_t msglen) {
   const char *name = m->text;
-  int remote = m->log_host[0] != '\0';
-  itg__rx_log *lg;
-  int rc;
-  *unreachable = 0;
-  *out = NULL;
-  if (name[0] == '\0' && !remote) {
-    lg = r->default_log;
-    goto out_hold;
-  }
-  if (name[0] != '\0' && !log_name_ok(name)) {
-    snprintf(msg, msglen, "bad receiver log name '%s' (a plain file name, "
-             "without '/' or '..')", name);
+  if (name[0] != '\0' && !itg__lp_name_ok(name)) {
+    char shown[64];
+    size_t i;
+    /* Shown to the receiver's user too: no control character reaches a
+     * terminal. */
+    snprintf(shown, sizeof shown, "%.63s", name);
+    for (i = 0; shown[i] != '\0'; i++)
+      if ((unsigned char)shown[i] < 0x20 || shown[i] == 0x7f)
+        shown[i] = '?';
+    snprintf(msg, msglen, "bad receiver log name '%s' (a plain file name of "
+             "at most %u bytes, without '/', '\\', ':', '..', control "
+             "characters or a leading '.')", shown,
+             (unsigned)ITG__LP_NAME_MAX);
     return ITG_EINVAL;
   }
-  if (remote) {
-    snprintf(path, sizeof path, "%s", name); /* both ITG_PATH_MAX long */
-  } else if (join_path(r->cfg.log_dir, name, path, sizeof path) != 0) {
+  if (m->log_host[0] != '\0' && !host_ok(m->log_host)) {
+    snprintf(msg, msglen, "log server name refused: it holds spaces or "
+             "control characters");
+    return ITG_EINVAL;
+  }
+  if (m->log_host[0] != '\0')
+    snprintf(path, len, "%s", name);
+  else if (join_path(r->cfg.log_dir, name, path, len) != 0) {
     snprintf(msg, msglen, "receiver log name '%s' is too long", name);
     return ITG_EINVAL;
   }
-  lg = find_log(r, path, m);
-  if (lg == NULL && remote)
-    return start_open(r, c, m, path, msg, msglen);
-  if (lg == NULL) {
-    rc = open_file(r, path, &lg, msg, msglen);
-    if (rc < 0)
-      return rc;
+  return 0;
+}
+
+int itg__rx_log_lookup(itg_receiver *r, const itg__rx_conn *c,
+                       const itg__ctl_msg *m, char *path, itg__rx_log **out,
+                       int *fresh, char *msg, size_t msglen) {
+  itg__rx_log *lg;
+  int rc;
+  *out = NULL;
+  *fresh = 0;
+  if (m->text[0] == '\0' && m->log_host[0] == '\0') {
+    *out = r->default_log;
+    return 0;
   }
+  rc = named_path(r, m, path, ITG_PATH_MAX, msg, msglen);
+  if (rc < 0)
+    return rc;
+  lg = find_log(r, path, m);
+  /* A session opened for one sender's own address is not another's. */
+  if (lg != NULL && lg->server[0] != '\0' &&
+      !server_allowed(r, &lg->server_addr, c->ip)) {
+    refused_server(lg, msg, msglen);
+    return ITG_EPERM;
+  }
+  *out = lg;
+  *fresh = lg == NULL;
+  return 0;
+}
+
+int itg__rx_log_make(itg_receiver *r, itg__rx_conn *c, const itg__ctl_msg *m,
+                     const char *path, itg__rx_log **out, char *msg,
+                     size_t msglen) {
+  if (m->log_host[0] != '\0')
+    return start_open(r, c, m, path, msg, msglen);
+  return open_file(r, path, out, msg, msglen);
+}
+
+void itg__rx_log_hold(itg__rx_log *lg, int *unreachable) {
+  *unreachable = 0;
+  if (lg == NULL)
+    return;
+  lg->refs++;
   if (lg->announce_unreachable) {
     *unreachable = 1;
     lg->announce_unreachable = 0;
   }
-out_hold:
-  if (lg != NULL)
-    lg->refs++;
-  *out = lg;
-  return 0;
 }
 
 void itg__rx_log_abandon(itg__rx_conn *c) {

@@ -9,6 +9,8 @@
 #ifndef ITG_PLATFORM_H
 #define ITG_PLATFORM_H
 
+#include <stdio.h>
+
 #include "itg/common.h"
 
 #if defined(_WIN32)
@@ -218,6 +220,15 @@ int itg__sock_last_error(void);
  * MOVEFILE_REPLACE_EXISTING on Windows). Paths are UTF-8. Returns 0,
  * ITG_EBUSY (`to` exists), ITG_ENOENT, ITG_EPERM or ITG_EIO. */
 int itg__rename_noreplace(const char *from, const char *to);
+
+/* Creates path for writing (binary, close-on-exec) only if nothing by that
+ * name exists: an existing file is never truncated, and a symbolic link
+ * (a reparse point on Windows), dangling or not, is never followed
+ * (O_CREAT|O_EXCL|O_NOFOLLOW; CREATE_NEW with FILE_FLAG_OPEN_REPARSE_POINT).
+ * For names a peer chooses. Returns 0 with *out open, ITG_EBUSY (the name
+ * exists), ITG_ENOENT (no such directory), ITG_EPERM, ITG_ENOMEM or
+ * ITG_EIO. */
+int itg__file_create(const char *path, FILE **out);
 
 /* ---- host ---------------------------------------------------------------- */
 

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/logfile.h"
+#include "core/netlist.h"
 #include "core/parse.h"
 #include "itg.h"
 #include "programs/cli.h"
@@ -13,8 +15,9 @@ static const char prog[] = "itg-recv";
 
 static const char usage_text[] =
     "usage: itg-recv [-Sp PORT] [-a ADDR] [-l FILE] [--log-dir DIR] [-q D]\n"
-    "                [--max-flows N] [--rcvbuf BYTES] [--cpu N] [-h|--help]\n"
-    "                [--version]\n";
+    "                [--max-flows N] [--rcvbuf BYTES] [--cpu N]\n"
+    "                [--log-servers LIST] [--allow-privileged-ports]\n"
+    "                [-h|--help] [--version]\n";
 
 static const char help_text[] =
     "\n"
@@ -27,12 +30,21 @@ static const char help_text[] =
     "  -l FILE        log of the flows that name no log of their own\n"
     "                 (default: none; those flows are only counted)\n"
     "  --log-dir DIR  where the logs that senders name (-x) are written\n"
-    "                 (default: the current directory)\n"
+    "                 (default: the current directory; it must exist).\n"
+    "                 A name never reaches an existing file: a new file\n"
+    "                 is made, NAME.1, NAME.2, ... when NAME exists\n"
     "  -q D           records per log write (default 64)\n"
     "  --max-flows N  flows served at once (default 1024)\n"
     "  --rcvbuf BYTES each data socket's receive buffer (default 33554432;\n"
     "                 more absorbs longer stalls at high rates)\n"
-    "  --cpu N        pin the receiving thread to CPU N\n";
+    "  --cpu N        pin the receiving thread to CPU N\n"
+    "  --log-servers LIST  the log servers senders may have their flow's\n"
+    "                 log shipped to (-X), besides loopback and the\n"
+    "                 sender's own address: networks ADDR[/PREFIX]\n"
+    "                 separated by commas, at most 16 (0.0.0.0/0,::/0\n"
+    "                 for any); a flow naming another is refused\n"
+    "  --allow-privileged-ports  let senders have data ports below 1024\n"
+    "                 opened (refused by default)\n";
 
 static const char *proto_name(itg_proto p) {
   return p == ITG_PROTO_TCP ? "TCP" : "UDP";
@@ -42,9 +54,10 @@ static void on_flow(const itg_flow_event *ev, void *user) {
   (void)user;
   switch (ev->kind) {
   case ITG_FLOW_OPENED:
-    fprintf(stderr, "%s: flow %u from %s: %s port %u%s open\n", prog,
+    fprintf(stderr, "%s: flow %u from %s: %s port %u%s open%s%s\n", prog,
             ev->flow_id, ev->peer, proto_name(ev->proto), ev->port,
-            ev->meter == ITG_METER_RTT ? " (round trip)" : "");
+            ev->meter == ITG_METER_RTT ? " (round trip)" : "",
+            ev->log_file[0] != '\0' ? ", log " : "", ev->log_file);
     if (ev->log_unreachable)
       fprintf(stderr, "%s: flow %u: the log server cannot be reached; its "
               "records go to the spill file %s until it can\n", prog,
@@ -107,9 +120,14 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
         strcmp(a, "-a") != 0 && strcmp(a, "-l") != 0 &&
         strcmp(a, "--log-dir") != 0 && strcmp(a, "-q") != 0 &&
         strcmp(a, "--max-flows") != 0 && strcmp(a, "--rcvbuf") != 0 &&
-        strcmp(a, "--cpu") != 0) {
+        strcmp(a, "--cpu") != 0 && strcmp(a, "--log-servers") != 0 &&
+        strcmp(a, "--allow-privileged-ports") != 0) {
       snprintf(msg, sizeof msg, "unknown option '%.64s'", a);
       return itg__cli_bad_usage(prog, msg, usage_text);
+    }
+    if (strcmp(a, "--allow-privileged-ports") == 0) {
+      cfg->allow_privileged_ports = 1;
+      continue;
     }
     rc = itg__cli_value(prog, usage_text, argc, argv, &i, &v);
     if (rc != 0)
@@ -120,7 +138,23 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
       rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->log_path, sizeof cfg->log_path);
     else if (strcmp(a, "--log-dir") == 0)
       rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->log_dir, sizeof cfg->log_dir);
-    else if (strcmp(a, "--cpu") == 0)
+    else if (strcmp(a, "--log-servers") == 0) {
+      itg_logserver_net nets[ITG_LOGSERVER_MAX_NETS];
+      uint32_t n_nets;
+      char bad[64];
+      rc = itg__net_parse_list(v, nets, ITG_LOGSERVER_MAX_NETS, &n_nets, bad,
+                               sizeof bad);
+      if (rc == ITG_ELIMIT)
+        snprintf(msg, sizeof msg, "--log-servers: more than %u networks",
+                 (unsigned)ITG_LOGSERVER_MAX_NETS);
+      else if (rc != 0)
+        snprintf(msg, sizeof msg, "--log-servers: '%s' is not a network "
+                 "(ADDR or ADDR/PREFIX)", bad);
+      if (rc != 0)
+        return itg__cli_bad_usage(prog, msg, usage_text);
+      rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->log_servers,
+                               sizeof cfg->log_servers);
+    } else if (strcmp(a, "--cpu") == 0)
       rc = itg__cli_cpu(prog, usage_text, v, &cfg->cpu);
     else if (strcmp(a, "--rcvbuf") == 0) {
       int64_t bytes;
@@ -181,9 +215,13 @@ int main(int argc, char **argv) {
   }
   rc = itg_receiver_start(r);
   if (rc < 0) {
-    snprintf(msg, sizeof msg, "cannot start on %.100s port %u: %s",
-             cfg.bind_host[0] ? cfg.bind_host : "every address",
-             (unsigned)cfg.sig_port, itg_strerror(rc));
+    if (rc == ITG_ENOENT && itg__log_dir_check(cfg.log_dir) != 0)
+      snprintf(msg, sizeof msg, "--log-dir: '%.200s' is not a directory",
+               cfg.log_dir);
+    else
+      snprintf(msg, sizeof msg, "cannot start on %.100s port %u: %s",
+               cfg.bind_host[0] ? cfg.bind_host : "every address",
+               (unsigned)cfg.sig_port, itg_strerror(rc));
     itg__cli_error(prog, msg);
     itg__cli_sigwatch_stop(&w);
     itg_receiver_free(r);

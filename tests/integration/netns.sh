@@ -5,7 +5,8 @@
 # them, the sender-receiver link limited to 50 Mbit/s by tc's tbf. One flow
 # ships its sender log (-L) and its receiver log (-X) over TCP: the
 # server's two files, decoded together by itg-dec, hold every packet the
-# sender sent, none lost. The namespaces go away at the end, failed or not.
+# sender sent, none lost (the receiver lets its log go to that server,
+# neither loopback nor the sender's, with --log-servers). The namespaces go away at the end, failed or not.
 # Needs root (ip netns add); a system that refuses it fails the test.
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -73,7 +74,8 @@ ip netns exec "$NS_L" "$BIN/itg-log" -p 9001 -d "$LOGD" -A 10.213.0.0/16 \
   >"$WORK/log.out" 2>&1 &
 LOG_PID=$!
 PIDS="$PIDS $LOG_PID"
-ip netns exec "$NS_R" "$BIN/itg-recv" -Sp 9000 >"$WORK/recv.out" 2>&1 &
+ip netns exec "$NS_R" "$BIN/itg-recv" -Sp 9000 --log-servers 10.213.3.0/24 \
+  >"$WORK/recv.out" 2>&1 &
 RECV_PID=$!
 PIDS="$PIDS $RECV_PID"
 wait_until 10 listening "$NS_L" 9001 || die "itg-log did not listen"

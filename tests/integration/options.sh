@@ -1,7 +1,8 @@
 #!/bin/sh
 # A wrong option is reported with the offending word and the usage, exits
 # with status 2, and sends nothing; a script file with a bad line names the
-# file and the line and sends nothing either. itg-recv's --cpu pins.
+# file and the line and sends nothing either. itg-recv's --cpu pins; a
+# --log-dir that is not there is refused at start.
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
@@ -42,6 +43,17 @@ check "itg-recv rejects a CPU number below 0" [ $? -eq 2 ]
 check "and names the option" grep -qF -- "--cpu" "$WORK/err"
 "$BIN/itg-recv" --rcvbuf 100 >"$WORK/out" 2>"$WORK/err"
 check "itg-recv rejects a receive buffer below 4096 bytes" [ $? -eq 2 ]
+timeout 10 "$BIN/itg-recv" -Sp 0 --log-dir "$WORK/nonexistent" \
+  >"$WORK/out" 2>"$WORK/err"
+check "itg-recv refuses at start a --log-dir that is not there" [ $? -eq 1 ]
+check "and names it" \
+  grep -qF -- "--log-dir: '$WORK/nonexistent' is not a directory" "$WORK/err"
+"$BIN/itg-recv" --log-servers "10.0.0.0/8, nowhere" >"$WORK/out" 2>"$WORK/err"
+check "itg-recv rejects a --log-servers entry that is not a network" [ $? -eq 2 ]
+check "and names the entry" grep -qF "'nowhere'" "$WORK/err"
+"$BIN/itg-recv" --help >"$WORK/out" 2>&1
+check "itg-recv --help shows --log-servers and --allow-privileged-ports" \
+  sh -c 'grep -q -- --log-servers "$1" && grep -q -- --allow-privileged-ports "$1"' _ "$WORK/out"
 "$BIN/itg-dec" -Z "$WORK/recv.log" >"$WORK/out" 2>"$WORK/err"
 check "itg-dec rejects a wrong option with status 2" [ $? -eq 2 ]
 
