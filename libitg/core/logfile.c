@@ -54,38 +54,6 @@ struct itg_logreader {
   uint8_t buf[ITG__LOGFILE_CHUNK];
 };
 
-/* Maps the errno of a failed fopen to the error table. */
-static int open_error(int e) {
-  switch (e) {
-  case ENOENT:
-  case ENOTDIR:
-    return ITG_ENOENT;
-  case EACCES:
-  case EPERM:
-  case EROFS:
-    return ITG_EPERM;
-  case ENOMEM:
-    return ITG_ENOMEM;
-  case ENOSPC:
-    return ITG_ENOSPC;
-  default:
-    return ITG_EIO;
-  }
-}
-
-/* Maps the errno of a failed write: a full disk is worth saying so. */
-static int write_error(int e) {
-  switch (e) {
-  case ENOSPC:
-#ifdef EDQUOT
-  case EDQUOT:
-#endif
-    return ITG_ENOSPC;
-  default:
-    return ITG_EIO;
-  }
-}
-
 /* Counts the records of the whole blocks at the start of b[0..len): what
  * a reader finds of them in a file cut after len bytes. */
 static uint64_t whole_block_records(const uint8_t *b, size_t len) {
@@ -115,7 +83,7 @@ static int writer_drain(itg_logwriter *w) {
     return w->failed;
   put = done > 0 ? fwrite(w->buf, 1, done, w->f) : 0;
   if (put != done)
-    w->failed = write_error(errno);
+    w->failed = itg__file_errno(errno);
   w->written += whole_block_records(w->buf, put);
   memmove(w->buf, w->buf + done, w->used - done);
   w->used -= done;
@@ -185,7 +153,7 @@ int itg_logwriter_open(const char *path, const itg_log_hdr *hdr,
     return ITG_ENOMEM;
   f = fopen(path, "wb");
   if (f == NULL) {
-    rc = open_error(errno);
+    rc = itg__file_errno(errno);
     free(w);
     return rc;
   }
@@ -259,7 +227,7 @@ int itg_logwriter_flush(itg_logwriter *w) {
   writer_close_block(w);
   rc = writer_drain(w);
   if (rc == 0 && fflush(w->f) != 0) {
-    w->failed = write_error(errno);
+    w->failed = itg__file_errno(errno);
     rc = w->failed;
   }
   return rc;
@@ -275,7 +243,7 @@ int itg_logwriter_close(itg_logwriter *w) {
     return 0;
   rc = itg_logwriter_flush(w);
   if (fclose(w->f) != 0 && rc == 0)
-    rc = write_error(errno);
+    rc = itg__file_errno(errno);
   free(w);
   return rc;
 }
@@ -291,7 +259,7 @@ int itg_logreader_open(const char *path, itg_logreader **out) {
     return ITG_ENOMEM;
   r->f = fopen(path, "rb");
   if (r->f == NULL) {
-    rc = open_error(errno);
+    rc = itg__file_errno(errno);
     goto out_free_reader;
   }
   /* A version 1 header is shorter: what follows it stays in the buffer. */

@@ -221,6 +221,11 @@ int itg__sock_last_error(void);
  * ITG_EBUSY (`to` exists), ITG_ENOENT, ITG_EPERM or ITG_EIO. */
 int itg__rename_noreplace(const char *from, const char *to);
 
+/* Maps the C library's errno after a file call (open, fopen, fwrite,
+ * rename) to the error table: ITG_EBUSY (exists), ITG_ENOENT, ITG_EPERM,
+ * ITG_ENOMEM, ITG_ENOSPC (the disk or a quota is full) or ITG_EIO. */
+int itg__file_errno(int e);
+
 /* Creates path for writing (binary, close-on-exec) only if nothing by that
  * name exists: an existing file is never truncated, and a symbolic link
  * (a reparse point on Windows), dangling or not, is never followed
