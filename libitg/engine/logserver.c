@@ -189,6 +189,7 @@ static void on_wake(uv_async_t *h) {
 
 static void loop_main(void *arg) {
   itg_logserver *s = arg;
+  itg__thread_block_sigpipe(); /* acknowledgements to reset clients */
   uv_run(&s->loop, UV_RUN_DEFAULT);
 }
 

@@ -127,6 +127,7 @@ static void on_wake(uv_async_t *h) {
 
 static void loop_main(void *arg) {
   itg_receiver *r = arg;
+  itg__thread_block_sigpipe(); /* replies and echoes to reset peers */
   if (r->cfg.cpu >= 0)
     itg__thread_pin(r->cfg.cpu);
   uv_run(&r->loop, UV_RUN_DEFAULT);

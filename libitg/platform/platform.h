@@ -36,11 +36,24 @@ typedef pthread_once_t itg__once;
  * calling thread (a timer slack of 1 ns on Linux, so that this thread's
  * sleeps and poll timeouts end on time; the slack is a per-thread setting,
  * so every thread that waits on timers should call this; itg__sleep_until
- * applies it by itself). The library's sockets never raise SIGPIPE
+ * applies it by itself). The library's own sends never raise SIGPIPE
  * (MSG_NOSIGNAL or SO_NOSIGPIPE), so the process's signal dispositions are
- * left alone where the OS has either. Safe to call many times, from any
+ * left alone where the OS has either; libuv's stream writes are kept from
+ * it by itg__thread_block_sigpipe. Safe to call many times, from any
  * thread. Returns 0 or a negative code. */
 int itg__platform_init(void);
+
+/* Blocks SIGPIPE in the calling thread for the rest of its life. libuv
+ * writes streams with write(2), which has no per-call way to keep the
+ * signal away, and a write to a connection its peer has reset would
+ * otherwise kill the whole process unless the embedding program ignores
+ * SIGPIPE. Blocked, the write fails with EPIPE and the signal stays
+ * pending on this thread alone, never delivered (a thread discards its
+ * pending signals when it ends). Every thread the library creates to run
+ * a libuv loop calls it first; nothing runs such a loop on a caller's
+ * thread except to close handles, which writes nothing. Nothing to do on
+ * Windows, which has no SIGPIPE. */
+void itg__thread_block_sigpipe(void);
 
 /* Runs fn exactly once for the flag `once` (initialised with
  * ITG__ONCE_INIT), however many threads call this at the same time; the
