@@ -1,8 +1,11 @@
 /* A receiver against peers that mean it harm, in one process over
  * loopback with the signal dispositions a program starts with: a peer
  * that resets its connections while the receiver answers or echoes never
- * kills the process (SIGPIPE), and the receiver still serves an honest
- * sender afterwards. Every wait is bounded. */
+ * kills the process (SIGPIPE); connections that never open a flow or go
+ * quiet are closed; one address cannot take every connection or flow; a
+ * round-trip sender that does not read its echoes holds a bounded amount
+ * of memory. Each time an honest sender from another address (127.0.0.2)
+ * is still served. Every wait is bounded. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -145,6 +148,10 @@ static void serves_a_flow(itg_receiver *r, const char *from) {
   assert_int_equal(m.status, 0);
   to = loopback("127.0.0.1", m.port);
   assert_int_equal(itg__sock_open(&to, 1, &fd), 0);
+  {
+    itg__addr src = loopback(from, 0);
+    assert_int_equal(itg__sock_bind(fd, &src), 0);
+  }
   make_packets(pkt, id, 0, 64, 10);
   for (i = 0; i < 10; i++) {
     itg__dgram d;
@@ -163,6 +170,28 @@ static void serves_a_flow(itg_receiver *r, const char *from) {
   assert_int_equal(m.packets, 10);
   itg__sock_close(fd);
   itg__sock_close(sig);
+}
+
+/* Polls the receiver's counters until field (an offset in
+ * itg_receiver_stats) reaches want, at most WAIT; returns its value. */
+static uint64_t wait_stat(itg_receiver *r, size_t field, uint64_t want) {
+  int64_t deadline = itg__mono_ns() + WAIT;
+  uint64_t v;
+  for (;;) {
+    itg_receiver_stats st;
+    itg_receiver_get_stats(r, &st);
+    memcpy(&v, (const uint8_t *)&st + field, sizeof v);
+    if (v >= want || itg__mono_ns() >= deadline)
+      return v;
+    itg__sleep_until(itg__mono_ns() + SEC / 200);
+  }
+}
+
+/* The next message on fd, which must come within WAIT. */
+static itg__ctl_msg next_msg(itg__sock fd, itg__ctl_reader *rd) {
+  itg__ctl_msg m;
+  assert_int_equal(itg__ctl_recv(fd, rd, &m, WAIT), 0);
+  return m;
 }
 
 static void stop_receiver(itg_receiver *r) {
@@ -235,10 +264,204 @@ static void test_reset_echoing(void **state) {
   stop_receiver(r);
 }
 
+/* A flood of connections that never say HELLO from one address: those
+ * over max_peer_conns are told so and closed at once, the rest when
+ * handshake_ms runs out; a sender from another address is served
+ * meanwhile. */
+static void test_idle_flood(void **state) {
+  enum { FLOOD = 40, PER_PEER = 8 };
+  itg__sock idle[FLOOD];
+  itg_receiver_cfg cfg;
+  itg_receiver *r;
+  itg_receiver_stats st;
+  int i, limited = 0, expired = 0;
+  (void)state;
+  itg_receiver_cfg_init(&cfg);
+  cfg.handshake_ms = 1000;
+  cfg.max_peer_conns = PER_PEER;
+  r = start_receiver(&cfg);
+  for (i = 0; i < FLOOD; i++)
+    idle[i] = connect_from("127.0.0.1", itg_receiver_port(r));
+  assert_int_equal(wait_stat(r, offsetof(itg_receiver_stats, conns_refused),
+                             FLOOD - PER_PEER),
+                   FLOOD - PER_PEER);
+  serves_a_flow(r, "127.0.0.2");
+  assert_int_equal(wait_stat(r, offsetof(itg_receiver_stats, conns_expired),
+                             PER_PEER),
+                   PER_PEER);
+  for (i = 0; i < FLOOD; i++) {
+    itg__ctl_reader rd;
+    itg__ctl_msg m;
+    rd.len = 0;
+    m = next_msg(idle[i], &rd);
+    assert_int_equal(m.type, ITG__CTL_ERROR);
+    limited += m.status == ITG_ELIMIT;
+    expired += m.status == ITG_ETIMEDOUT;
+    assert_int_equal(itg__ctl_recv(idle[i], &rd, &m, WAIT), ITG_ECLOSED);
+    itg__sock_close(idle[i]);
+  }
+  assert_int_equal(limited, FLOOD - PER_PEER);
+  assert_int_equal(expired, PER_PEER);
+  itg_receiver_get_stats(r, &st);
+  assert_int_equal(st.conns_refused, FLOOD - PER_PEER);
+  assert_int_equal(st.conns_expired, PER_PEER);
+  stop_receiver(r);
+}
+
+/* A flow whose sender says nothing and sends nothing for idle_ms is
+ * ended and its connection closed; one whose packets keep coming for
+ * longer than that is not. */
+static void test_idle_flow(void **state) {
+  itg_receiver_cfg cfg;
+  itg_receiver *r;
+  itg__ctl_reader rd, rd2;
+  itg__ctl_msg m;
+  itg__sock quiet, busy, fd;
+  itg__addr to;
+  uint8_t pkt[64];
+  int64_t until;
+  uint64_t seq = 0;
+  (void)state;
+  itg_receiver_cfg_init(&cfg);
+  cfg.idle_ms = 2000;
+  r = start_receiver(&cfg);
+  quiet = ask_flow(r, "127.0.0.1", ITG_PROTO_UDP, ITG_METER_OWD, &rd, &m);
+  assert_int_equal(m.status, 0);
+  busy = ask_flow(r, "127.0.0.2", ITG_PROTO_UDP, ITG_METER_OWD, &rd2, &m);
+  assert_int_equal(m.status, 0);
+  to = loopback("127.0.0.1", m.port);
+  assert_int_equal(itg__sock_open(&to, 1, &fd), 0);
+  {
+    itg__addr src = loopback("127.0.0.2", 0);
+    assert_int_equal(itg__sock_bind(fd, &src), 0);
+  }
+  /* Packets every 10 ms on the busy flow until the quiet one is gone. */
+  until = itg__mono_ns() + WAIT;
+  while (itg__sock_wait_readable(quiet, SEC / 100) == 0) {
+    itg__dgram d;
+    assert_true(itg__mono_ns() < until);
+    make_packets(pkt, m.flow_id, 0, sizeof pkt, 1);
+    memset(&d, 0, sizeof d);
+    d.buf = pkt;
+    d.len = sizeof pkt;
+    d.peer = &to;
+    assert_int_equal(itg__send_batch(fd, &d, 1), 1);
+    seq++;
+  }
+  assert_true(seq >= 100); /* the busy flow outlived idle_ms */
+  m = next_msg(quiet, &rd);
+  assert_int_equal(m.type, ITG__CTL_ERROR);
+  assert_int_equal(m.status, ITG_ETIMEDOUT);
+  itg__sock_close(quiet);
+  itg__ctl_init(&m, ITG__CTL_FLOW_CLOSE);
+  m.packets = seq;
+  assert_int_equal(itg__ctl_send(busy, &m, 5 * SEC), 0);
+  m = next_msg(busy, &rd2);
+  assert_int_equal(m.type, ITG__CTL_FLOW_CLOSE_ACK);
+  assert_int_equal(m.packets, seq);
+  itg__sock_close(busy);
+  itg__sock_close(fd);
+  assert_int_equal(wait_stat(r, offsetof(itg_receiver_stats, conns_expired),
+                             1),
+                   1);
+  stop_receiver(r);
+}
+
+/* One address opens max_peer_flows flows: its next is refused, another
+ * address is served, and once its flows are gone it is served again. */
+static void test_peer_flows(void **state) {
+  enum { PER_PEER = 4 };
+  itg_receiver_cfg cfg;
+  itg_receiver *r;
+  itg__ctl_reader rd[PER_PEER + 1];
+  itg__sock sig[PER_PEER + 1];
+  itg__ctl_msg m;
+  itg_receiver_stats st;
+  int i;
+  (void)state;
+  itg_receiver_cfg_init(&cfg);
+  cfg.max_peer_flows = PER_PEER;
+  r = start_receiver(&cfg);
+  for (i = 0; i <= PER_PEER; i++) {
+    sig[i] = ask_flow(r, "127.0.0.1", ITG_PROTO_UDP, ITG_METER_OWD, &rd[i],
+                      &m);
+    assert_int_equal(m.status, i < PER_PEER ? 0 : ITG_ELIMIT);
+  }
+  serves_a_flow(r, "127.0.0.2");
+  itg_receiver_get_stats(r, &st);
+  assert_int_equal(st.flows_refused, 1);
+  for (i = 0; i <= PER_PEER; i++)
+    itg__sock_close(sig[i]);
+  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+  serves_a_flow(r, "127.0.0.1");
+  stop_receiver(r);
+}
+
+/* A round-trip TCP sender that never reads its echoes: the receiver
+ * holds at most echo_queue bytes of them, drops the rest (counted), and
+ * still takes every packet. */
+static void test_echo_queue(void **state) {
+  enum { SIZE = 1000, BURST = 64, PACKETS = 16384 };
+  static uint8_t pkts[BURST * SIZE];
+  itg_receiver_cfg cfg;
+  itg_receiver *r;
+  itg_receiver_stats st;
+  itg__ctl_reader rd;
+  itg__ctl_msg m;
+  itg__sock sig, data;
+  uint64_t most = 0;
+  int i;
+  (void)state;
+  itg_receiver_cfg_init(&cfg);
+  cfg.echo_queue = 64 * 1024;
+  r = start_receiver(&cfg);
+  sig = ask_flow(r, "127.0.0.1", ITG_PROTO_TCP, ITG_METER_RTT, &rd, &m);
+  assert_int_equal(m.status, 0);
+  {
+    itg__addr src = loopback("127.0.0.1", 0), dst = loopback("127.0.0.1",
+                                                             m.port);
+    assert_int_equal(itg__sock_open(&dst, 0, &data), 0);
+    itg__sock_set_bufs(data, 0, 4096);
+    assert_int_equal(itg__sock_bind(data, &src), 0);
+    assert_int_equal(itg__sock_connect(data, &dst, 5 * SEC), 0);
+  }
+  for (i = 0; i < PACKETS / BURST; i++) {
+    make_packets(pkts, m.flow_id, 1, SIZE, BURST);
+    send_all(data, pkts, sizeof pkts);
+    itg_receiver_get_stats(r, &st);
+    if (st.echo_backlog > most)
+      most = st.echo_backlog;
+  }
+  itg__ctl_init(&m, ITG__CTL_FLOW_CLOSE);
+  m.packets = PACKETS;
+  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+  m = next_msg(sig, &rd);
+  assert_int_equal(m.type, ITG__CTL_FLOW_CLOSE_ACK);
+  assert_int_equal(m.packets, PACKETS);
+  itg_receiver_get_stats(r, &st);
+  print_message("echoes %llu, dropped %llu, most held %llu bytes\n",
+                (unsigned long long)st.echoes,
+                (unsigned long long)st.echoes_dropped,
+                (unsigned long long)most);
+  assert_true(most <= cfg.echo_queue);
+  assert_true(st.echoes_dropped > 0);
+  assert_int_equal(st.echoes + st.echoes_dropped, PACKETS);
+  reset_close(data);
+  itg__sock_close(sig);
+  assert_int_equal(wait_stat(r, offsetof(itg_receiver_stats, flows_served),
+                             1),
+                   1);
+  stop_receiver(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reset_signaling),
       cmocka_unit_test(test_reset_echoing),
+      cmocka_unit_test(test_idle_flood),
+      cmocka_unit_test(test_idle_flow),
+      cmocka_unit_test(test_peer_flows),
+      cmocka_unit_test(test_echo_queue),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

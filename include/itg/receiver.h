@@ -114,6 +114,32 @@ typedef struct itg_receiver_cfg {
                                    host) before a datagram is lost */
   int cpu;                      /* pin the receiving thread to a CPU;
                                    -1 (the default) none */
+  /* What one peer may hold, so that no peer locks others out: */
+  uint32_t handshake_ms;        /* a signaling connection has this long
+                                   to open its flow (HELLO, FLOW_OPEN),
+                                   a TCP data connection to send its first
+                                   packet; default 10 000 */
+  uint32_t idle_ms;             /* a signaling connection that carries no
+                                   message and whose flow gets no packet
+                                   for this long is closed, its flow
+                                   ended; default 600 000 (10 min), 0
+                                   never */
+  uint32_t max_peer_conns;      /* signaling connections from one address
+                                   at once, default 256 */
+  uint32_t max_peer_flows;      /* flows from one address at once,
+                                   default 256 */
+  uint32_t fd_reserve;          /* descriptors kept from connections and
+                                   data ports, for logs and the rest of
+                                   the process, default 64: at the
+                                   process's limit less these, a new
+                                   connection closes the oldest one that
+                                   has not opened its flow (or is refused
+                                   if none), so a new sender is served */
+  uint32_t echo_queue;          /* TCP round trip: echo bytes a flow may
+                                   hold in memory (beyond the socket's
+                                   buffer) while its sender does not read
+                                   them, default 64 KiB; further echoes
+                                   are dropped and counted */
   itg_records_cb on_records;    /* optional */
   itg_flow_event_cb on_flow;    /* optional */
   void *user;                   /* passed to both callbacks */
@@ -127,6 +153,13 @@ typedef struct itg_receiver_stats {
   uint64_t flows_active;
   uint64_t flows_refused;
   uint64_t echoes;      /* round-trip replies sent */
+  uint64_t echoes_dropped; /* TCP round-trip replies dropped: their
+                              sender did not read them (echo_queue) */
+  uint64_t echo_backlog;   /* bytes of TCP echoes held in memory now */
+  uint64_t conns_refused;  /* connections turned away: too many from one
+                              address, or no descriptors to spare */
+  uint64_t conns_expired;  /* connections closed for not opening their
+                              flow in time, or for being idle */
 } itg_receiver_stats;
 
 /* Fills cfg with the defaults. */

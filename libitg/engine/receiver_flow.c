@@ -115,6 +115,11 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
              (unsigned)r->cfg.max_flows);
     return ITG_ELIMIT;
   }
+  if (c->from->flows >= r->cfg.max_peer_flows) {
+    snprintf(msg, msglen, "this address has %u flows open already (the "
+             "limit per address)", (unsigned)r->cfg.max_peer_flows);
+    return ITG_ELIMIT;
+  }
   rc = itg__rx_log_acquire(r, c, m, &lg, &unreachable, msg, msglen);
   if (rc != 0)
     return rc;
@@ -151,6 +156,8 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
   f->wire = (itg_wire_profile)m->wire;
   f->port = s->port;
   f->conn = c;
+  f->from = c->from;
+  f->from->flows++;
   snprintf(f->peer, sizeof f->peer, "%s", c->peer);
   f->sock = s;
   f->log = lg;
@@ -311,6 +318,8 @@ void itg__rx_flow_end(itg__rx_flow *f) {
     itg__rx_tcp_close(t);
   }
   unlink_flow(r, f);
+  f->from->flows--;
+  itg__rx_peer_release(r, f->from);
   itg__rx_sock_release(f->sock);
   itg__rx_log_release(r, f->log, &ev, flow_gone);
   uv_close((uv_handle_t *)&f->linger, on_flow_freed);

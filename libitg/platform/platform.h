@@ -223,6 +223,18 @@ int itg__sock_wait_readable(itg__sock s, int64_t timeout_ns);
  * ITG_ESOCKET. */
 int itg__sock_last_error(void);
 
+/* ---- descriptors --------------------------------------------------------- */
+
+/* Returns the process's limit on open descriptors (RLIMIT_NOFILE's soft
+ * limit), or 0 where there is none to mind (no limit, Windows). Each
+ * connection and data port of a receiver or log server is one. */
+uint64_t itg__fd_limit(void);
+
+/* Raises that limit to the highest the process may set (the hard limit),
+ * so that programs serving many connections are not stopped at a default
+ * such as 1 024; returns the limit then in force, as itg__fd_limit. */
+uint64_t itg__fd_limit_raise(void);
+
 /* ---- host ---------------------------------------------------------------- */
 
 /* Writes the host name into buf (truncated to len - 1 bytes, always
