@@ -5,7 +5,8 @@
  * quiet are closed; one address cannot take every connection or flow; a
  * round-trip sender that does not read its echoes holds a bounded amount
  * of memory. Each time an honest sender from another address (127.0.0.2)
- * is still served. Every wait is bounded. */
+ * is still served. The log server closes clients that do not register.
+ * Every wait is bounded. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +17,9 @@
 
 #include <cmocka.h>
 
+#include "core/logproto.h"
 #include "engine/control.h"
+#include "itg/logserver.h"
 #include "itg/receiver.h"
 #include "itg/wire.h"
 #include "platform/platform.h"
@@ -454,6 +457,85 @@ static void test_echo_queue(void **state) {
   stop_receiver(r);
 }
 
+/* Sends m to the log server on fd and returns its answer. */
+static itg__lp_msg lp_ask(itg__sock fd, const itg__lp_msg *m) {
+  static uint8_t buf[ITG__LP_MAX_FRAME];
+  int64_t deadline = itg__mono_ns() + WAIT;
+  size_t len = 0;
+  itg__lp_msg a;
+  int n = itg__lp_encode(m, NULL, buf, sizeof buf);
+  assert_true(n > 0);
+  send_all(fd, buf, (size_t)n);
+  while ((n = itg__lp_decode(buf, len, &a)) == ITG_ETRUNC) {
+    int got;
+    assert_true(itg__mono_ns() < deadline);
+    assert_true(itg__sock_wait_readable(fd, SEC / 10) >= 0);
+    got = itg__stream_recv(fd, buf + len, sizeof buf - len);
+    assert_true(got >= 0);
+    len += (size_t)got;
+  }
+  assert_true(n > 0);
+  return a;
+}
+
+/* Connections to the log server that never register: those over
+ * max_peer_clients are refused at once, the rest closed when
+ * handshake_ms runs out, and a client from another address registers
+ * meanwhile. */
+static void test_logserver_idle(void **state) {
+  enum { FLOOD = 12, PER_PEER = 4 };
+  itg__sock idle[FLOOD], fd;
+  itg_logserver_cfg cfg;
+  itg_logserver *s;
+  itg_logserver_stats st;
+  itg__lp_msg m;
+  char path[ITG_PATH_MAX + ITG__LP_NAME_MAX + 2];
+  const char *dir = getenv("TMPDIR");
+  int i;
+  (void)state;
+  itg_logserver_cfg_init(&cfg);
+  strcpy(cfg.bind_host, "127.0.0.1");
+  cfg.port = 0;
+  snprintf(cfg.dir, sizeof cfg.dir, "%s", dir != NULL && dir[0] ? dir : ".");
+  cfg.max_peer_clients = PER_PEER;
+  cfg.handshake_ms = 1000;
+  assert_int_equal(itg_logserver_new(&cfg, &s), 0);
+  assert_int_equal(itg_logserver_start(s), 0);
+  for (i = 0; i < FLOOD; i++)
+    idle[i] = connect_from("127.0.0.1", itg_logserver_port(s));
+
+  fd = connect_from("127.0.0.2", itg_logserver_port(s));
+  itg__lp_init(&m, ITG__LP_REGISTER);
+  m.transport = ITG__LP_TCP;
+  m.role = ITG_LOG_ROLE_SENDER;
+  snprintf(m.name, sizeof m.name, "itg-hostile-%llx.log",
+           (unsigned long long)itg__real_ns());
+  m = lp_ask(fd, &m);
+  assert_int_equal(m.type, ITG__LP_REGISTER_ACK);
+  assert_int_equal(m.status, 0);
+  snprintf(path, sizeof path, "%s/%s", cfg.dir, m.name);
+  itg__lp_init(&m, ITG__LP_LEAVE);
+  m = lp_ask(fd, &m);
+  assert_int_equal(m.type, ITG__LP_LEAVE_ACK);
+  itg__sock_close(fd);
+  remove(path);
+
+  /* Every idle connection is closed, at once or at handshake_ms, and
+   * counted before. */
+  for (i = 0; i < FLOOD; i++) {
+    uint8_t b;
+    assert_int_equal(itg__sock_wait_readable(idle[i], WAIT), 1);
+    assert_true(itg__stream_recv(idle[i], &b, 1) < 0);
+    itg__sock_close(idle[i]);
+  }
+  itg_logserver_get_stats(s, &st);
+  assert_int_equal(st.refused, FLOOD - PER_PEER);
+  assert_int_equal(st.expired, PER_PEER);
+  assert_int_equal(st.sessions_total, 1);
+  assert_int_equal(itg_logserver_stop(s), 0);
+  itg_logserver_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reset_signaling),
@@ -462,6 +544,7 @@ int main(void) {
       cmocka_unit_test(test_idle_flow),
       cmocka_unit_test(test_peer_flows),
       cmocka_unit_test(test_echo_queue),
+      cmocka_unit_test(test_logserver_idle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -200,6 +200,10 @@ void itg__rx_peer_release(itg_receiver *r, itg__rx_peer *p);
  * to be refused (counted). */
 int itg__rx_fd_admit(itg_receiver *r);
 
+/* How often to look for connections past a timeout of shortest_ms (the
+ * log server's too). */
+uint64_t itg__rx_sweep_every(uint64_t shortest_ms);
+
 /* Starts the timer that enforces handshake_ms and idle_ms, r->sweep (on
  * the loop thread, before it runs; closed when the receiver stops). */
 void itg__rx_guard_start(itg_receiver *r);
