@@ -63,10 +63,10 @@ static int evict_one(itg_receiver *r) {
   return 0;
 }
 
-int itg__rx_fd_admit(itg_receiver *r) {
+int itg__rx_fd_admit(itg_receiver *r, int may_evict) {
   uint64_t reserve = r->cfg.fd_reserve;
   if (r->fd_limit != 0 && r->fds + 1 + reserve > r->fd_limit &&
-      !evict_one(r)) {
+      (!may_evict || !evict_one(r))) {
     atomic_fetch_add(&r->n_conns_refused, 1);
     return 0;
   }

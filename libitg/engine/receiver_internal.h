@@ -195,10 +195,10 @@ itg__rx_peer *itg__rx_peer_hold(itg_receiver *r, const uint8_t ip[16]);
 void itg__rx_peer_release(itg_receiver *r, itg__rx_peer *p);
 
 /* A connection was accepted: returns 1 if it fits in the descriptors
- * (closing, if it must, the oldest connection that has not opened its
- * flow or sent its first packet), counting it in r->fds, or 0 if it is
- * to be refused (counted). */
-int itg__rx_fd_admit(itg_receiver *r);
+ * (closing, if it must and may_evict, the oldest connection that has not
+ * opened its flow or sent its first packet), counting it in r->fds, or 0
+ * if it is to be refused (counted). */
+int itg__rx_fd_admit(itg_receiver *r, int may_evict);
 
 /* How often to look for connections past a timeout of shortest_ms (the
  * log server's too). */

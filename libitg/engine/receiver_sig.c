@@ -245,6 +245,7 @@ static void on_connection(uv_stream_t *server, int status) {
   itg__rx_conn *c;
   itg__addr peer;
   int len = (int)sizeof peer.ss;
+  int over;
   if (status < 0 || r->stop_asked)
     return;
   c = calloc(1, sizeof *c);
@@ -254,16 +255,18 @@ static void on_connection(uv_stream_t *server, int status) {
   uv_tcp_init(&r->loop, &c->tcp);
   c->tcp.data = c;
   if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0 ||
-      uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&peer.ss, &len) != 0 ||
-      !itg__rx_fd_admit(r)) {
+      uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&peer.ss, &len) != 0) {
     uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
     return;
   }
   peer.len = (socklen_t)len;
   itg__rx_ip_key((const struct sockaddr *)&peer.ss, c->ip);
   c->from = itg__rx_peer_hold(r, c->ip);
-  if (c->from == NULL) {
-    r->fds--;
+  /* One over its address's limit is told so only if a descriptor is
+   * free: it never takes another sender's place. */
+  over = c->from != NULL && c->from->conns >= r->cfg.max_peer_conns;
+  if (c->from == NULL || !itg__rx_fd_admit(r, !over)) {
+    itg__rx_peer_release(r, c->from);
     uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
     return;
   }
@@ -281,7 +284,7 @@ static void on_connection(uv_stream_t *server, int status) {
   itg__rx_count(r, 1, 0);
   if (uv_read_start((uv_stream_t *)&c->tcp, on_conn_alloc, on_conn_read) != 0)
     itg__rx_conn_close(c, 0);
-  else if (c->from->conns > r->cfg.max_peer_conns) {
+  else if (over) {
     atomic_fetch_add(&r->n_conns_refused, 1);
     protocol_error(c, ITG_ELIMIT,
                    "too many signaling connections from this address");
