@@ -122,8 +122,9 @@ typedef struct itg_receiver_cfg {
   uint32_t idle_ms;             /* a signaling connection that carries no
                                    message and whose flow gets no packet
                                    for this long is closed, its flow
-                                   ended; default 600 000 (10 min), 0
-                                   never */
+                                   ended (a sender's start delay counts:
+                                   it opens its flows first); default
+                                   600 000 (10 min), 0 never */
   uint32_t max_peer_conns;      /* signaling connections from one address
                                    at once, default 256 */
   uint32_t max_peer_flows;      /* flows from one address at once,

@@ -13,6 +13,11 @@ free_tcp_port() {
 s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+"$BIN/itg-recv" --handshake 0 >/dev/null 2>&1
+check "itg-recv refuses --handshake 0 (status 2)" [ $? -eq 2 ]
+"$BIN/itg-log" --peer-clients 0 >/dev/null 2>&1
+check "itg-log refuses --peer-clients 0 (status 2)" [ $? -eq 2 ]
+
 SIG=$(free_tcp_port)
 # A soft limit of 64 under a hard one of 200; 64 are kept in reserve and
 # the flood comes from one address, allowed 1 000 connections.
