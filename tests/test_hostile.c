@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <uv.h>
 
 #include "core/logproto.h"
 #include "engine/control.h"
@@ -491,6 +492,33 @@ static itg__lp_msg lp_ask(itg__sock fd, const itg__lp_msg *m) {
   return a;
 }
 
+/* A new directory under TMPDIR for a log server's files. */
+static void make_dir(char *dir, size_t len) {
+  const char *tmp = getenv("TMPDIR");
+  char tpl[ITG_PATH_MAX];
+  uv_fs_t req;
+  snprintf(tpl, sizeof tpl, "%s/itg-hostile-XXXXXX",
+           tmp != NULL && tmp[0] ? tmp : ".");
+  assert_int_equal(uv_fs_mkdtemp(NULL, &req, tpl, NULL), 0);
+  snprintf(dir, len, "%s", req.path);
+  uv_fs_req_cleanup(&req);
+}
+
+/* Removes dir and the files in it. */
+static void remove_dir(const char *dir) {
+  char path[2 * ITG_PATH_MAX];
+  uv_dirent_t ent;
+  uv_fs_t req;
+  assert_true(uv_fs_scandir(NULL, &req, dir, 0, NULL) >= 0);
+  while (uv_fs_scandir_next(&req, &ent) == 0) {
+    snprintf(path, sizeof path, "%s/%s", dir, ent.name);
+    remove(path);
+  }
+  uv_fs_req_cleanup(&req);
+  assert_int_equal(uv_fs_rmdir(NULL, &req, dir, NULL), 0);
+  uv_fs_req_cleanup(&req);
+}
+
 /* Connections to the log server that never register: those over
  * max_peer_clients are refused at once, the rest closed when
  * handshake_ms runs out, and a client from another address registers
@@ -502,14 +530,12 @@ static void test_logserver_idle(void **state) {
   itg_logserver *s;
   itg_logserver_stats st;
   itg__lp_msg m;
-  char path[ITG_PATH_MAX + ITG__LP_NAME_MAX + 2];
-  const char *dir = getenv("TMPDIR");
   int i;
   (void)state;
   itg_logserver_cfg_init(&cfg);
   strcpy(cfg.bind_host, "127.0.0.1");
   cfg.port = 0;
-  snprintf(cfg.dir, sizeof cfg.dir, "%s", dir != NULL && dir[0] ? dir : ".");
+  make_dir(cfg.dir, sizeof cfg.dir);
   cfg.max_peer_clients = PER_PEER;
   cfg.handshake_ms = 1000;
   assert_int_equal(itg_logserver_new(&cfg, &s), 0);
@@ -521,17 +547,13 @@ static void test_logserver_idle(void **state) {
   itg__lp_init(&m, ITG__LP_REGISTER);
   m.transport = ITG__LP_TCP;
   m.role = ITG_LOG_ROLE_SENDER;
-  snprintf(m.name, sizeof m.name, "itg-hostile-%llx.log",
-           (unsigned long long)itg__real_ns());
   m = lp_ask(fd, &m);
   assert_int_equal(m.type, ITG__LP_REGISTER_ACK);
   assert_int_equal(m.status, 0);
-  snprintf(path, sizeof path, "%s/%s", cfg.dir, m.name);
   itg__lp_init(&m, ITG__LP_LEAVE);
   m = lp_ask(fd, &m);
   assert_int_equal(m.type, ITG__LP_LEAVE_ACK);
   itg__sock_close(fd);
-  remove(path);
 
   /* Every idle connection is closed, at once or at handshake_ms, and
    * counted before. */
@@ -547,6 +569,7 @@ static void test_logserver_idle(void **state) {
   assert_int_equal(st.sessions_total, 1);
   assert_int_equal(itg_logserver_stop(s), 0);
   itg_logserver_free(s);
+  remove_dir(cfg.dir);
 }
 
 int main(void) {
