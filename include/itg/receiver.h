@@ -20,6 +20,15 @@
  * the datagrams still on their way are logged too; they end with what
  * arrived and no FLOW_END record.
  *
+ * Peers: no sender can stop the receiver or lock others out. A write to
+ * a peer that has reset its connection fails quietly (no SIGPIPE, with
+ * no help from the embedding program); a connection that does not open
+ * its flow in time, or goes idle, is closed; one address holds a bounded
+ * number of connections and flows; descriptors are kept in reserve for
+ * new senders; a round-trip sender that does not read its echoes over
+ * TCP loses them (counted) rather than filling memory. See the
+ * configuration's limits below and the stats' counters.
+ *
  * Flow ids: packets are told apart by sender address and flow id, and log
  * records by flow id. A flow whose id the sender chose (numbering its
  * flows 1, 2, ...) keeps it unless an open flow from that address or in

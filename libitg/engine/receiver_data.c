@@ -344,7 +344,8 @@ static void on_data_conn(uv_stream_t *server, int status) {
   t->lsock = s;
   uv_tcp_init(&r->loop, &t->tcp);
   t->tcp.data = t;
-  if (uv_accept(server, (uv_stream_t *)&t->tcp) != 0 || !itg__rx_fd_admit(r, 1)) {
+  if (uv_accept(server, (uv_stream_t *)&t->tcp) != 0 ||
+      !itg__rx_fd_admit(r, 1)) {
     uv_close((uv_handle_t *)&t->tcp, on_tcp_freed);
     return;
   }
