@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -671,6 +672,56 @@ static void test_rename_noreplace(void **state) {
   assert_int_equal(tmpdir_remove(dir), 0);
 }
 
+/* Writes with write(2), as libuv does, to a socket whose peer is gone,
+ * from a thread that has blocked SIGPIPE; returns the errno. */
+static void *write_to_closed(void *arg) {
+  int *sv = arg;
+  int err = 0;
+  itg__thread_block_sigpipe();
+  close(sv[1]);
+  if (write(sv[0], "x", 1) < 0)
+    err = errno;
+  return (void *)(intptr_t)err;
+}
+
+/* With SIGPIPE's default disposition (it would end the process), such a
+ * write fails with EPIPE instead; the other threads' masks are left as
+ * they were. */
+static void test_block_sigpipe(void **state) {
+  struct sigaction sa;
+  sigset_t mask;
+  pthread_t t;
+  void *res;
+  int sv[2];
+  (void)state;
+  assert_int_equal(sigaction(SIGPIPE, NULL, &sa), 0);
+  assert_true(sa.sa_handler == SIG_DFL);
+  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  assert_int_equal(pthread_create(&t, NULL, write_to_closed, sv), 0);
+  assert_int_equal(pthread_join(t, &res), 0);
+  assert_int_equal((intptr_t)res, EPIPE);
+  close(sv[0]);
+  assert_int_equal(pthread_sigmask(SIG_BLOCK, NULL, &mask), 0);
+  assert_false(sigismember(&mask, SIGPIPE));
+}
+
+/* The soft limit on descriptors goes up to the hard one. */
+static void test_fd_limit(void **state) {
+  struct rlimit rl, low;
+  (void)state;
+  assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+  low = rl;
+  low.rlim_cur = rl.rlim_max < 256 ? rl.rlim_max : 256;
+  assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+  assert_int_equal(itg__fd_limit(), low.rlim_cur);
+  if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= UINT32_MAX)
+    assert_int_equal(itg__fd_limit_raise(), rl.rlim_max);
+  else
+    itg__fd_limit_raise();
+  assert_int_equal(getrlimit(RLIMIT_NOFILE, &low), 0);
+  assert_true(low.rlim_cur >= rl.rlim_cur);
+}
+
 static void test_hostname(void **state) {
   char want[256], buf[256], small[3];
   (void)state;
@@ -742,6 +793,8 @@ int main(void) {
       cmocka_unit_test(test_last_error_map),
       cmocka_unit_test(test_sleep_until),
       cmocka_unit_test(test_timer_slack),
+      cmocka_unit_test(test_block_sigpipe),
+      cmocka_unit_test(test_fd_limit),
       cmocka_unit_test(test_run_once),
       cmocka_unit_test(test_thread_pin),
       cmocka_unit_test(test_thread_boost),

@@ -90,6 +90,12 @@ typedef struct itg_logserver_cfg {
   itg_logserver_net allow[ITG_LOGSERVER_MAX_NETS]; /* besides loopback */
   uint32_t n_allow;
   uint32_t max_clients;         /* connected at once, default 1024 */
+  uint32_t max_peer_clients;    /* connected at once from one address,
+                                   default 256 */
+  uint32_t handshake_ms;        /* a client that has not registered
+                                   within this is closed, so idle
+                                   connections cannot fill max_clients;
+                                   default 10 000 */
   uint32_t flush_ms;            /* longest a record waits for the disk,
                                    default 1000 */
   itg_log_session_cb on_session; /* optional */
@@ -103,6 +109,8 @@ typedef struct itg_logserver_stats {
   uint64_t refused;         /* clients turned away */
   uint64_t records;         /* written */
   uint64_t missing;         /* counted lost (UDP) */
+  uint64_t expired;         /* clients closed for not registering in
+                               time (handshake_ms) */
 } itg_logserver_stats;
 
 /* Fills cfg with the defaults. */

@@ -20,6 +20,15 @@
  * the datagrams still on their way are logged too; they end with what
  * arrived and no FLOW_END record.
  *
+ * Peers: no sender can stop the receiver or lock others out. A write to
+ * a peer that has reset its connection fails quietly (no SIGPIPE, with
+ * no help from the embedding program); a connection that does not open
+ * its flow in time, or goes idle, is closed; one address holds a bounded
+ * number of connections and flows; descriptors are kept in reserve for
+ * new senders; a round-trip sender that does not read its echoes over
+ * TCP loses them (counted) rather than filling memory. See the
+ * configuration's limits below and the stats' counters.
+ *
  * Flow ids: packets are told apart by sender address and flow id, and log
  * records by flow id. A flow whose id the sender chose (numbering its
  * flows 1, 2, ...) keeps it unless an open flow from that address or in
@@ -147,6 +156,33 @@ typedef struct itg_receiver_cfg {
                                    "" the default, none more). A flow
                                    naming another is refused
                                    (ITG_EPERM) */
+  /* What one peer may hold, so that no peer locks others out: */
+  uint32_t handshake_ms;        /* a signaling connection has this long
+                                   to open its flow (HELLO, FLOW_OPEN),
+                                   a TCP data connection to send its first
+                                   packet; default 10 000 */
+  uint32_t idle_ms;             /* a signaling connection that carries no
+                                   message and whose flow gets no packet
+                                   for this long is closed, its flow
+                                   ended (a sender's start delay counts:
+                                   it opens its flows first); default
+                                   600 000 (10 min), 0 never */
+  uint32_t max_peer_conns;      /* signaling connections from one address
+                                   at once, default 256 */
+  uint32_t max_peer_flows;      /* flows from one address at once,
+                                   default 256 */
+  uint32_t fd_reserve;          /* descriptors kept from connections and
+                                   data ports, for logs and the rest of
+                                   the process, default 64: at the
+                                   process's limit less these, a new
+                                   connection closes the oldest one that
+                                   has not opened its flow (or is refused
+                                   if none), so a new sender is served */
+  uint32_t echo_queue;          /* TCP round trip: echo bytes a flow may
+                                   hold in memory (beyond the socket's
+                                   buffer) while its sender does not read
+                                   them, default 64 KiB; further echoes
+                                   are dropped and counted */
   itg_records_cb on_records;    /* optional */
   itg_flow_event_cb on_flow;    /* optional */
   itg_log_error_cb on_log_error; /* optional: a log that cannot be
@@ -163,6 +199,13 @@ typedef struct itg_receiver_stats {
   uint64_t flows_active;
   uint64_t flows_refused;
   uint64_t echoes;      /* round-trip replies sent */
+  uint64_t echoes_dropped; /* TCP round-trip replies dropped: their
+                              sender did not read them (echo_queue) */
+  uint64_t echo_backlog;   /* bytes of TCP echoes held in memory now */
+  uint64_t conns_refused;  /* connections turned away: too many from one
+                              address, or no descriptors to spare */
+  uint64_t conns_expired;  /* connections closed for not opening their
+                              flow in time, or for being idle */
 } itg_receiver_stats;
 
 /* Fills cfg with the defaults. */

@@ -15,6 +15,8 @@ void itg_logserver_cfg_init(itg_logserver_cfg *cfg) {
   memset(cfg, 0, sizeof *cfg);
   cfg->port = ITG_DEFAULT_LOG_PORT;
   cfg->max_clients = 1024;
+  cfg->max_peer_clients = 256;
+  cfg->handshake_ms = 10000;
   cfg->flush_ms = 1000;
 }
 
@@ -35,6 +37,7 @@ int itg__ls_allowed(const itg_logserver *s, const struct sockaddr *sa) {
 int itg_logserver_new(const itg_logserver_cfg *cfg, itg_logserver **out) {
   itg_logserver *s;
   if (cfg == NULL || out == NULL || cfg->max_clients == 0 ||
+      cfg->max_peer_clients == 0 || cfg->handshake_ms == 0 ||
       cfg->flush_ms == 0 || cfg->n_allow > ITG_LOGSERVER_MAX_NETS ||
       strnlen(cfg->bind_host, ITG_HOST_MAX) == ITG_HOST_MAX ||
       strnlen(cfg->dir, ITG_PATH_MAX) == ITG_PATH_MAX ||
@@ -62,12 +65,31 @@ void itg__ls_event(itg_logserver *s, const itg_log_session_event *ev) {
 /* Frees a refused client (its handle is its first member). */
 static void free_refused(uv_handle_t *h) { free(h); }
 
+/* Why a new client from ip may not connect, or NULL if it may. */
+static const char *refusal(itg_logserver *s, const struct sockaddr *sa,
+                           const uint8_t ip[16], int *status) {
+  itg__ls_client *c;
+  uint32_t same = 0;
+  *status = ITG_ELIMIT;
+  if (!itg__ls_allowed(s, sa)) {
+    *status = ITG_EPERM;
+    return "address not allowed";
+  }
+  if (s->nclients >= s->cfg.max_clients)
+    return "too many clients";
+  for (c = s->clients; c != NULL; c = c->next)
+    same += memcmp(c->ip, ip, 16) == 0;
+  return same >= s->cfg.max_peer_clients ? "too many clients from this address"
+                                         : NULL;
+}
+
 static void on_connection(uv_stream_t *server, int status) {
   itg_logserver *s = server->data;
   itg__ls_client *c;
   struct sockaddr_storage ss;
   int len = (int)sizeof ss;
-  int rc;
+  const char *why = "the connection failed as it was accepted";
+  int why_status = ITG_ESOCKET;
   if (status < 0)
     return;
   c = calloc(1, sizeof *c);
@@ -75,28 +97,22 @@ static void on_connection(uv_stream_t *server, int status) {
     free(c);
     return;
   }
-  rc = uv_accept(server, (uv_stream_t *)&c->tcp);
-  if (rc == 0)
-    rc = uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len);
-  if (rc == 0) {
+  if (uv_accept(server, (uv_stream_t *)&c->tcp) == 0 &&
+      uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
     /* Named before the checks, so a refusal says whom it turned away. */
     itg__addr a;
     memcpy(&a.ss, &ss, sizeof ss);
     a.len = (socklen_t)len;
     itg__addr_format(&a, c->peer, sizeof c->peer);
+    itg__rx_ip_key((struct sockaddr *)&ss, c->ip);
+    why = refusal(s, (struct sockaddr *)&ss, c->ip, &why_status);
   }
-  if (rc != 0 || !itg__ls_allowed(s, (struct sockaddr *)&ss) ||
-      s->nclients >= s->cfg.max_clients) {
+  if (why != NULL) {
     itg_log_session_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = ITG_LOG_SESSION_REFUSED;
-    ev.status = rc != 0 ? ITG_ESOCKET
-                : s->nclients >= s->cfg.max_clients ? ITG_ELIMIT
-                                                    : ITG_EPERM;
-    snprintf(ev.message, sizeof ev.message, "%s",
-             rc != 0 ? "the connection failed as it was accepted"
-             : ev.status == ITG_ELIMIT ? "too many clients"
-                                       : "address not allowed");
+    ev.status = why_status;
+    snprintf(ev.message, sizeof ev.message, "%s", why);
     memcpy(ev.peer, c->peer, sizeof ev.peer);
     atomic_fetch_add(&s->n_refused, 1);
     itg__ls_event(s, &ev);
@@ -104,6 +120,7 @@ static void on_connection(uv_stream_t *server, int status) {
     uv_close((uv_handle_t *)&c->tcp, free_refused);
     return;
   }
+  c->deadline = uv_now(&s->loop) + s->cfg.handshake_ms;
   itg__ls_client_start(s, c);
 }
 
@@ -125,6 +142,27 @@ static void on_udp(uv_udp_t *h, ssize_t n, const uv_buf_t *buf,
 
 static void on_flush(uv_timer_t *t) { itg__ls_flush_all(t->data); }
 
+/* Closes the clients that have not registered within handshake_ms. */
+static void on_sweep(uv_timer_t *t) {
+  itg_logserver *s = t->data;
+  uint64_t now = uv_now(&s->loop);
+  itg__ls_client *c, *next;
+  for (c = s->clients; c != NULL; c = next) {
+    next = c->next;
+    if (c->session == 0 && now >= c->deadline) {
+      itg_log_session_event ev;
+      memset(&ev, 0, sizeof ev);
+      ev.kind = ITG_LOG_SESSION_REFUSED;
+      ev.status = ITG_ETIMEDOUT;
+      memcpy(ev.peer, c->peer, sizeof ev.peer);
+      snprintf(ev.message, sizeof ev.message, "did not register in time");
+      atomic_fetch_add(&s->n_expired, 1);
+      itg__ls_event(s, &ev);
+      itg__ls_client_close(c);
+    }
+  }
+}
+
 /* Wake-up from another thread: the only message is "stop". */
 static void on_wake(uv_async_t *h) {
   itg_logserver *s = h->data;
@@ -134,6 +172,7 @@ static void on_wake(uv_async_t *h) {
   uv_close((uv_handle_t *)&s->server, NULL);
   uv_close((uv_handle_t *)&s->udp, NULL);
   uv_close((uv_handle_t *)&s->flush, NULL);
+  uv_close((uv_handle_t *)&s->sweep, NULL);
   while (s->clients != NULL)
     itg__ls_client_close(s->clients);
   uv_close((uv_handle_t *)&s->wake, NULL);
@@ -141,6 +180,7 @@ static void on_wake(uv_async_t *h) {
 
 static void loop_main(void *arg) {
   itg_logserver *s = arg;
+  itg__thread_block_sigpipe(); /* acknowledgements to reset clients */
   uv_run(&s->loop, UV_RUN_DEFAULT);
 }
 
@@ -194,11 +234,14 @@ int itg_logserver_start(itg_logserver *s) {
   uv_tcp_init(&s->loop, &s->server);
   uv_udp_init(&s->loop, &s->udp);
   uv_timer_init(&s->loop, &s->flush);
-  s->server.data = s->udp.data = s->flush.data = s;
+  uv_timer_init(&s->loop, &s->sweep);
+  s->server.data = s->udp.data = s->flush.data = s->sweep.data = s;
   rc = bind_ports(s);
   if (rc < 0)
     goto out_close;
   uv_timer_start(&s->flush, on_flush, s->cfg.flush_ms, s->cfg.flush_ms);
+  uv_timer_start(&s->sweep, on_sweep, itg__rx_sweep_every(s->cfg.handshake_ms),
+                 itg__rx_sweep_every(s->cfg.handshake_ms));
   rc = ITG_ETHREAD;
   if (uv_async_init(&s->loop, &s->wake, on_wake) != 0)
     goto out_close;
@@ -214,6 +257,7 @@ out_close:
   uv_close((uv_handle_t *)&s->server, NULL);
   uv_close((uv_handle_t *)&s->udp, NULL);
   uv_close((uv_handle_t *)&s->flush, NULL);
+  uv_close((uv_handle_t *)&s->sweep, NULL);
   uv_run(&s->loop, UV_RUN_DEFAULT);
   uv_loop_close(&s->loop);
   return rc;
@@ -237,6 +281,7 @@ void itg_logserver_get_stats(itg_logserver *s, itg_logserver_stats *out) {
   out->refused = atomic_load(&s->n_refused);
   out->records = atomic_load(&s->n_records);
   out->missing = atomic_load(&s->n_missing);
+  out->expired = atomic_load(&s->n_expired);
 }
 
 int itg_logserver_stop(itg_logserver *s) {

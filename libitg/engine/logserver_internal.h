@@ -33,6 +33,8 @@ typedef struct itg__ls_client {
   char file[ITG_PATH_MAX]; /* name in the directory */
   char path[2 * ITG_PATH_MAX + 16];
   char peer[ITG_HOST_MAX];
+  uint8_t ip[16];     /* the peer's address (itg__rx_ip_key) */
+  uint64_t deadline;  /* loop ms by which it must register */
   char host[32];
   uint64_t next_seq;  /* offset of the next record expected */
   uint64_t written;   /* records written (whole in the file once the
@@ -55,6 +57,7 @@ struct itg_logserver {
   uv_tcp_t server;
   uv_udp_t udp;
   uv_timer_t flush;
+  uv_timer_t sweep;   /* closes clients past handshake_ms */
   uv_async_t wake;
   uv_thread_t thread;
   int started, stopped, stop_asked;
@@ -67,7 +70,7 @@ struct itg_logserver {
   uint8_t dgram[ITG__LP_MAX_DGRAM];
   itg_logrec recs[ITG__LP_MAX_RECS];
   _Atomic uint64_t n_open, n_total, n_incomplete, n_refused, n_records,
-      n_missing;
+      n_missing, n_expired;
 };
 
 /* Returns 1 if the address may use the server (loopback or cfg.allow). */

@@ -15,6 +15,12 @@ void itg_receiver_cfg_init(itg_receiver_cfg *cfg) {
   cfg->max_flows = 1024;
   cfg->rcvbuf = 32 * 1024 * 1024;
   cfg->cpu = -1;
+  cfg->handshake_ms = 10000;
+  cfg->idle_ms = 600000;
+  cfg->max_peer_conns = 256;
+  cfg->max_peer_flows = 256;
+  cfg->fd_reserve = 64;
+  cfg->echo_queue = 64 * 1024;
 }
 
 int itg_receiver_new(const itg_receiver_cfg *cfg, itg_receiver **out) {
@@ -23,6 +29,8 @@ int itg_receiver_new(const itg_receiver_cfg *cfg, itg_receiver **out) {
   itg_receiver *r;
   if (cfg == NULL || out == NULL || cfg->log_batch == 0 ||
       cfg->max_flows == 0 || cfg->rcvbuf < 0 || cfg->cpu < -1 ||
+      cfg->handshake_ms == 0 || cfg->max_peer_conns == 0 ||
+      cfg->max_peer_flows == 0 ||
       strnlen(cfg->bind_host, ITG_HOST_MAX) == ITG_HOST_MAX ||
       strnlen(cfg->log_path, ITG_PATH_MAX) == ITG_PATH_MAX ||
       strnlen(cfg->log_dir, ITG_PATH_MAX) == ITG_PATH_MAX ||
@@ -130,14 +138,17 @@ static void on_wake(uv_async_t *h) {
     return;
   r->stop_asked = 1;
   uv_close((uv_handle_t *)&r->server, NULL);
+  uv_close((uv_handle_t *)&r->sweep, NULL);
   itg__rx_close_all(r);
   uv_close((uv_handle_t *)&r->wake, NULL);
 }
 
 static void loop_main(void *arg) {
   itg_receiver *r = arg;
+  itg__thread_block_sigpipe(); /* replies and echoes to reset peers */
   if (r->cfg.cpu >= 0)
     itg__thread_pin(r->cfg.cpu);
+  itg__rx_guard_start(r);
   uv_run(&r->loop, UV_RUN_DEFAULT);
 }
 
@@ -214,6 +225,10 @@ void itg_receiver_get_stats(itg_receiver *r, itg_receiver_stats *out) {
   out->flows_active = atomic_load(&r->n_active);
   out->flows_refused = atomic_load(&r->n_refused);
   out->echoes = atomic_load(&r->n_echoes);
+  out->echoes_dropped = atomic_load(&r->n_echo_dropped);
+  out->echo_backlog = atomic_load(&r->n_echo_backlog);
+  out->conns_refused = atomic_load(&r->n_conns_refused);
+  out->conns_expired = atomic_load(&r->n_conns_expired);
 }
 
 int itg_receiver_wait_idle(itg_receiver *r, int64_t timeout_ns) {

@@ -176,45 +176,80 @@ void itg__rx_tcp_close(itg__rx_tcp *t) {
     r->tcp_list = t->next;
   if (t->next != NULL)
     t->next->prev = t->prev;
+  else
+    r->tcp_tail = t->prev;
+  r->fds--;
   uv_close((uv_handle_t *)&t->tcp, on_tcp_freed);
 }
 
+void itg__rx_tcp_sweep(itg_receiver *r, uint64_t now) {
+  itg__rx_tcp *t, *next;
+  for (t = r->tcp_list; t != NULL; t = next) {
+    next = t->next;
+    if (t->flow == NULL && now >= t->deadline) {
+      atomic_fetch_add(&r->n_conns_expired, 1);
+      itg__rx_tcp_close(t);
+    }
+  }
+}
+
+/* An echo queued behind others; its memory counts against echo_queue. */
 typedef struct echo_write {
   uv_write_t req;
+  itg__rx_tcp *t;
+  size_t held;
   uint8_t bytes[];
 } echo_write;
 
+/* Called for each queued echo before its connection's close completes. */
 static void on_echo_written(uv_write_t *req, int status) {
+  echo_write *w = req->data;
   (void)status;
-  free(req->data);
+  w->t->echo_held -= w->held;
+  atomic_fetch_sub(&w->t->r->n_echo_backlog, (uint64_t)w->held);
+  free(w);
 }
 
 /* Sends an echo on a TCP data connection, queueing what the socket does
  * not take at once so the stream stays in order. A sender that stops
- * reading loses whole echoes once ITG__RX_ECHO_QUEUE bytes wait. */
+ * reading loses whole echoes (counted) once their queue would hold more
+ * than echo_queue bytes of memory; the rest of an echo the socket took in
+ * part is always queued, or the stream would break. */
 static void tcp_echo(itg__rx_tcp *t, const uint8_t *pkt, size_t len) {
+  itg_receiver *r = t->r;
   uv_buf_t b = uv_buf_init((char *)pkt, (unsigned)len);
   echo_write *w;
-  int n = uv_try_write((uv_stream_t *)&t->tcp, &b, 1);
+  size_t held;
+  int n = UV_EAGAIN;
+  if (t->echo_held == 0)
+    n = uv_try_write((uv_stream_t *)&t->tcp, &b, 1);
   if (n < 0 && n != UV_EAGAIN)
     return;
   if (n < 0) {
-    if (uv_stream_get_write_queue_size((uv_stream_t *)&t->tcp) >=
-        ITG__RX_ECHO_QUEUE)
+    if (t->echo_held + sizeof *w + len > r->cfg.echo_queue) {
+      atomic_fetch_add(&r->n_echo_dropped, 1);
       return;
+    }
     n = 0;
   }
-  atomic_fetch_add(&t->r->n_echoes, 1);
+  atomic_fetch_add(&r->n_echoes, 1);
   if ((size_t)n == len)
     return;
-  w = malloc(sizeof *w + (len - (size_t)n));
+  held = sizeof *w + (len - (size_t)n);
+  w = malloc(held);
   if (w == NULL)
     return;
   memcpy(w->bytes, pkt + n, len - (size_t)n);
   w->req.data = w;
+  w->t = t;
+  w->held = held;
   b = uv_buf_init((char *)w->bytes, (unsigned)(len - (size_t)n));
-  if (uv_write(&w->req, (uv_stream_t *)&t->tcp, &b, 1, on_echo_written) != 0)
+  if (uv_write(&w->req, (uv_stream_t *)&t->tcp, &b, 1, on_echo_written) != 0) {
     free(w);
+    return;
+  }
+  t->echo_held += held;
+  atomic_fetch_add(&r->n_echo_backlog, (uint64_t)held);
 }
 
 /* Binds a new data connection to its flow from the id of its first
@@ -326,12 +361,19 @@ static void on_data_conn(uv_stream_t *server, int status) {
   t->lsock = s;
   uv_tcp_init(&r->loop, &t->tcp);
   t->tcp.data = t;
-  t->next = r->tcp_list;
-  if (t->next != NULL)
-    t->next->prev = t;
-  r->tcp_list = t;
   if (uv_accept(server, (uv_stream_t *)&t->tcp) != 0 ||
-      uv_tcp_getpeername(&t->tcp, (struct sockaddr *)&ss, &len) != 0 ||
+      !itg__rx_fd_admit(r, 1)) {
+    uv_close((uv_handle_t *)&t->tcp, on_tcp_freed);
+    return;
+  }
+  t->deadline = uv_now(&r->loop) + r->cfg.handshake_ms;
+  t->prev = r->tcp_tail;
+  if (t->prev != NULL)
+    t->prev->next = t;
+  else
+    r->tcp_list = t;
+  r->tcp_tail = t;
+  if (uv_tcp_getpeername(&t->tcp, (struct sockaddr *)&ss, &len) != 0 ||
       uv_read_start((uv_stream_t *)&t->tcp, on_tcp_alloc, on_tcp_read) != 0) {
     itg__rx_tcp_close(t);
     return;
@@ -425,6 +467,7 @@ int itg__rx_sock_acquire(itg_receiver *r, itg_proto proto, uint16_t port,
   }
   if (rc < 0)
     return rc;
+  r->fds++;
   s->next = r->socks;
   r->socks = s;
 out_hold:
@@ -444,6 +487,7 @@ void itg__rx_sock_release(itg__rx_sock *s) {
       *pp = s->next;
       break;
     }
+  r->fds--;
   if (s->proto == ITG_PROTO_UDP) {
     uv_poll_stop(&s->poll);
     uv_close((uv_handle_t *)&s->poll, on_sock_freed);

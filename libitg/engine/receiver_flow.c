@@ -115,12 +115,18 @@ static int new_token(uint64_t *out) {
 }
 
 /* Refuses what a peer may not ask of this receiver, before anything is
- * opened: another flow past the limit, a privileged data port. */
-static int flow_allowed(itg_receiver *r, const itg__ctl_msg *m, char *msg,
-                        size_t msglen) {
+ * opened: another flow past the receiver's limit or its address's, a
+ * privileged data port. */
+static int flow_allowed(itg_receiver *r, const itg__rx_conn *c,
+                        const itg__ctl_msg *m, char *msg, size_t msglen) {
   if (atomic_load(&r->n_active) >= r->cfg.max_flows) {
     snprintf(msg, msglen, "the receiver serves %u flows already (its limit)",
              (unsigned)r->cfg.max_flows);
+    return ITG_ELIMIT;
+  }
+  if (c->from->flows >= r->cfg.max_peer_flows) {
+    snprintf(msg, msglen, "this address has %u flows open already (the "
+             "limit per address)", (unsigned)r->cfg.max_peer_flows);
     return ITG_ELIMIT;
   }
   if (m->port != 0 && m->port < ITG__RX_FIRST_FREE_PORT &&
@@ -148,7 +154,7 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
   uint64_t token;
   size_t b;
   int rc, fresh, unreachable;
-  rc = flow_allowed(r, m, msg, msglen);
+  rc = flow_allowed(r, c, m, msg, msglen);
   if (rc == 0)
     rc = itg__rx_log_lookup(r, c, m, path, &lg, &fresh, msg, msglen);
   if (rc != 0)
@@ -199,6 +205,8 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
   f->wire = (itg_wire_profile)m->wire;
   f->port = s->port;
   f->conn = c;
+  f->from = c->from;
+  f->from->flows++;
   snprintf(f->peer, sizeof f->peer, "%s", c->peer);
   f->sock = s;
   f->log = lg;
@@ -379,6 +387,8 @@ void itg__rx_flow_end(itg__rx_flow *f) {
     itg__rx_tcp_close(t);
   }
   unlink_flow(r, f);
+  f->from->flows--;
+  itg__rx_peer_release(r, f->from);
   itg__rx_sock_release(f->sock);
   itg__rx_log_release(r, f->log, &ev, flow_gone);
   uv_close((uv_handle_t *)&f->linger, on_flow_freed);

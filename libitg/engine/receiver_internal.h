@@ -21,11 +21,19 @@
 #define ITG__RX_BUCKETS 1024       /* demultiplexing hash buckets */
 #define ITG__RX_LINGER_MS 300      /* see receiver.h: end of a flow */
 #define ITG__RX_FLOW_LOG_CAP 8192  /* ring records of a per-flow logger */
-#define ITG__RX_ECHO_QUEUE (4u << 20) /* TCP echo bytes queued at most */
 #define ITG__RX_FIRST_FREE_PORT 1024u /* below: privileged (root's) ports */
+#define ITG__RX_SWEEP_MIN_MS 5     /* the timeouts' check, at most this */
+#define ITG__RX_SWEEP_MAX_MS 1000  /* often, at least this often */
 
 typedef struct itg__rx_flow itg__rx_flow;
 typedef struct itg__rx_log_open itg__rx_log_open;
+
+/* What one sender address holds: signaling connections and flows. */
+typedef struct itg__rx_peer {
+  struct itg__rx_peer *next;
+  uint8_t ip[16];
+  uint32_t conns, flows;
+} itg__rx_peer;
 
 /* A log (a file, or a session with a log server) and the flows writing to
  * it. */
@@ -74,6 +82,11 @@ typedef struct itg__rx_conn {
   int closing;
   uint8_t ip[16];
   char peer[ITG_HOST_MAX];
+  itg__rx_peer *from;
+  uint64_t deadline; /* loop ms by which its flow must be open; 0 once
+                        it is */
+  uint64_t active;   /* loop ms of its last message or flow packet */
+  uint64_t seen;     /* its flow's packets at the last sweep */
   itg__ctl_reader rd;
 } itg__rx_conn;
 
@@ -86,6 +99,8 @@ typedef struct itg__rx_tcp {
   itg__rx_flow *flow;
   int closing;
   uint8_t ip[16];
+  uint64_t deadline; /* loop ms by which its first packet must come */
+  size_t echo_held;  /* memory of its queued echoes, bytes */
   itg__deframe df;
 } itg__rx_tcp;
 
@@ -102,6 +117,7 @@ struct itg__rx_flow {
   uint64_t token; /* NATIVE packets carry it (itg/wire.h) */
   uint16_t port;
   itg__rx_conn *conn; /* NULL once the sender's signaling is gone */
+  itg__rx_peer *from; /* its sender address's counts */
   char peer[ITG_HOST_MAX]; /* the sender, for events after that */
   itg__rx_sock *sock;
   itg__rx_tcp *data;
@@ -122,6 +138,7 @@ struct itg_receiver {
   uv_loop_t loop;
   uv_tcp_t server;
   uv_async_t wake;
+  uv_timer_t sweep;
   uv_thread_t thread;
   int started;     /* the thread runs (creator's thread only) */
   int stop_asked;  /* loop thread */
@@ -129,7 +146,8 @@ struct itg_receiver {
 
   /* any thread: counters */
   _Atomic uint64_t n_packets, n_bytes, n_malformed, n_served, n_active,
-      n_refused, n_echoes;
+      n_refused, n_echoes, n_echo_dropped, n_echo_backlog, n_conns_refused,
+      n_conns_expired;
 
   /* any thread, under lock: idle accounting, stop */
   uv_mutex_t lock;
@@ -146,8 +164,12 @@ struct itg_receiver {
   itg__rx_flow *flow_list;
   itg__rx_flow *buckets[ITG__RX_BUCKETS];
   itg__rx_flow *pending;
-  itg__rx_conn *conn_list;
-  itg__rx_tcp *tcp_list;
+  itg__rx_conn *conn_list, *conn_tail; /* oldest first */
+  itg__rx_tcp *tcp_list, *tcp_tail;    /* oldest first */
+  itg__rx_peer *peer_buckets[ITG__RX_BUCKETS];
+  uint32_t peer_seed;
+  uint64_t fd_limit; /* the process's, at start; 0 none */
+  uint64_t fds;      /* descriptors of connections and data ports */
 
   /* data path scratch (loop thread) */
   uint8_t *bufs;
@@ -173,6 +195,29 @@ int itg__rx_uv_err(int uverr);
 /* Reports a flow event to cfg.on_flow. */
 void itg__rx_event(itg_receiver *r, const itg_flow_event *ev);
 
+/* ---- receiver_guard.c ---- */
+
+/* Takes a hold on the counts of address ip (zero for a new one), or
+ * returns NULL when out of memory. */
+itg__rx_peer *itg__rx_peer_hold(itg_receiver *r, const uint8_t ip[16]);
+
+/* Forgets p once neither a connection nor a flow counts in it. */
+void itg__rx_peer_release(itg_receiver *r, itg__rx_peer *p);
+
+/* A connection was accepted: returns 1 if it fits in the descriptors
+ * (closing, if it must and may_evict, the oldest connection that has not
+ * opened its flow or sent its first packet), counting it in r->fds, or 0
+ * if it is to be refused (counted). */
+int itg__rx_fd_admit(itg_receiver *r, int may_evict);
+
+/* How often to look for connections past a timeout of shortest_ms (the
+ * log server's too). */
+uint64_t itg__rx_sweep_every(uint64_t shortest_ms);
+
+/* Starts the timer that enforces handshake_ms and idle_ms, r->sweep (on
+ * the loop thread, before it runs; closed when the receiver stops). */
+void itg__rx_guard_start(itg_receiver *r);
+
 /* ---- receiver_sig.c ---- */
 
 /* Starts listening for senders on cfg.bind_host:cfg.sig_port. Returns 0 or
@@ -194,6 +239,10 @@ void itg__rx_conn_flow_open(itg__rx_conn *c, const itg__ctl_msg *m);
 /* Refuses the flow that m asks for: answers with rc and msg, reports it. */
 void itg__rx_conn_refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
                          const char *msg);
+
+/* Closes the signaling connections past handshake_ms without a flow or
+ * idle for idle_ms, telling their senders why. */
+void itg__rx_conn_sweep(itg_receiver *r, uint64_t now);
 
 /* ---- receiver_log.c ---- */
 
@@ -290,6 +339,9 @@ void itg__rx_udp_drain(itg__rx_sock *s);
 
 /* Closes a TCP data connection. */
 void itg__rx_tcp_close(itg__rx_tcp *t);
+
+/* Closes the TCP data connections past handshake_ms without a packet. */
+void itg__rx_tcp_sweep(itg_receiver *r, uint64_t now);
 
 /* Logs a record of flow f (its log, and on_records). */
 void itg__rx_record(itg_receiver *r, itg__rx_flow *f, const itg_logrec *rec);

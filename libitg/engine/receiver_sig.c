@@ -69,6 +69,11 @@ void itg__rx_conn_close(itg__rx_conn *c, int graceful) {
     r->conn_list = c->next;
   if (c->next != NULL)
     c->next->prev = c->prev;
+  else
+    r->conn_tail = c->prev;
+  r->fds--;
+  c->from->conns--;
+  itg__rx_peer_release(r, c->from);
   itg__rx_count(r, -1, 0);
   uv_read_stop((uv_stream_t *)&c->tcp);
   req = graceful ? malloc(sizeof *req) : NULL;
@@ -145,6 +150,7 @@ void itg__rx_conn_flow_open(itg__rx_conn *c, const itg__ctl_msg *m) {
     return;
   }
   c->flow = f;
+  c->deadline = 0;
   a.flow_id = f->id;
   a.port = f->port;
   a.token = f->token;
@@ -203,6 +209,7 @@ static void on_conn_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     itg__rx_run_pending(r);
     return;
   }
+  c->active = uv_now(&r->loop);
   itg__ctl_reader_commit(&c->rd, (size_t)nread);
   while (!c->closing && (rc = itg__ctl_reader_next(&c->rd, &m)) == 1)
     on_message(c, &m);
@@ -213,12 +220,33 @@ static void on_conn_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   itg__rx_run_pending(r);
 }
 
-/* A sender connects to the signaling port. */
+void itg__rx_conn_sweep(itg_receiver *r, uint64_t now) {
+  itg__rx_conn *c, *next;
+  for (c = r->conn_list; c != NULL; c = next) {
+    next = c->next;
+    if (c->flow != NULL && c->flow->packets != c->seen) {
+      c->seen = c->flow->packets;
+      c->active = now;
+    }
+    if (c->deadline != 0 && now >= c->deadline) {
+      atomic_fetch_add(&r->n_conns_expired, 1);
+      protocol_error(c, ITG_ETIMEDOUT, "no flow opened in time");
+    } else if (r->cfg.idle_ms != 0 && now - c->active >= r->cfg.idle_ms) {
+      atomic_fetch_add(&r->n_conns_expired, 1);
+      protocol_error(c, ITG_ETIMEDOUT, "idle for too long");
+    }
+  }
+}
+
+/* A sender connects to the signaling port. It has handshake_ms to open
+ * its flow; an address with max_peer_conns connections already is turned
+ * away with a reason. */
 static void on_connection(uv_stream_t *server, int status) {
   itg_receiver *r = server->data;
   itg__rx_conn *c;
   itg__addr peer;
   int len = (int)sizeof peer.ss;
+  int over;
   if (status < 0 || r->stop_asked)
     return;
   c = calloc(1, sizeof *c);
@@ -234,15 +262,34 @@ static void on_connection(uv_stream_t *server, int status) {
   }
   peer.len = (socklen_t)len;
   itg__rx_ip_key((const struct sockaddr *)&peer.ss, c->ip);
+  c->from = itg__rx_peer_hold(r, c->ip);
+  /* One over its address's limit is told so only if a descriptor is
+   * free: it never takes another sender's place. */
+  over = c->from != NULL && c->from->conns >= r->cfg.max_peer_conns;
+  if (c->from == NULL || !itg__rx_fd_admit(r, !over)) {
+    itg__rx_peer_release(r, c->from);
+    uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
+    return;
+  }
+  c->from->conns++;
   itg__addr_format(&peer, c->peer, sizeof c->peer);
   uv_tcp_nodelay(&c->tcp, 1);
-  c->next = r->conn_list;
-  if (c->next != NULL)
-    c->next->prev = c;
-  r->conn_list = c;
+  c->active = uv_now(&r->loop);
+  c->deadline = c->active + r->cfg.handshake_ms;
+  c->prev = r->conn_tail;
+  if (c->prev != NULL)
+    c->prev->next = c;
+  else
+    r->conn_list = c;
+  r->conn_tail = c;
   itg__rx_count(r, 1, 0);
   if (uv_read_start((uv_stream_t *)&c->tcp, on_conn_alloc, on_conn_read) != 0)
     itg__rx_conn_close(c, 0);
+  else if (over) {
+    atomic_fetch_add(&r->n_conns_refused, 1);
+    protocol_error(c, ITG_ELIMIT,
+                   "too many signaling connections from this address");
+  }
 }
 
 int itg__rx_sig_listen(itg_receiver *r) {

@@ -375,5 +375,6 @@ void itg__tx_ctl_undo(itg_sender *s) {
 void itg__tx_ctl_main(void *arg) {
   itg_sender *s = arg;
   itg__platform_init();
+  itg__thread_block_sigpipe();
   uv_run(&s->loop, UV_RUN_DEFAULT);
 }

@@ -38,11 +38,24 @@ typedef pthread_once_t itg__once;
  * calling thread (a timer slack of 1 ns on Linux, so that this thread's
  * sleeps and poll timeouts end on time; the slack is a per-thread setting,
  * so every thread that waits on timers should call this; itg__sleep_until
- * applies it by itself). The library's sockets never raise SIGPIPE
+ * applies it by itself). The library's own sends never raise SIGPIPE
  * (MSG_NOSIGNAL or SO_NOSIGPIPE), so the process's signal dispositions are
- * left alone where the OS has either. Safe to call many times, from any
+ * left alone where the OS has either; libuv's stream writes are kept from
+ * it by itg__thread_block_sigpipe. Safe to call many times, from any
  * thread. Returns 0 or a negative code. */
 int itg__platform_init(void);
+
+/* Blocks SIGPIPE in the calling thread for the rest of its life. libuv
+ * writes streams with write(2), which has no per-call way to keep the
+ * signal away, and a write to a connection its peer has reset would
+ * otherwise kill the whole process unless the embedding program ignores
+ * SIGPIPE. Blocked, the write fails with EPIPE and the signal stays
+ * pending on this thread alone, never delivered (a thread discards its
+ * pending signals when it ends). Every thread the library creates to run
+ * a libuv loop calls it first; nothing runs such a loop on a caller's
+ * thread except to close handles, which writes nothing. Nothing to do on
+ * Windows, which has no SIGPIPE. */
+void itg__thread_block_sigpipe(void);
 
 /* Runs fn exactly once for the flag `once` (initialised with
  * ITG__ONCE_INIT), however many threads call this at the same time; the
@@ -234,6 +247,18 @@ int itg__file_errno(int e);
  * exists), ITG_ENOENT (no such directory), ITG_EPERM, ITG_ENOMEM or
  * ITG_EIO. */
 int itg__file_create(const char *path, FILE **out);
+
+/* ---- descriptors --------------------------------------------------------- */
+
+/* Returns the process's limit on open descriptors (RLIMIT_NOFILE's soft
+ * limit), or 0 where there is none to mind (no limit, Windows). Each
+ * connection and data port of a receiver or log server is one. */
+uint64_t itg__fd_limit(void);
+
+/* Raises that limit to the highest the process may set (the hard limit),
+ * so that programs serving many connections are not stopped at a default
+ * such as 1 024; returns the limit then in force, as itg__fd_limit. */
+uint64_t itg__fd_limit_raise(void);
 
 /* ---- host ---------------------------------------------------------------- */
 

@@ -6,13 +6,15 @@
 
 #include "core/parse.h"
 #include "itg.h"
+#include "platform/platform.h"
 #include "programs/cli.h"
 
 static const char prog[] = "itg-log";
 
 static const char usage_text[] =
     "usage: itg-log [-p PORT] [-a ADDR] [-d DIR] [-A CIDR]... [-k TOKEN]\n"
-    "               [--max-clients N] [-h|--help] [--version]\n";
+    "               [--max-clients N] [--peer-clients N] [--handshake MS]\n"
+    "               [-h|--help] [--version]\n";
 
 static const char help_text[] =
     "\n"
@@ -25,7 +27,11 @@ static const char help_text[] =
     "  -d DIR         where the files go (default: the current directory)\n"
     "  -A CIDR        also accept clients from this network (loopback always)\n"
     "  -k TOKEN, --token TOKEN  clients must present this token\n"
-    "  --max-clients N  clients at once (default 1024)\n";
+    "  --max-clients N  clients at once (default 1024)\n"
+    "  --peer-clients N  clients at once from one address (default 256)\n"
+    "  --handshake MS  a client that has not registered within MS is closed\n"
+    "                 (default 10000)\n"
+    "The limit on open descriptors is raised to the hard limit at start.\n";
 
 static const char *role_name(uint32_t role) {
   return role == ITG_LOG_ROLE_RECEIVER ? "receiver" : "sender";
@@ -71,7 +77,8 @@ static int parse_args(int argc, char **argv, itg_logserver_cfg *cfg) {
       return rc;
     if (strcmp(a, "-p") != 0 && strcmp(a, "-a") != 0 && strcmp(a, "-d") != 0 &&
         strcmp(a, "-A") != 0 && strcmp(a, "-k") != 0 &&
-        strcmp(a, "--token") != 0 && strcmp(a, "--max-clients") != 0) {
+        strcmp(a, "--token") != 0 && strcmp(a, "--max-clients") != 0 &&
+        strcmp(a, "--peer-clients") != 0 && strcmp(a, "--handshake") != 0) {
       snprintf(msg, sizeof msg, "unknown option '%.64s'", a);
       return itg__cli_bad_usage(prog, msg, usage_text);
     }
@@ -90,13 +97,24 @@ static int parse_args(int argc, char **argv, itg_logserver_cfg *cfg) {
                  v);
         return itg__cli_bad_usage(prog, msg, usage_text);
       }
-    } else if (strcmp(a, "--max-clients") == 0) {
+    } else if (strcmp(a, "--max-clients") == 0 ||
+               strcmp(a, "--peer-clients") == 0) {
       if (itg__parse_u64(v, 1, 1000000, &n) != 0) {
         snprintf(msg, sizeof msg, "%s: '%.64s' is not a count in 1..1000000",
                  a, v);
         return itg__cli_bad_usage(prog, msg, usage_text);
       }
-      cfg->max_clients = (uint32_t)n;
+      if (strcmp(a, "--max-clients") == 0)
+        cfg->max_clients = (uint32_t)n;
+      else
+        cfg->max_peer_clients = (uint32_t)n;
+    } else if (strcmp(a, "--handshake") == 0) {
+      if (itg__parse_u64(v, 1, 86400000, &n) != 0) {
+        snprintf(msg, sizeof msg, "%s: '%.64s' is not a time in 1..86400000 "
+                 "ms", a, v);
+        return itg__cli_bad_usage(prog, msg, usage_text);
+      }
+      cfg->handshake_ms = (uint32_t)n;
     } else if (itg__parse_port(v, &cfg->port) != 0) {
       snprintf(msg, sizeof msg, "%s: '%.64s' is not a port", a, v);
       return itg__cli_bad_usage(prog, msg, usage_text);
@@ -125,6 +143,7 @@ int main(int argc, char **argv) {
   status = parse_args(argc, argv, &cfg);
   if (status >= 0)
     return status;
+  itg__fd_limit_raise(); /* one descriptor per client */
   if (uv_sem_init(&quit, 0) != 0 || itg_logserver_new(&cfg, &s) != 0) {
     itg__cli_error(prog, "out of memory");
     return ITG__CLI_EXIT_FAIL;
@@ -151,10 +170,11 @@ int main(int argc, char **argv) {
   itg__cli_sigwatch_stop(&w);
   itg_logserver_get_stats(s, &st);
   fprintf(stderr, "%s: %llu sessions (%llu incomplete), %llu refused, %llu "
-          "records, %llu missing\n", prog,
+          "records, %llu missing, %llu clients closed unregistered\n", prog,
           (unsigned long long)st.sessions_total,
           (unsigned long long)st.incomplete, (unsigned long long)st.refused,
-          (unsigned long long)st.records, (unsigned long long)st.missing);
+          (unsigned long long)st.records, (unsigned long long)st.missing,
+          (unsigned long long)st.expired);
   status = ITG__CLI_EXIT_OK;
   itg_logserver_free(s);
   uv_sem_destroy(&quit);

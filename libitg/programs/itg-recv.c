@@ -1,6 +1,7 @@
 /* itg-recv: serves senders until SIGINT or SIGTERM, logging every packet
  * (D-ITG's ITGRecv). One line per flow set up, refused or ended on stderr,
  * the counters at exit. */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "core/netlist.h"
 #include "core/parse.h"
 #include "itg.h"
+#include "platform/platform.h"
 #include "programs/cli.h"
 
 static const char prog[] = "itg-recv";
@@ -17,6 +19,8 @@ static const char usage_text[] =
     "usage: itg-recv [-Sp PORT] [-a ADDR] [-l FILE] [--log-dir DIR] [-q D]\n"
     "                [--max-flows N] [--rcvbuf BYTES] [--cpu N]\n"
     "                [--log-servers LIST] [--allow-privileged-ports]\n"
+    "                [--handshake MS] [--idle MS] [--peer-conns N]\n"
+    "                [--peer-flows N] [--fd-reserve N] [--echo-queue BYTES]\n"
     "                [-h|--help] [--version]\n";
 
 static const char help_text[] =
@@ -44,7 +48,49 @@ static const char help_text[] =
     "                 separated by commas, at most 16 (0.0.0.0/0,::/0\n"
     "                 for any); a flow naming another is refused\n"
     "  --allow-privileged-ports  let senders have data ports below 1024\n"
-    "                 opened (refused by default)\n";
+    "                 opened (refused by default)\n"
+    "\n"
+    "What one sender may hold, so that none locks the others out:\n"
+    "  --handshake MS a signaling connection must open its flow, a TCP data\n"
+    "                 connection send its first packet, within MS (default\n"
+    "                 10000)\n"
+    "  --idle MS      a signaling connection with no message and no packet\n"
+    "                 of its flow for MS is closed, its flow ended, a\n"
+    "                 sender's start delay (-d) included (default 600000;\n"
+    "                 0: never)\n"
+    "  --peer-conns N signaling connections from one address at once\n"
+    "                 (default 256)\n"
+    "  --peer-flows N flows from one address at once (default 256)\n"
+    "  --fd-reserve N descriptors kept from connections and data ports\n"
+    "                 (default 64): near the limit, a new connection closes\n"
+    "                 the oldest one that has not opened its flow\n"
+    "  --echo-queue BYTES  round trip over TCP: echo bytes held per flow\n"
+    "                 while its sender does not read them; more are dropped\n"
+    "                 and counted (default 65536)\n"
+    "The limit on open descriptors is raised to the hard limit at start.\n";
+
+/* The options that set a count, a time or a size of the configuration. */
+static const struct bound_opt {
+  const char *name;
+  size_t off; /* of a uint32_t in itg_receiver_cfg */
+  uint64_t min, max;
+} bound_opts[] = {
+    {"--handshake", offsetof(itg_receiver_cfg, handshake_ms), 1, 86400000},
+    {"--idle", offsetof(itg_receiver_cfg, idle_ms), 0, 86400000},
+    {"--peer-conns", offsetof(itg_receiver_cfg, max_peer_conns), 1, 1000000},
+    {"--peer-flows", offsetof(itg_receiver_cfg, max_peer_flows), 1, 1000000},
+    {"--fd-reserve", offsetof(itg_receiver_cfg, fd_reserve), 0, 1000000},
+    {"--echo-queue", offsetof(itg_receiver_cfg, echo_queue), 0, 1u << 30},
+};
+
+/* Returns the entry of bound_opts named a, or NULL. */
+static const struct bound_opt *bound_opt(const char *a) {
+  size_t i;
+  for (i = 0; i < sizeof bound_opts / sizeof bound_opts[0]; i++)
+    if (strcmp(a, bound_opts[i].name) == 0)
+      return &bound_opts[i];
+  return NULL;
+}
 
 static const char *proto_name(itg_proto p) {
   return p == ITG_PROTO_TCP ? "TCP" : "UDP";
@@ -112,10 +158,26 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
   int i, rc;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
+    const struct bound_opt *b = bound_opt(a);
     uint64_t n;
     rc = itg__cli_info(prog, a, 1, usage_text, help_text);
     if (rc >= 0)
       return rc;
+    if (b != NULL) {
+      uint32_t u;
+      rc = itg__cli_value(prog, usage_text, argc, argv, &i, &v);
+      if (rc != 0)
+        return rc;
+      if (itg__parse_u64(v, b->min, b->max, &n) != 0) {
+        snprintf(msg, sizeof msg, "%s: '%.64s' is not a number in %llu..%llu",
+                 a, v, (unsigned long long)b->min,
+                 (unsigned long long)b->max);
+        return itg__cli_bad_usage(prog, msg, usage_text);
+      }
+      u = (uint32_t)n;
+      memcpy((char *)cfg + b->off, &u, sizeof u);
+      continue;
+    }
     if (strcmp(a, "-Sp") != 0 && strcmp(a, "--sig-port") != 0 &&
         strcmp(a, "-a") != 0 && strcmp(a, "-l") != 0 &&
         strcmp(a, "--log-dir") != 0 && strcmp(a, "-q") != 0 &&
@@ -203,6 +265,7 @@ int main(int argc, char **argv) {
   status = parse_args(argc, argv, &cfg);
   if (status >= 0)
     return status;
+  itg__fd_limit_raise(); /* one descriptor per connection and data port */
   if (uv_sem_init(&quit, 0) != 0 || itg_receiver_new(&cfg, &r) != 0) {
     itg__cli_error(prog, "out of memory");
     return ITG__CLI_EXIT_FAIL;
@@ -238,6 +301,13 @@ int main(int argc, char **argv) {
           (unsigned long long)st.flows_served,
           (unsigned long long)st.flows_refused,
           (unsigned long long)st.echoes);
+  if (st.echoes_dropped + st.conns_refused + st.conns_expired > 0)
+    fprintf(stderr, "%s: %llu echoes dropped (their sender did not read "
+            "them), %llu connections refused (limits), %llu closed (no flow "
+            "in time, or idle)\n", prog,
+            (unsigned long long)st.echoes_dropped,
+            (unsigned long long)st.conns_refused,
+            (unsigned long long)st.conns_expired);
   status = ITG__CLI_EXIT_OK;
   if (rc < 0) {
     snprintf(msg, sizeof msg, "writing a log failed: %s", itg_strerror(rc));

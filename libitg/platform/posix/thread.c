@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -20,6 +21,13 @@ void itg__run_once(itg__once *once, void (*fn)(void)) {
 }
 
 void itg__yield(void) { sched_yield(); }
+
+void itg__thread_block_sigpipe(void) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
 
 int itg__thread_boost(void) {
 #ifdef __linux__

@@ -21,6 +21,8 @@ void itg__cpu_relax(void) { YieldProcessor(); }
 
 void itg__yield(void) { SwitchToThread(); }
 
+void itg__thread_block_sigpipe(void) {}
+
 int itg__thread_boost(void) {
   /* HIGHEST rather than TIME_CRITICAL: a spinning sender must not starve
    * the threads that serve its own control connection on a small machine,

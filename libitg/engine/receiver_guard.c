@@ -1,0 +1,103 @@
+/* What keeps one peer from holding the receiver: counts per sender
+ * address, the descriptor budget, and the timer that closes connections
+ * that do not get going or go quiet. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/receiver_internal.h"
+
+/* Seeded, so that a peer cannot choose addresses that share a bucket. */
+static size_t peer_bucket(const itg_receiver *r, const uint8_t ip[16]) {
+  uint32_t h = r->peer_seed;
+  int i;
+  for (i = 0; i < 16; i++)
+    h = (h ^ ip[i]) * 16777619u;
+  h ^= h >> 15;
+  return (h * 2654435761u) & (ITG__RX_BUCKETS - 1);
+}
+
+itg__rx_peer *itg__rx_peer_hold(itg_receiver *r, const uint8_t ip[16]) {
+  size_t b = peer_bucket(r, ip);
+  itg__rx_peer *p;
+  for (p = r->peer_buckets[b]; p != NULL; p = p->next)
+    if (memcmp(p->ip, ip, 16) == 0)
+      return p;
+  p = calloc(1, sizeof *p);
+  if (p == NULL)
+    return NULL;
+  memcpy(p->ip, ip, 16);
+  p->next = r->peer_buckets[b];
+  r->peer_buckets[b] = p;
+  return p;
+}
+
+void itg__rx_peer_release(itg_receiver *r, itg__rx_peer *p) {
+  itg__rx_peer **pp;
+  if (p == NULL || p->conns > 0 || p->flows > 0)
+    return;
+  for (pp = &r->peer_buckets[peer_bucket(r, p->ip)]; *pp != NULL; pp = &(*pp)->next)
+    if (*pp == p) {
+      *pp = p->next;
+      break;
+    }
+  free(p);
+}
+
+/* Closes the oldest connection still to open its flow, or else the oldest
+ * data connection still to send a packet. Returns 0 if there is none. */
+static int evict_one(itg_receiver *r) {
+  itg__rx_conn *c;
+  itg__rx_tcp *t;
+  for (c = r->conn_list; c != NULL; c = c->next)
+    if (c->deadline != 0) {
+      atomic_fetch_add(&r->n_conns_expired, 1);
+      itg__rx_conn_close(c, 0);
+      return 1;
+    }
+  for (t = r->tcp_list; t != NULL; t = t->next)
+    if (t->flow == NULL) {
+      atomic_fetch_add(&r->n_conns_expired, 1);
+      itg__rx_tcp_close(t);
+      return 1;
+    }
+  return 0;
+}
+
+int itg__rx_fd_admit(itg_receiver *r, int may_evict) {
+  uint64_t reserve = r->cfg.fd_reserve;
+  if (r->fd_limit != 0 && r->fds + 1 + reserve > r->fd_limit &&
+      (!may_evict || !evict_one(r))) {
+    atomic_fetch_add(&r->n_conns_refused, 1);
+    return 0;
+  }
+  r->fds++;
+  return 1;
+}
+
+static void on_sweep(uv_timer_t *h) {
+  itg_receiver *r = h->data;
+  uint64_t now = uv_now(&r->loop);
+  itg__rx_conn_sweep(r, now);
+  itg__rx_tcp_sweep(r, now);
+  itg__rx_run_pending(r);
+}
+
+uint64_t itg__rx_sweep_every(uint64_t shortest_ms) {
+  /* A quarter of it: a connection goes at most 25 % late. */
+  uint64_t every = shortest_ms / 4;
+  if (every < ITG__RX_SWEEP_MIN_MS)
+    return ITG__RX_SWEEP_MIN_MS;
+  return every > ITG__RX_SWEEP_MAX_MS ? ITG__RX_SWEEP_MAX_MS : every;
+}
+
+void itg__rx_guard_start(itg_receiver *r) {
+  uint64_t every = r->cfg.handshake_ms;
+  if (r->cfg.idle_ms != 0 && r->cfg.idle_ms < every)
+    every = r->cfg.idle_ms;
+  every = itg__rx_sweep_every(every);
+  r->fd_limit = itg__fd_limit();
+  r->peer_seed = (uint32_t)uv_hrtime() | 1u;
+  uv_timer_init(&r->loop, &r->sweep);
+  r->sweep.data = r;
+  uv_timer_start(&r->sweep, on_sweep, every, every);
+}
