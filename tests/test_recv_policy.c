@@ -285,7 +285,7 @@ static void test_bad_names(void **state) {
   static const char *const names[] = {
       "esc\x1b[31mred", "new\nline", "tab\tname", "bell\a", "del\x7f",
       "../up",          "a/b",       "a\\b",      "a:b",    ".hidden",
-      "..",
+      "..",             "a.1.2.spill",
   };
   itg_receiver *r = start_receiver();
   uv_fs_t req;

@@ -263,6 +263,12 @@ int itg__lp_name_ok(const char *name) {
   if (n == 0 || n > ITG__LP_NAME_MAX || name[0] == '.' ||
       strstr(name, "..") != NULL)
     return 0;
+  /* Spill files (NAME.PID.N.spill) share the directory: a peer that could
+   * make one by name would have a later session's spill truncate it. */
+  if (n >= sizeof ITG__LP_SPILL_SUFFIX - 1 &&
+      strcmp(name + n - (sizeof ITG__LP_SPILL_SUFFIX - 1),
+             ITG__LP_SPILL_SUFFIX) == 0)
+    return 0;
   for (i = 0; i < n; i++) {
     unsigned char c = (unsigned char)name[i];
     if (c < 0x20 || c == 0x7f || c == '/' || c == '\\' || c == ':')

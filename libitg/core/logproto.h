@@ -108,9 +108,13 @@ size_t itg__lp_dgram_encode(uint32_t session, uint32_t key, uint64_t seq,
 int itg__lp_dgram_decode(const uint8_t *buf, size_t len, uint32_t *session,
                          uint32_t *key, uint64_t *seq);
 
+/* The ending of spill files' names, which no client's name may have. */
+#define ITG__LP_SPILL_SUFFIX ".spill"
+
 /* Returns 1 if a client's log name may be used as a file name in the
  * server's directory: not empty, at most ITG__LP_NAME_MAX bytes, no '/',
- * '\\', ':' or control character, not starting with '.', no "..". */
+ * '\\', ':' or control character, not starting with '.', no "..", not
+ * ending in ITG__LP_SPILL_SUFFIX. */
 int itg__lp_name_ok(const char *name);
 
 #endif

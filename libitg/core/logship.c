@@ -382,7 +382,7 @@ int itg__ship_open(const itg__ship_cfg *cfg, itg__ship **out) {
   if (cfg->spill_path != NULL)
     snprintf(s->spill_path, sizeof s->spill_path, "%s", cfg->spill_path);
   else
-    snprintf(s->spill_path, sizeof s->spill_path, "%s.%d.spill",
+    snprintf(s->spill_path, sizeof s->spill_path, "%s.%d" ITG__LP_SPILL_SUFFIX,
              s->name[0] != '\0' ? s->name : "itg", (int)uv_os_getpid());
   rc = itg__platform_init();
   if (rc == 0)

@@ -291,7 +291,7 @@ static int start_open(itg_receiver *r, itg__rx_conn *c, const itg__ctl_msg *m,
   }
   /* Each session spills to a file of its own: two sessions of one name
    * (other servers, or one after the other) must not share one. */
-  snprintf(file, sizeof file, "%.400s.%d.%u.spill",
+  snprintf(file, sizeof file, "%.400s.%d.%u" ITG__LP_SPILL_SUFFIX,
            name[0] != '\0' ? name : "itg-recv", (int)uv_os_getpid(),
            (unsigned)++r->spills);
   if (join_path(r->cfg.log_dir, file, lg->spill, sizeof lg->spill) != 0) {
