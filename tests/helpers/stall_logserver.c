@@ -198,6 +198,14 @@ stall_logserver *stall_logserver_start(uint16_t *port) {
     rc = uv_ip4_addr("127.0.0.1", 0, &sa);
   if (rc == 0)
     rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&sa, 0);
+  if (rc == 0) {
+    /* A small window, taken by every connection accepted: what the kernels
+     * hold for a stalled server stays small on every OS, so a client's
+     * logger spills after a few thousand records, not after megabytes
+     * of buffers that grow with the machine. */
+    int small = 4096;
+    rc = uv_recv_buffer_size((uv_handle_t *)&s->listener, &small);
+  }
   if (rc == 0)
     rc = uv_listen((uv_stream_t *)&s->listener, 64, on_connection);
   if (rc == 0)
