@@ -21,7 +21,8 @@ static const char help_text[] =
     "Waits for senders on the signaling port and logs every packet of their\n"
     "flows, until SIGINT or SIGTERM (then flushes every log and exits 0).\n"
     "\n"
-    "  -Sp PORT, --sig-port PORT  signaling port (default 9000)\n"
+    "  -Sp PORT, --sig-port PORT  signaling port (default 9000; 0: one the\n"
+    "                 system picks)\n"
     "  -a ADDR        address to listen on (default: every address, IPv4\n"
     "                 and IPv6)\n"
     "  -l FILE        log of the flows that name no log of their own\n"
@@ -32,7 +33,10 @@ static const char help_text[] =
     "  --max-flows N  flows served at once (default 1024)\n"
     "  --rcvbuf BYTES each data socket's receive buffer (default 33554432;\n"
     "                 more absorbs longer stalls at high rates)\n"
-    "  --cpu N        pin the receiving thread to CPU N\n";
+    "  --cpu N        pin the receiving thread to CPU N\n"
+    "\n"
+    "Once listening it prints one line on stdout, the port it bound:\n"
+    "  itg-recv: listening sig=PORT\n";
 
 static const char *proto_name(itg_proto p) {
   return p == ITG_PROTO_TCP ? "TCP" : "UDP";
@@ -189,6 +193,9 @@ int main(int argc, char **argv) {
     itg_receiver_free(r);
     return ITG__CLI_EXIT_FAIL;
   }
+  /* On stdout, flushed, for a script that started it on port 0. */
+  printf("%s: listening sig=%u\n", prog, (unsigned)itg_receiver_port(r));
+  fflush(stdout);
   uv_sem_wait(&quit);
   rc = itg_receiver_stop(r);
   itg__cli_sigwatch_stop(&w);
