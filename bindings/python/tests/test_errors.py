@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import List, Tuple
 
 import pytest
-from conftest import TREE, free_port
+from conftest import TREE
 
 import itg
 
@@ -109,9 +109,10 @@ def test_port_in_use(tmp_path: Path) -> None:
         assert info.value.name == "EADDRINUSE"
 
 
-def test_no_receiver_refuses_the_flow() -> None:
+def test_no_receiver_refuses_the_flow(closed_port: int) -> None:
     with pytest.raises(itg.Error) as info:
-        itg.send("127.0.0.1", "-C 100 -t 200", sig_port=free_port(), connect_timeout=2.0)
+        itg.send("127.0.0.1", "-C 100 -t 200", sig_port=closed_port, dst_port=0,
+                 connect_timeout=2.0)
     assert info.value.name == "ECONNREFUSED"
 
 
