@@ -6,8 +6,8 @@ For each log buffer D (-q, sender and receiver) and each way of logging
 libitg and D-ITG each run once as fast as possible, 64-byte UDP. The runs
 of one D follow one another, so that each mode is measured next to the
 no-log run it is compared with. A remote-logging run starts its own log
-server (itg-log on a port the system picked, ITGLog on 9001, the only
-port it takes) in a folder of its own, and the receiver's packets are
+server (itg-log on a port the system picked, ITGLog on the one port it
+takes) in a folder of its own, and the receiver's packets are
 counted in the file that server wrote.
 
 (Not named logging.py: beside run.py that would hide Python's own logging

@@ -79,7 +79,7 @@ def test_send_with_a_bad_option_raises_before_sending() -> None:
 
 def test_bad_fields() -> None:
     with pytest.raises(itg.InvalidArgument) as info:
-        itg.FlowConfig(dst_port=70000)
+        itg.FlowConfig(dst_port=70000)  # fixed port: refused
     assert "dst_port" in str(info.value)
     with pytest.raises(itg.InvalidArgument):
         itg.FlowConfig(proto="sctp")
@@ -95,7 +95,7 @@ def test_bad_fields() -> None:
 def test_a_failed_set_changes_nothing() -> None:
     flow = itg.FlowConfig("-C 50")
     with pytest.raises(itg.InvalidArgument):
-        flow.set(dst_port=1234, src_port=-1)
+        flow.set(dst_port=1234, src_port=-1)  # fixed port: refused
     assert flow.dst_port == itg.DEFAULT_DATA_PORT
     with pytest.raises(itg.InvalidArgument):
         flow.parse("-c 100 -C zz")

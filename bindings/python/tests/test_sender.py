@@ -14,8 +14,10 @@ from itg import DistSpec
 
 
 def test_options_and_fields_describe_the_same_flow() -> None:
-    by_options = itg.FlowConfig("-a 10.1.2.3 -rp 7000 -T TCP -C 1000 -c 64 -t 1500 -s 9")
-    by_fields = itg.FlowConfig(dst_host="10.1.2.3", dst_port=7000, proto="tcp",
+    flow = "-a 10.1.2.3 -rp 7000 -T TCP -C 1000 -c 64 -t 1500 -s 9"  # fixed port: never sent
+    by_options = itg.FlowConfig(flow)
+    by_fields = itg.FlowConfig(dst_host="10.1.2.3", dst_port=7000,  # fixed port: never sent
+                               proto="tcp",
                                idt=DistSpec("constant", (0.001,)),
                                size=DistSpec("constant", (64.0,)),
                                duration_ns=1_500_000_000, seed=9)

@@ -1,7 +1,7 @@
 """The scenario of the binding's specification (README.md): a receiver and
 a sender in one process on loopback. The test runs it on ports the system
-picks, not the default ones (9000 and 8999), so that runs never collide;
-the defaults are checked without binding them."""
+picks, not the default ones, so that runs never collide; the defaults are
+checked without binding them."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,8 +20,8 @@ def test_receiver_and_sender_in_one_process(tmp_path: Path) -> None:
 def test_default_ports() -> None:
     rx = itg.Receiver()
     try:
-        assert rx.port == 9000
+        assert rx.port == 9000  # fixed port: the default, not bound
     finally:
         rx.close()
     flow = itg.FlowConfig("-C 1000 -t 1000")
-    assert (flow.sig_port, flow.dst_port) == (9000, 8999)
+    assert (flow.sig_port, flow.dst_port) == (9000, 8999)  # fixed port: the defaults

@@ -62,7 +62,7 @@ class ErrorsTest {
   void describeAndBadValues() throws ItgException {
     Flow f = Flow.parse("-T UDP -C 1000 -c 64 -t 1000").to("127.0.0.1");
     String d = f.describe();
-    assertTrue(d.startsWith("UDP 127.0.0.1:8999"), d);
+    assertTrue(d.startsWith("UDP 127.0.0.1:8999"), d); // fixed port: the default, described
     assertEquals(d, f.toString());
     assertThrows(IllegalArgumentException.class, () -> Flow.of("-a", "bad\0host"));
     assertThrows(IllegalArgumentException.class, () -> Flow.parse("-t 100").id(-1));
