@@ -23,13 +23,12 @@ cd "$WORK" || die "cd"
 # records FILE...: packet records (whole ones), distinct (flow, seq) among
 # them, and all whole records, over the files.
 records() {
-  python3 - "$@" <<'PY'
-import struct, sys
+  PYTHONPATH="$HERE" python3 - "$@" <<'PY'
+import sys
+from logwalk import records
 seen, packets, whole = set(), 0, 0
 for path in sys.argv[1:]:
-    data = open(path, "rb").read()
-    for off in range(64, len(data) - 31, 32):
-        flow, size, flags, seq = struct.unpack_from("<IHHQ", data, off)
+    for flow, size, flags, seq in records(path):
         whole += 1
         if not flags & 0x30:
             packets += 1

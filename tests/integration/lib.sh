@@ -8,6 +8,8 @@ BIN="$BUILD/bin"
 # The measuring instruments, tests/tools: the test scripts live beside it.
 TOOLS=$(cd "$(dirname "$0")/../tools" && pwd) || exit 1
 WIRESTATS="$TOOLS/wirestats.py"
+# logwalk.py, beside the tests: python3 finds it with PYTHONPATH="$HERE".
+HERE=$(cd "$(dirname "$0")" && pwd) || exit 1
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/itg-test.XXXXXX")
 PIDS=""
 FAILS=0

@@ -17,27 +17,12 @@ cd "$WORK" || die "cd"
 # records FILE...: distinct (flow, seq) of the sender's packet records, all
 # records that are packets, and the sum of gap records, over the files.
 records() {
-  python3 - "$@" <<'PY'
-import struct, sys
-def offsets(data):
-    """Where each record lies (include/itg/log.h): in blocks after a
-    68-byte header, or (version 1) bare after a 64-byte one."""
-    if struct.unpack_from("<H", data, 8)[0] == 1:
-        yield from range(64, len(data) - 31, 32)
-        return
-    off = 68
-    while off + 8 <= len(data):
-        (n,) = struct.unpack_from("<I", data, off + 4)
-        if off + 8 + 32 * n + 4 > len(data):
-            break
-        yield from range(off + 8, off + 8 + 32 * n, 32)
-        off += 8 + 32 * n + 4
-
+  PYTHONPATH="$HERE" python3 - "$@" <<'PY'
+import sys
+from logwalk import records
 seen, packets, gaps = set(), 0, 0
 for path in sys.argv[1:]:
-    data = open(path, "rb").read()
-    for off in offsets(data):
-        flow, size, flags, seq = struct.unpack_from("<IHHQ", data, off)
+    for flow, size, flags, seq in records(path):
         if flags & 0x20:
             gaps += seq
         elif not flags & 0x10:
