@@ -5,14 +5,14 @@
 # them all received, the receiver must stop cleanly on SIGINT, and its log,
 # decoded by the target's itg-dec, must hold the 2000 packets with no loss.
 # Every wait is bounded. Prints "<target> flow: N passed, M failed".
-# Usage: cross-flow.sh TARGET BUILD EXE PORT RUNNER [RUNNER ARGUMENTS...]
-#   EXE: the programs' suffix (.exe on Windows, else empty); PORT: the
-#   signaling port (PORT + 1 carries the flow).
+# The receiver listens on a signaling port the system picks, read from
+# the line it prints; the flow asks for data port 0, the receiver's pick.
+# Usage: cross-flow.sh TARGET BUILD EXE RUNNER [RUNNER ARGUMENTS...]
+#   EXE: the programs' suffix (.exe on Windows, else empty).
 target=$1
 BUILD=$2
 EXE=$3
-port=$4
-shift 4
+shift 3
 BIN=$BUILD/bin
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/itg-flow.XXXXXX")
 RECV_PID=""
@@ -58,25 +58,27 @@ wait_until() {
   done
 }
 
-listening() { ss -Hltn "sport = :$port" | grep -q LISTEN; }
+# Windows programs end their lines with CR LF.
+sig_port() { tr -d '\r' <"$WORK/recv.out" | sed -n 's/^itg-recv: listening sig=//p'; }
+listening() { [ -n "$(sig_port)" ]; }
 gone() { ! kill -0 "$RECV_PID" 2>/dev/null; }
 
 for p in itg-recv itg-send itg-dec; do
   [ -f "$BIN/$p$EXE" ] || { echo "$target flow: $BIN/$p$EXE is missing" >&2; exit 1; }
 done
 
-timeout 300 "$@" "$BIN/itg-recv$EXE" -Sp "$port" -l "$WORK/recv.log" \
+timeout 300 "$@" "$BIN/itg-recv$EXE" -Sp 0 -l "$WORK/recv.log" \
   >"$WORK/recv.out" 2>&1 &
 RECV_PID=$!
 # Emulators start slowly (wine makes its prefix the first time).
 if ! wait_until 120 listening; then
-  echo "$target flow: itg-recv did not listen on $port:" >&2
+  echo "$target flow: itg-recv did not listen:" >&2
   cat "$WORK/recv.out" >&2
   exit 1
 fi
 
-timeout 180 "$@" "$BIN/itg-send$EXE" -a 127.0.0.1 -Sdp "$port" \
-  -rp $((port + 1)) -C 1000 -c 512 -z "$PACKETS" >"$WORK/send.raw" 2>&1
+timeout 180 "$@" "$BIN/itg-send$EXE" -a 127.0.0.1 -Sdp "$(sig_port)" \
+  -rp 0 -C 1000 -c 512 -z "$PACKETS" >"$WORK/send.raw" 2>&1
 check "itg-send exits 0" [ $? -eq 0 ]
 # Windows programs end their lines with CR LF.
 tr -d '\r' <"$WORK/send.raw" >"$WORK/send.out"

@@ -4,9 +4,10 @@
 # the resident memory of itg-recv while it serves 10 flows at once, which
 # must stay under 8 MiB. Prints the figures, then
 # "<target> footprint: N passed, M failed".
-# Usage: footprint.sh TARGET BUILD EXE STRIP PORT [QEMU]
-#   EXE: the programs' suffix; STRIP: the target's strip; PORT: the
-#   signaling port (PORT + 1 ... PORT + 10 carry the flows).
+# Usage: footprint.sh TARGET BUILD EXE STRIP [QEMU]
+#   EXE: the programs' suffix; STRIP: the target's strip. itg-recv listens
+#   on a signaling port the system picks, read from the line it prints;
+#   each flow asks for data port 0, the receiver's pick.
 #
 # Resident memory is the program's own: qemu-user runs a 32-bit guest in
 # a 4 GiB window of its address space starting at guest_base (which
@@ -18,8 +19,7 @@ target=$1
 BUILD=$2
 EXE=$3
 STRIP=$4
-port=$5
-QEMU=${6:-}
+QEMU=${5:-}
 BIN=$BUILD/bin
 FLOWS=10
 LIMIT_KIB=8192
@@ -70,10 +70,11 @@ print(kib)
 EOF
 }
 
-listening() { ss -Hltn "sport = :$port" | grep -q LISTEN; }
+sig_port() { sed -n 's/^itg-recv: listening sig=//p' "$WORK/recv.out"; }
+listening() { [ -n "$(sig_port)" ]; }
 
 if [ -n "$QEMU" ]; then
-  "$QEMU" -d page -D "$WORK/qemu.log" "$BIN/itg-recv$EXE" -Sp "$port" \
+  "$QEMU" -d page -D "$WORK/qemu.log" "$BIN/itg-recv$EXE" -Sp 0 \
     -l "$WORK/recv.log" >"$WORK/recv.out" 2>&1 &
   RECV_PID=$!
   i=0
@@ -84,7 +85,7 @@ if [ -n "$QEMU" ]; then
   : >"$WORK/flows"
   f=1
   while [ "$f" -le "$FLOWS" ]; do
-    echo "-a 127.0.0.1 -Sdp $port -rp $((port + f)) -C 200 -c 512 -t 4000" \
+    echo "-a 127.0.0.1 -Sdp $(sig_port) -rp 0 -C 200 -c 512 -t 4000" \
       >>"$WORK/flows"
     f=$((f + 1))
   done

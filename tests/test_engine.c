@@ -154,7 +154,8 @@ static itg_receiver *start_receiver(const char *log) {
   return r;
 }
 
-/* A flow to the receiver r on data port dport, with more options. */
+/* A flow to the receiver r on data port dport (0: the receiver picks one),
+ * with more options. */
 static void make_flow(itg_flow_cfg *c, itg_receiver *r, uint16_t dport,
                       const char *more) {
   char line[512], err[256] = "";
@@ -318,7 +319,7 @@ static void test_udp_flow(void **state) {
   size_t n, i;
   int64_t pair_ns = stamp_pair_ns(), after_ns;
   (void)state;
-  make_flow(&c, r, free_port(1), "-z 1000 -C 10000 -c 64");
+  make_flow(&c, r, 0, "-z 1000 -C 10000 -c 64");
   s = run(&c, 1, NULL);
   res = result(s, 0);
   assert_int_equal(res.status, 0);
@@ -351,7 +352,7 @@ static void test_tcp_sizes(void **state) {
   uint64_t idt_seed, size_seed;
   size_t n, i;
   (void)state;
-  make_flow(&c, r, free_port(0), "-T TCP -z 500 -C 5000 -u 40 1400 -s 12345");
+  make_flow(&c, r, 0, "-T TCP -z 500 -C 5000 -u 40 1400 -s 12345");
   s = run(&c, 1, NULL);
   res = result(s, 0);
   assert_int_equal(res.status, 0);
@@ -388,7 +389,7 @@ static void check_rtt(const char *proto_opt) {
   size_t n, i, rtt = 0, tx = 0, ends = 0;
   char opts[128];
   snprintf(opts, sizeof opts, "%s -m rttm -z 200 -C 2000 -c 100", proto_opt);
-  make_flow(&c, r, free_port(proto_opt[0] == '\0'), opts);
+  make_flow(&c, r, 0, opts);
   s = run(&c, 1, "rtt.log");
   res = result(s, 0);
   assert_int_equal(res.status, 0);
@@ -671,7 +672,7 @@ static void test_sender_stop(void **state) {
   itg_logrec *v;
   size_t n;
   (void)state;
-  make_flow(&c, r, free_port(1), "-t 60000 -C 1000 -c 64");
+  make_flow(&c, r, 0, "-t 60000 -C 1000 -c 64");
   s = start_one(&c);
   assert_int_equal(itg_sender_wait(s, SEC / 5), ITG_ETIMEDOUT);
   assert_int_equal(itg_sender_stop(s), 0);
@@ -695,7 +696,7 @@ static void test_receiver_goes_away(void **state) {
   itg_sender *s;
   itg_flow_result res;
   (void)state;
-  make_flow(&c, r, free_port(1), "-t 60000 -C 1000 -c 64");
+  make_flow(&c, r, 0, "-t 60000 -C 1000 -c 64");
   s = start_one(&c);
   assert_int_equal(itg_sender_wait(s, SEC / 5), ITG_ETIMEDOUT);
   assert_int_equal(itg_receiver_stop(r), 0);
@@ -1298,7 +1299,7 @@ static void test_bad_signaling(void **state) {
   assert_int_equal(m.type, ITG__CTL_ERROR);
   itg__sock_close(sig);
 
-  make_flow(&c, r, free_port(1), "-z 20 -C 1000");
+  make_flow(&c, r, 0, "-z 20 -C 1000");
   s = run(&c, 1, NULL);
   assert_int_equal(result(s, 0).status, 0);
   assert_int_equal(result(s, 0).received, 20);
@@ -1329,7 +1330,7 @@ static void test_ditg_profile(void **state) {
     itg_flow_result res;
     itg_logrec *v;
     size_t n;
-    make_flow(&c, r, free_port(strstr(opts[i], "TCP") == NULL), opts[i]);
+    make_flow(&c, r, 0, opts[i]);
     s = run(&c, 1, NULL);
     res = result(s, 0);
     assert_int_equal(res.status, 0);
@@ -1411,7 +1412,7 @@ static void test_duration_when_behind(void **state) {
   itg_sender *s;
   itg_flow_result res;
   (void)state;
-  make_flow(&c, r, free_port(1), "-t 200 -C 5000000 -c 64");
+  make_flow(&c, r, 0, "-t 200 -C 5000000 -c 64");
   s = run(&c, 1, NULL);
   res = result(s, 0);
   assert_int_equal(res.status, 0);

@@ -36,9 +36,9 @@ int main(int argc, char **argv) {
     return fail("receiver start", rc);
 
   /* One flow described with itg-send's words: 1 000 packets/s of 64 bytes
-   * for 2 seconds, over UDP. */
+   * for 2 seconds, over UDP, to a data port the receiver picks (-rp 0). */
   itg_flow_cfg_init(&flow);
-  if (itg_flow_parse_line(&flow, "-a 127.0.0.1 -T UDP -C 1000 -c 64 -t 2000",
+  if (itg_flow_parse_line(&flow, "-a 127.0.0.1 -rp 0 -T UDP -C 1000 -c 64 -t 2000",
                           err, sizeof err) < 0) {
     fprintf(stderr, "quickstart: %s\n", err);
     return 1;

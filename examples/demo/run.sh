@@ -7,11 +7,13 @@ BIN="$BUILD/bin"
 here=$(dirname "$0")
 out=$(mktemp -d "${TMPDIR:-/tmp}/itg-demo.XXXXXX")
 
-"$BIN/itg-recv" -Sp 19990 -l "$out/receiver.log" 2>"$out/receiver.out" &
+# On a signaling port the system picks, named on itg-recv's stdout.
+"$BIN/itg-recv" -Sp 0 -l "$out/receiver.log" >"$out/receiver.out" 2>&1 &
 recv=$!
 trap 'kill -9 $recv 2>/dev/null' EXIT INT TERM
 tries=0
-until ss -Hltn "sport = :19990" | grep -q LISTEN; do
+sig_port() { sed -n 's/^itg-recv: listening sig=//p' "$out/receiver.out"; }
+until [ -n "$(sig_port)" ]; do
   tries=$((tries + 1))
   if [ $tries -ge 250 ] || ! kill -0 $recv 2>/dev/null; then
     echo "demo: itg-recv did not start:" >&2
@@ -22,7 +24,10 @@ until ss -Hltn "sport = :19990" | grep -q LISTEN; do
 done
 
 echo "== itg-send: 4 flows for 5 s (VoIP, Poisson, Pareto, TCP bulk) =="
-timeout 60 "$BIN/itg-send" -F "$here/flows.txt" -l "$out/sender.log"
+# Each flow to that port, on a data port the receiver's system picks.
+sed -e '/^#/b' -e '/^ *$/b' -e "s/^/-Sdp $(sig_port) -rp 0 /" "$here/flows.txt" \
+  >"$out/flows.txt"
+timeout 60 "$BIN/itg-send" -F "$out/flows.txt" -l "$out/sender.log"
 status=$?
 kill -TERM $recv
 wait $recv

@@ -38,7 +38,7 @@ public final class SendAndReport {
         .logPath(log))) {
       // The flow, in itg-send's own words: UDP, 1000 packets a second of
       // 64 bytes for 1000 ms, to the receiver's address and port.
-      Flow flow = Flow.parse("-T UDP -C 1000 -c 64 -t 1000")
+      Flow flow = Flow.parse("-T UDP -C 1000 -c 64 -t 1000 -rp 0")
           .to("127.0.0.1")
           .sigPort(rx.port());
       System.out.println("flow:     " + flow.describe());

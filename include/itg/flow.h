@@ -9,7 +9,8 @@
  *
  * Option reference (D-ITG's names and units; long forms in brackets):
  *   -a host [--dst]          destination host (default 127.0.0.1)
- *   -rp port [--dst-port]    destination data port, 1-65535 (default 8999)
+ *   -rp port [--dst-port]    destination data port, 0-65535 (default 8999;
+ *                            0: the receiver opens one the system picks)
  *   -sa host [--src]         source address to bind
  *   -sp port [--src-port]    source port to bind, 0-65535 (default 0: any)
  *   -Sdp port [--sig-port]   receiver's signaling port, 1-65535 (9000)
@@ -207,7 +208,7 @@ ITG_API int itg_flow_parse_line(itg_flow_cfg *cfg, const char *line, char *err,
                                 size_t errlen);
 
 /* Checks a configuration as the sender will use it: the flow is bounded
- * (duration, packets or bytes); dst and sig ports 1-65535; TOS -1 or 0-255;
+ * (duration, packets or bytes); sig port 1-65535; TOS -1 or 0-255;
  * TTL -1 or 1-255; hosts and paths terminated within their arrays; known
  * proto, meter and wire profile; a receiver log server's port 1-65535 and
  * a known transport; each law's scale > 0 and parameters valid

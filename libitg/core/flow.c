@@ -552,7 +552,9 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
   case ITG__OPT_DST_PORT:
   case ITG__OPT_SIG_PORT:
   case ITG__OPT_SRC_PORT:
-    rc = o->id == ITG__OPT_SRC_PORT
+    /* Data port 0: the receiver opens one the system picks and answers
+     * with it, so that nothing needs a port known to be free. */
+    rc = o->id != ITG__OPT_SIG_PORT
              ? itg__whole(fp, opt, w, 0, 65535, "0-65535", &u)
              : itg__whole(fp, opt, w, 1, 65535, "1-65535", &u);
     if (rc != 0)
@@ -814,9 +816,8 @@ int itg_flow_validate(const itg_flow_cfg *cfg, char *err, size_t errlen) {
     itg__set_err(err, errlen, "no destination host");
     return ITG_EINVAL;
   }
-  if (cfg->dst_port == 0 || cfg->sig_port == 0) {
-    itg__set_err(err, errlen, "%s port 0 is out of range (1-65535)",
-                 cfg->dst_port == 0 ? "destination" : "signaling");
+  if (cfg->sig_port == 0) {
+    itg__set_err(err, errlen, "signaling port 0 is out of range (1-65535)");
     return ITG_EINVAL;
   }
   if (cfg->proto != ITG_PROTO_UDP && cfg->proto != ITG_PROTO_TCP) {

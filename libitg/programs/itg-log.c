@@ -22,7 +22,8 @@ static const char help_text[] =
     "one file per session in DIR, until SIGINT or SIGTERM. A session whose\n"
     "client did not leave is kept with the suffix .incomplete.\n"
     "\n"
-    "  -p PORT        TCP and UDP port (default 9001)\n"
+    "  -p PORT        TCP and UDP port (default 9001; 0: ports the system\n"
+    "                 picks, TCP and UDP each its own)\n"
     "  -a ADDR        address to listen on (default: every address)\n"
     "  -d DIR         where the files go (default: the current directory)\n"
     "  -A CIDR        also accept clients from this network (loopback always)\n"
@@ -31,7 +32,10 @@ static const char help_text[] =
     "  --peer-clients N  clients at once from one address (default 256)\n"
     "  --handshake MS  a client that has not registered within MS is closed\n"
     "                 (default 10000)\n"
-    "The limit on open descriptors is raised to the hard limit at start.\n";
+    "The limit on open descriptors is raised to the hard limit at start.\n"
+    "\n"
+    "Once listening it prints one line on stdout, the ports it bound:\n"
+    "  itg-log: listening tcp=PORT udp=PORT\n";
 
 static const char *role_name(uint32_t role) {
   return role == ITG_LOG_ROLE_RECEIVER ? "receiver" : "sender";
@@ -163,8 +167,10 @@ int main(int argc, char **argv) {
     itg_logserver_free(s);
     return ITG__CLI_EXIT_FAIL;
   }
-  fprintf(stderr, "%s: listening on TCP %u and UDP %u\n", prog,
-          itg_logserver_port(s), itg_logserver_udp_port(s));
+  /* On stdout, flushed, for a script that started it on port 0. */
+  printf("%s: listening tcp=%u udp=%u\n", prog,
+         (unsigned)itg_logserver_port(s), (unsigned)itg_logserver_udp_port(s));
+  fflush(stdout);
   uv_sem_wait(&quit);
   itg_logserver_stop(s);
   itg__cli_sigwatch_stop(&w);

@@ -28,7 +28,8 @@ static const char help_text[] =
     "Waits for senders on the signaling port and logs every packet of their\n"
     "flows, until SIGINT or SIGTERM (then flushes every log and exits 0).\n"
     "\n"
-    "  -Sp PORT, --sig-port PORT  signaling port (default 9000)\n"
+    "  -Sp PORT, --sig-port PORT  signaling port (default 9000; 0: one the\n"
+    "                 system picks)\n"
     "  -a ADDR        address to listen on (default: every address, IPv4\n"
     "                 and IPv6)\n"
     "  -l FILE        log of the flows that name no log of their own\n"
@@ -67,7 +68,10 @@ static const char help_text[] =
     "  --echo-queue BYTES  round trip over TCP: echo bytes held per flow\n"
     "                 while its sender does not read them; more are dropped\n"
     "                 and counted (default 65536)\n"
-    "The limit on open descriptors is raised to the hard limit at start.\n";
+    "The limit on open descriptors is raised to the hard limit at start.\n"
+    "\n"
+    "Once listening it prints one line on stdout, the port it bound:\n"
+    "  itg-recv: listening sig=PORT\n";
 
 /* The options that set a count, a time or a size of the configuration. */
 static const struct bound_opt {
@@ -290,6 +294,9 @@ int main(int argc, char **argv) {
     itg_receiver_free(r);
     return ITG__CLI_EXIT_FAIL;
   }
+  /* On stdout, flushed, for a script that started it on port 0. */
+  printf("%s: listening sig=%u\n", prog, (unsigned)itg_receiver_port(r));
+  fflush(stdout);
   uv_sem_wait(&quit);
   rc = itg_receiver_stop(r);
   itg__cli_sigwatch_stop(&w);

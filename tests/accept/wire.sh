@@ -41,13 +41,13 @@ exp_ks() {
   stat_of "$WORK/$tag.json" idt_ks_p
 }
 
-# run TAG SECONDS SENDER-OPTIONS...: one flow to data port 19201 under the tap.
+# run TAG SECONDS SENDER-OPTIONS...: one flow under the tap (tap_send).
 run() {
   tag=$1
   secs=$2
   shift 2
-  start_tap 19201 "$secs" "$WORK/$tag.bin"
-  "$BIN/itg-send" -a 127.0.0.1 -Sdp 19200 -rp 19201 "$@" >"$WORK/$tag.out" 2>&1 || die "itg-send $tag"
+  tap_send "$secs" "$WORK/$tag.bin" "$WORK/$tag.out" -a 127.0.0.1 \
+    -Sdp "$RECV_PORT" "$@" || die "itg-send $tag"
   wait "$TAP_PID"
 }
 
@@ -64,7 +64,7 @@ print("  a spinning thread lost %.2f %% of its time in %d gaps over 20 us, the l
     n["spin_lost_pct"], n["spin_gaps_over_20us"], n["spin_gap_max_us"]))' "$WORK/noise.json"
 echo
 
-start_recv 19200 "$WORK/recv.log"
+start_recv "$WORK/recv.log"
 row "figure" "target" "measured" "verdict"
 run const10k 5 -C 10000 -c 64 -t 3000
 python3 "$WIRESTATS" "$WORK/const10k.bin" --rate 10000 --json >"$WORK/const10k.json"

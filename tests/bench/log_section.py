@@ -6,8 +6,8 @@ For each log buffer D (-q, sender and receiver) and each way of logging
 libitg and D-ITG each run once as fast as possible, 64-byte UDP. The runs
 of one D follow one another, so that each mode is measured next to the
 no-log run it is compared with. A remote-logging run starts its own log
-server (itg-log on a port of the run's allocator, ITGLog on 9001, the only
-port it takes) in a folder of its own, and the receiver's packets are
+server (itg-log on a port the system picked, ITGLog on the one port it
+takes) in a folder of its own, and the receiver's packets are
 counted in the file that server wrote.
 
 (Not named logging.py: beside run.py that would hide Python's own logging
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from procs import Proc, tcp_listening, wait_until
+from procs import Proc, port_pair, tcp_listening, wait_until
 from report import Table, loss_text, num, plot_sweep, ratio
 from tools import LOG_MODES, MAX_REQUEST_PPS, Load
 
@@ -57,14 +57,14 @@ class LogServer:
         self.port = None
         self.proc = None
 
-    def start(self, ports, out_path, life_s):
+    def start(self, out_path, life_s):
         """Starts the server; returns why it could not, or None."""
         self.folder.mkdir(parents=True, exist_ok=True)
         port = self.tool.log_server_port
         if port is None:
-            # A pair of the run's allocator: the server takes the first
-            # port for TCP and UDP alike, the second stays unused.
-            port, _ = ports.pair()
+            # The first of a pair the system picked: the server takes it
+            # for TCP and UDP alike, the second stays unused.
+            port, _ = port_pair()
         elif tcp_listening(port):
             # Only a listener is in the way: connections of the previous
             # run's server left in TIME_WAIT are not.

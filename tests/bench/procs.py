@@ -8,6 +8,7 @@ stop_all() ends whatever is still alive, by process id.
 """
 import os
 import signal
+import socket
 import subprocess
 import time
 
@@ -138,20 +139,21 @@ def port_busy(port):
     return any(p == port for p, _ in _sockets(("tcp", "tcp6", "udp", "udp6")))
 
 
-class Ports:
-    """Hands out (signaling, data) port pairs from [lo, hi], rotating so
-    that a run never reuses a port that the previous one may still hold
+def _system_port(kind):
+    """A port the system picks for a socket of kind bound to port 0 on every
+    address; free at this moment, for a tool that cannot take port 0."""
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("", 0))
+        return s.getsockname()[1]
+
+
+def port_pair():
+    """A (signaling, data) pair of ports the system picked, neither held by
+    any socket of either transport, so that runs on one machine never
+    collide and a run never reuses a port the previous one may still hold
     (a TCP TIME_WAIT, a receiver that is slow to close)."""
-
-    def __init__(self, lo=19500, hi=19599):
-        self.lo = lo
-        self.pairs = (hi - lo + 1) // 2
-        self.k = 0
-
-    def pair(self):
-        for _ in range(self.pairs):
-            sig = self.lo + 2 * self.k
-            self.k = (self.k + 1) % self.pairs
-            if not port_busy(sig) and not port_busy(sig + 1):
-                return sig, sig + 1
-        raise RuntimeError(f"no free port pair in {self.lo}..{self.lo + 2 * self.pairs - 1}")
+    for _ in range(100):
+        sig, data = _system_port(socket.SOCK_STREAM), _system_port(socket.SOCK_DGRAM)
+        if sig != data and not port_busy(sig) and not port_busy(data):
+            return sig, data
+    raise RuntimeError("the system gave no free port pair in 100 tries")

@@ -32,7 +32,7 @@ import log_section  # noqa: E402
 import procs  # noqa: E402
 import report  # noqa: E402
 from log_section import LogServer  # noqa: E402
-from procs import Ports, Proc, wait_until  # noqa: E402
+from procs import Proc, port_pair, wait_until  # noqa: E402
 from report import Table, num, ratio, loss_text  # noqa: E402
 from tools import (MAX_REQUEST_PPS, REMOTE_LOGS, REMOTE_RECV_LOG, REMOTE_SEND_LOG,  # noqa: E402
                    Bare, Blaster, Ditg, Libitg, Load, LoggingTool)
@@ -132,7 +132,6 @@ class Bench:
         bindir = self.out / "bin"
         self.wiretap = bindir / "wiretap"
         self.timer_noise = bindir / "timer_noise"
-        self.ports = Ports(*args.ports)
         self.rows = []
         self.notes = []
         self.ditg = Ditg()
@@ -174,7 +173,7 @@ class Bench:
         try:
             if load.log in REMOTE_LOGS:
                 server = LogServer(tool, stem + ".logsrv")
-                why = server.start(self.ports, stem + ".logsrv.out", load.seconds + 120)
+                why = server.start(stem + ".logsrv.out", load.seconds + 120)
                 if why:
                     row["note"] = why
                     return row
@@ -195,7 +194,7 @@ class Bench:
     def _measure(self, row, tool, load, stem, server, law, analyse, keep, sender_log):
         """The body of run(): receiver, wiretap, sender, counting; fills row."""
         notes = []
-        sig, data = self.ports.pair()
+        sig, data = port_pair()
         rlog, slog, cap, script = stem + ".recv.log", stem + ".send.log", stem + ".cap", stem + ".flows"
         for p in (rlog, slog, cap):
             if os.path.exists(p):
@@ -545,17 +544,6 @@ def plots(bench, rows):
     return [m for m in made if m]
 
 
-def port_range(text):
-    """LO-HI, as the pair of ints (lo, hi)."""
-    try:
-        lo, hi = (int(x) for x in text.split("-"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected LO-HI") from None
-    if not 1024 <= lo < hi <= 65535 or hi - lo < 3:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected 1024 <= LO < HI <= 65535, at least 4 ports")
-    return lo, hi
-
-
 def main():
     here = Path(__file__).resolve().parent
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -566,9 +554,6 @@ def main():
     ap.add_argument("--tools", help="comma-separated subset of: ditg,bare,libitg (both wait modes),"
                                     "libitg-sleep,blaster32,blaster1")
     ap.add_argument("--keep", action="store_true", help="keep logs and captures in BUILD/bench/work")
-    ap.add_argument("--ports", default="19500-19599", type=port_range,
-                    help="the ports the runs take their signaling/data pairs and libitg's log servers from "
-                         "(default 19500-19599; ITGLog takes 9001, its only port)")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench: wiretap needs a packet socket: run as root")

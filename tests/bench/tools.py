@@ -127,7 +127,7 @@ class Ditg(LoggingTool):
     stop_signal = signal.SIGINT  # ITGRecv and ITGLog flush their logs on Ctrl-C
     tap_margin_s = 1.5
     # ITGLog has no option for its port, and ITGSend's -L/-X take none.
-    log_server_port = 9001
+    log_server_port = 9001  # fixed port: ITGLog's only one
 
     def __init__(self):
         self.send, self.recv, self.dec, self.log = (shutil.which(n) for n in

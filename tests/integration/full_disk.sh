@@ -40,10 +40,10 @@ PY
 alive() { kill -0 "$1" 2>/dev/null; }
 said() { grep -q "$1" "$2"; }
 
-start_recv 19802 "$WORK/recv.log"
+start_recv "$WORK/recv.log"
 
 # 1. The sender log on the full disk: told while the flow runs.
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19802 -rp 19803 -C 20000 -c 100 -t 4000 \
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 -C 20000 -c 100 -t 4000 \
   -l "$FULL/send.log" >"$WORK/send1.out" 2>"$WORK/send1.err" &
 SEND_PID=$!
 PIDS="$PIDS $SEND_PID"
@@ -65,26 +65,23 @@ rm -f "$FULL"/*
 
 # 2. itg-log with its directory on the full disk: what it acknowledged is
 # in its file, the rest in the sender's spill file, nothing twice.
-"$BIN/itg-log" -p 19801 -d "$FULL" >"$WORK/log.out" 2>&1 &
-LOG_PID=$!
-PIDS="$PIDS $LOG_PID"
-wait_until 10 tcp_listening 19801 || die "itg-log did not listen"
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19802 -rp 19804 -C 20000 -c 100 -t 3000 \
-  -L 127.0.0.1:19801 TCP -l full.log >"$WORK/send2.out" 2>&1
+start_log "$FULL"
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 -C 20000 -c 100 -t 3000 \
+  -L "127.0.0.1:$LOG_PORT" TCP -l full.log >"$WORK/send2.out" 2>&1
 check "the flow logged to a full server succeeds" [ $? -eq 0 ]
 kill -TERM "$LOG_PID"
 wait "$LOG_PID"
-cat "$WORK/log.out"
+cat "$LOG_OUT"
 sent=$(sed -n 's/.*flow [0-9]*: \([0-9]*\) packets.*/\1/p' "$WORK/send2.out")
 spill=$(ls "$WORK"/full.log.*.spill 2>/dev/null)
 set -- $(records "$FULL"/full.log* $spill)
 echo "sent $sent; packet records $1, distinct $2 (files: $(ls "$FULL" | tr '\n' ' ') $spill)"
 check "itg-log says why the session ended" \
-  said "cannot write the file: no space left on device" "$WORK/log.out"
+  said "cannot write the file: no space left on device" "$LOG_OUT"
 check "a spill file was written" [ -n "$spill" ]
 check "server file plus spill hold every packet" [ "$2" -eq "$sent" ]
 check "and none twice" [ "$1" -eq "$2" ]
-n=$(sed -n 's/.*ended incomplete: full.log.incomplete, \([0-9]*\) records.*/\1/p' "$WORK/log.out")
+n=$(sed -n 's/.*ended incomplete: full.log.incomplete, \([0-9]*\) records.*/\1/p' "$LOG_OUT")
 set -- $(records "$FULL/full.log.incomplete")
 check "itg-log counts the records its file holds" [ "$n" = "$3" ]
 check "no empty file left behind" [ -z "$(find "$FULL" -type f -size -65c)" ]
@@ -92,13 +89,13 @@ rm -f "$FULL"/*
 
 # 3. itg-recv's own log on the full disk: told at once, exit 1 at the end.
 stop_recv
-start_recv 19805 "$FULL/recv.log"
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19805 -rp 19806 -C 20000 -c 100 -t 1000 \
+start_recv "$FULL/recv.log"
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 -C 20000 -c 100 -t 1000 \
   >"$WORK/send3.out" 2>&1
 check "the flow to a receiver with a full log succeeds" [ $? -eq 0 ]
 check "itg-recv tells of the full disk while it runs" \
-  said "cannot write the receiver log $FULL/recv.log: no space left on device" "$WORK/recv-19805.out"
+  said "cannot write the receiver log $FULL/recv.log: no space left on device" "$RECV_OUT"
 stop_recv
 check "itg-recv exits 1 when a log failed" [ $? -eq 1 ]
-cat "$WORK/recv-19805.out"
+cat "$RECV_OUT"
 finish

@@ -8,25 +8,21 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-free_tcp_port() {
-  python3 -c 'import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 "$BIN/itg-recv" --handshake 0 >/dev/null 2>&1
 check "itg-recv refuses --handshake 0 (status 2)" [ $? -eq 2 ]
 "$BIN/itg-log" --peer-clients 0 >/dev/null 2>&1
 check "itg-log refuses --peer-clients 0 (status 2)" [ $? -eq 2 ]
 
-SIG=$(free_tcp_port)
 # A soft limit of 64 under a hard one of 200; 64 are kept in reserve and
 # the flood comes from one address, allowed 1 000 connections.
 (ulimit -Sn 64 && ulimit -Hn 200 &&
-  exec "$BIN/itg-recv" -a 127.0.0.1 -Sp "$SIG" --fd-reserve 64 \
+  exec "$BIN/itg-recv" -a 127.0.0.1 -Sp 0 --fd-reserve 64 \
     --peer-conns 1000 >"$WORK/recv.out" 2>&1) &
 RECV_PID=$!
 PIDS="$PIDS $RECV_PID"
-wait_until 10 tcp_listening "$SIG" || die "itg-recv did not listen"
+wait_until 10 has_listen_port "$WORK/recv.out" sig ||
+  die "itg-recv did not listen: $(cat "$WORK/recv.out")"
+SIG=$(listen_port "$WORK/recv.out" sig)
 check "the descriptor limit is raised to the hard limit" \
   grep -Eq "^Max open files +200 +200 " "/proc/$RECV_PID/limits"
 

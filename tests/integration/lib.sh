@@ -59,20 +59,81 @@ wait_until() {
   return 0
 }
 
-tcp_listening() { ss -Hltn "sport = :$1" | grep -q LISTEN; }
+# listen_port FILE KEY: the port KEY=PORT of the "listening" line that
+# itg-recv or itg-log printed into FILE (empty until the line is there).
+listen_port() {
+  sed -n "s/^itg-[a-z]*: listening .*$2=\([0-9][0-9]*\).*/\1/p" "$1" | head -n 1
+}
+has_listen_port() { [ -n "$(listen_port "$1" "$2")" ]; }
 
-# start_recv PORT LOG [more itg-recv options]: starts itg-recv in the
-# background with its signaling on PORT and waits until it listens. A
+# start_recv LOG [more itg-recv options]: starts itg-recv in the background
+# on a signaling port the system picks, waits for the line that names it:
+# RECV_PORT is that port, RECV_OUT its output (stdout and stderr). A
 # command in RECV_WRAP (such as "taskset -c 0") runs it.
+RECV_N=0
 start_recv() {
-  port=$1
-  log=$2
-  shift 2
-  $RECV_WRAP "$BIN/itg-recv" -Sp "$port" -l "$log" "$@" >"$WORK/recv-$port.out" 2>&1 &
+  log=$1
+  shift
+  RECV_N=$((RECV_N + 1))
+  RECV_OUT="$WORK/recv-$RECV_N.out"
+  $RECV_WRAP "$BIN/itg-recv" -Sp 0 -l "$log" "$@" >"$RECV_OUT" 2>&1 &
   RECV_PID=$!
   PIDS="$PIDS $RECV_PID"
-  wait_until 10 tcp_listening "$port" || die "itg-recv did not listen on $port"
+  wait_until 10 has_listen_port "$RECV_OUT" sig ||
+    die "itg-recv did not listen: $(cat "$RECV_OUT")"
+  RECV_PORT=$(listen_port "$RECV_OUT" sig)
 }
+
+# start_log DIR [more itg-log options]: starts itg-log in the background on
+# ports the system picks, waits for the line that names them: LOG_PORT is
+# its TCP port (clients learn the UDP one from it), LOG_OUT its output.
+LOG_N=0
+start_log() {
+  dir=$1
+  shift
+  LOG_N=$((LOG_N + 1))
+  LOG_OUT="$WORK/log-$LOG_N.out"
+  "$BIN/itg-log" -p 0 -d "$dir" "$@" >"$LOG_OUT" 2>&1 &
+  LOG_PID=$!
+  PIDS="$PIDS $LOG_PID"
+  wait_until 10 has_listen_port "$LOG_OUT" tcp ||
+    die "itg-log did not listen: $(cat "$LOG_OUT")"
+  LOG_PORT=$(listen_port "$LOG_OUT" tcp)
+}
+
+# free_udp_port: a UDP port that no socket holds on any address at this
+# moment (the system's pick for port 0), for a test that must know a data
+# port before the flow starts. Another program may take it meanwhile: a
+# caller tries again with another (see tap_send).
+free_udp_port() {
+  python3 -c 'import socket
+try:
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    s.bind(("::", 0))
+except OSError:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("", 0))
+print(s.getsockname()[1])'
+}
+
+# hold_closed_port: a TCP port of 127.0.0.1 that nothing listens on, held
+# bound (not listening) by a background process until the test ends, so
+# that no other program takes it meanwhile: CLOSED_PORT.
+hold_closed_port() {
+  python3 -c 'import signal, socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1], flush=True)
+signal.pause()' >"$WORK/closed.port" &
+  PIDS="$PIDS $!"
+  wait_until 10 grep -q . "$WORK/closed.port" || die "no port held"
+  CLOSED_PORT=$(cat "$WORK/closed.port")
+}
+
+# data_port_taken OUT: itg-send's output OUT says the receiver could not
+# open the data port asked for (another program holds it).
+data_port_taken() { grep -q "cannot open data port" "$1"; }
 
 # stop_recv: SIGTERM, then the exit status of itg-recv (must flush, exit 0).
 stop_recv() {
@@ -105,6 +166,28 @@ start_tap() {
   TAP_PID=$!
   PIDS="$PIDS $TAP_PID"
   wait_until 10 grep -qs ready "$3.err" || die "wiretap did not start"
+}
+
+# tap_send SECONDS CAPTURE OUT [itg-send options]: runs itg-send (output
+# in OUT) to a data port TAP_PORT from free_udp_port, captured by wiretap
+# for SECONDS into CAPTURE; when the receiver could not open that port,
+# again with another, up to 5 times. Returns itg-send's status.
+tap_send() {
+  secs=$1
+  cap=$2
+  out=$3
+  shift 3
+  tries=0
+  while :; do
+    TAP_PORT=$(free_udp_port)
+    start_tap "$TAP_PORT" "$secs" "$cap"
+    "$BIN/itg-send" "$@" -rp "$TAP_PORT" >"$out" 2>&1
+    st=$?
+    tries=$((tries + 1))
+    [ "$st" -ne 0 ] && [ "$tries" -lt 5 ] && data_port_taken "$out" || return "$st"
+    kill "$TAP_PID"
+    wait "$TAP_PID"
+  done
 }
 
 # tap_count FILE [SIZE]: packets in a wiretap capture (16 bytes a record),

@@ -6,18 +6,29 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-start_recv 19140 "$WORK/recv.log"
-i=0
-: >"$WORK/flows.txt"
-while [ $i -lt 100 ]; do
-  echo "-a 127.0.0.1 -Sdp 19140 -rp 19141 -C 100 -c 64 -z 300" >>"$WORK/flows.txt"
-  i=$((i + 1))
+start_recv "$WORK/recv.log"
+# The shared data port is one free a moment ago; should another program
+# take it first, the flows are refused and sent again to another.
+all_up() { [ "$(grep -c "UDP port $port open$" "$RECV_OUT")" -ge 100 ]; }
+up_or_ended() { all_up || ! kill -0 "$SEND_PID" 2>/dev/null; }
+tries=0
+while :; do
+  port=$(free_udp_port)
+  i=0
+  : >"$WORK/flows.txt"
+  while [ $i -lt 100 ]; do
+    echo "-a 127.0.0.1 -Sdp $RECV_PORT -rp $port -C 100 -c 64 -z 300" >>"$WORK/flows.txt"
+    i=$((i + 1))
+  done
+  "$BIN/itg-send" -F "$WORK/flows.txt" >"$WORK/send.out" 2>&1 &
+  SEND_PID=$!
+  PIDS="$PIDS $SEND_PID"
+  wait_until 20 up_or_ended || die "the 100 flows did not all open: $(tail -n 3 "$RECV_OUT")"
+  all_up && break
+  tries=$((tries + 1))
+  [ "$tries" -lt 5 ] && data_port_taken "$WORK/send.out" ||
+    die "the 100 flows did not all open: $(tail -n 3 "$WORK/send.out")"
 done
-"$BIN/itg-send" -F "$WORK/flows.txt" >"$WORK/send.out" 2>&1 &
-SEND_PID=$!
-PIDS="$PIDS $SEND_PID"
-all_up() { [ "$(grep -c "flow .* open" "$WORK/recv-19140.out")" -ge 100 ]; }
-wait_until 20 all_up || die "the 100 flows did not all open: $(tail -n 3 "$WORK/recv-19140.out")"
 rss_kb=$(awk '/^VmRSS/ {print $2}' /proc/"$RECV_PID"/status)
 echo "  itg-recv resident with 100 active flows: $rss_kb kB"
 if [ -z "${ITG_SAN:-}" ]; then

@@ -68,23 +68,25 @@ nsx "$NS_S" tc qdisc add dev vsr root tbf rate 50mbit burst 32kbit latency 50ms 
 check "the link is limited by tbf" \
   sh -c "ip netns exec $NS_S tc qdisc show dev vsr | grep -q 'tbf.*rate 50Mbit'"
 
-listening() { nsx "$1" ss -Hltn "sport = :$2" | grep -q LISTEN; }
-
-ip netns exec "$NS_L" "$BIN/itg-log" -p 9001 -d "$LOGD" -A 10.213.0.0/16 \
+ip netns exec "$NS_L" "$BIN/itg-log" -p 0 -d "$LOGD" -A 10.213.0.0/16 \
   >"$WORK/log.out" 2>&1 &
 LOG_PID=$!
 PIDS="$PIDS $LOG_PID"
-ip netns exec "$NS_R" "$BIN/itg-recv" -Sp 9000 --log-servers 10.213.3.0/24 \
+ip netns exec "$NS_R" "$BIN/itg-recv" -Sp 0 --log-servers 10.213.3.0/24 \
   >"$WORK/recv.out" 2>&1 &
 RECV_PID=$!
 PIDS="$PIDS $RECV_PID"
-wait_until 10 listening "$NS_L" 9001 || die "itg-log did not listen"
-wait_until 10 listening "$NS_R" 9000 || die "itg-recv did not listen"
+wait_until 10 has_listen_port "$WORK/log.out" tcp ||
+  die "itg-log did not listen: $(cat "$WORK/log.out")"
+wait_until 10 has_listen_port "$WORK/recv.out" sig ||
+  die "itg-recv did not listen: $(cat "$WORK/recv.out")"
+log_port=$(listen_port "$WORK/log.out" tcp)
 
 # 5 000 pkt/s of 1000 B: 40 Mbit/s through the 50 Mbit/s link.
-timeout 30 ip netns exec "$NS_S" "$BIN/itg-send" -a 10.213.1.2 -rp 8999 \
-  -C 5000 -c 1000 -t 3000 -L 10.213.2.2 TCP -l tx.log \
-  -X 10.213.3.2 TCP -x rx.log >"$WORK/send.out" 2>&1
+timeout 30 ip netns exec "$NS_S" "$BIN/itg-send" -a 10.213.1.2 \
+  -Sdp "$(listen_port "$WORK/recv.out" sig)" -rp 0 -C 5000 -c 1000 -t 3000 \
+  -L "10.213.2.2:$log_port" TCP -l tx.log -X "10.213.3.2:$log_port" TCP \
+  -x rx.log >"$WORK/send.out" 2>&1
 check "the flow succeeds" [ $? -eq 0 ]
 cat "$WORK/send.out"
 kill -TERM "$RECV_PID"

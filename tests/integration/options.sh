@@ -6,7 +6,7 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-start_recv 19130 "$WORK/recv.log" --cpu 0 --rcvbuf 8388608
+start_recv "$WORK/recv.log" --cpu 0 --rcvbuf 8388608
 
 # --cpu 0 pins the receiving thread: one of the receiver's threads may run
 # on CPU 0 only (the others keep the process's whole set).
@@ -23,14 +23,14 @@ expect_refusal() {
   check "itg-send $* exits 2" [ "$st" -eq 2 ]
   check "itg-send $* names '$word'" grep -qF -- "$word" "$WORK/err"
 }
-expect_refusal "-Q" -a 127.0.0.1 -Sdp 19130 -Q 3
-expect_refusal "abc" -a 127.0.0.1 -Sdp 19130 -C abc
-expect_refusal "XYZ" -a 127.0.0.1 -Sdp 19130 -T XYZ
-expect_refusal "-C" -a 127.0.0.1 -Sdp 19130 -C
+expect_refusal "-Q" -a 127.0.0.1 -Sdp "$RECV_PORT" -Q 3
+expect_refusal "abc" -a 127.0.0.1 -Sdp "$RECV_PORT" -C abc
+expect_refusal "XYZ" -a 127.0.0.1 -Sdp "$RECV_PORT" -T XYZ
+expect_refusal "-C" -a 127.0.0.1 -Sdp "$RECV_PORT" -C
 check "the usage is shown" grep -qi "usage" "$WORK/err"
 
-printf '%s\n' "-a 127.0.0.1 -Sdp 19130 -rp 19131 -C 100 -z 10" \
-  "-a 127.0.0.1 -Sdp 19130 -rp 19131 -C 100 -z 10 -E nope" >"$WORK/flows.txt"
+printf '%s\n' "-a 127.0.0.1 -Sdp $RECV_PORT -rp 0 -C 100 -z 10" \
+  "-a 127.0.0.1 -Sdp $RECV_PORT -rp 0 -C 100 -z 10 -E nope" >"$WORK/flows.txt"
 "$BIN/itg-send" -F "$WORK/flows.txt" >"$WORK/out" 2>"$WORK/err"
 check "a bad script line exits 2" [ $? -eq 2 ]
 check "the bad line is named FILE:2" grep -qF "flows.txt:2" "$WORK/err"
@@ -57,7 +57,8 @@ check "itg-recv --help shows --log-servers and --allow-privileged-ports" \
 "$BIN/itg-dec" -Z "$WORK/recv.log" >"$WORK/out" 2>"$WORK/err"
 check "itg-dec rejects a wrong option with status 2" [ $? -eq 2 ]
 
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19131 -C 100 -z 10 >"$WORK/out" 2>"$WORK/err"
+hold_closed_port
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$CLOSED_PORT" -C 100 -z 10 >"$WORK/out" 2>"$WORK/err"
 check "no receiver at the signaling port: itg-send fails" [ $? -ne 0 ]
 check "and says why" grep -qi "refused" "$WORK/err"
 

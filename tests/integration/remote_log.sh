@@ -14,13 +14,6 @@ mkdir -p "$LOGD"
 build_tool wiretap
 cd "$WORK" || die "cd"
 
-start_log() {
-  "$BIN/itg-log" -p 19701 -d "$LOGD" >>"$WORK/log.out" 2>&1 &
-  LOG_PID=$!
-  PIDS="$PIDS $LOG_PID"
-  wait_until 10 tcp_listening 19701 || die "itg-log did not listen"
-}
-
 # records FILE...: distinct (flow, seq) of the sender's packet records, all
 # records that are packets, and the sum of gap records, over the files.
 records() {
@@ -39,14 +32,13 @@ print(len(seen), packets, gaps)
 PY
 }
 
-start_recv 19702 "$WORK/recv.log"
-start_log
+start_recv "$WORK/recv.log"
+start_log "$LOGD"
 
 # 1. Both logs over TCP, against the wire.
-start_tap 19703 9 "$WORK/cap1.bin"
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19703 -C 20000 -c 100 -t 5000 \
-  -L 127.0.0.1:19701 TCP -l tcp.log -X 127.0.0.1:19701 TCP -x rx.log \
-  >"$WORK/send1.out" 2>&1
+tap_send 9 "$WORK/cap1.bin" "$WORK/send1.out" -a 127.0.0.1 -Sdp "$RECV_PORT" \
+  -C 20000 -c 100 -t 5000 -L "127.0.0.1:$LOG_PORT" TCP -l tcp.log \
+  -X "127.0.0.1:$LOG_PORT" TCP -x rx.log
 check "the flow with both logs shipped succeeds" [ $? -eq 0 ]
 wait "$TAP_PID"
 wire=$(tap_count "$WORK/cap1.bin" 100)
@@ -59,20 +51,21 @@ sent=$(sed -n 's/.*flow [0-9]*: \([0-9]*\) packets.*/\1/p' "$WORK/send1.out")
 check "the wire carried every packet sent" [ "$wire" -eq "$sent" ]
 check "the server's sender log holds exactly the packets on the wire" [ "$wire" -eq "$logged" ]
 check "the server's receiver log holds exactly the packets on the wire" [ "$wire" -eq "$received" ]
-check "the sender session closed complete" grep -q "closed: tcp.log," "$WORK/log.out"
-check "the receiver session closed complete" grep -q "closed: rx.log," "$WORK/log.out"
+check "the sender session closed complete" grep -q "closed: tcp.log," "$LOG_OUT"
+check "the receiver session closed complete" grep -q "closed: rx.log," "$LOG_OUT"
 check "nothing spilled" [ -z "$(ls "$WORK"/*.spill 2>/dev/null)" ]
 
 # 2. The log server killed and restarted mid-run.
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19704 -C 20000 -c 100 -t 3000 \
-  -L 127.0.0.1:19701 TCP -l kill.log >"$WORK/send2.out" 2>&1 &
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 -C 20000 -c 100 -t 3000 \
+  -L "127.0.0.1:$LOG_PORT" TCP -l kill.log >"$WORK/send2.out" 2>&1 &
 SEND_PID=$!
 PIDS="$PIDS $SEND_PID"
 grown() { [ -f "$LOGD/kill.log" ] && [ "$(stat -c %s "$LOGD/kill.log")" -ge 320000 ]; }
 wait_until 10 grown || die "the second session never got going"
 kill -9 "$LOG_PID"
 wait "$LOG_PID" 2>/dev/null
-start_log
+# Again on the port read back, where the sender looks for it.
+start_log "$LOGD" -p "$LOG_PORT"
 wait "$SEND_PID"
 check "the flow goes on through the server's death" [ $? -eq 0 ]
 kill -TERM "$LOG_PID"
@@ -86,7 +79,7 @@ check "a spill file was written" [ -n "$spill" ]
 check "itg-send named the spill file on stderr" \
   grep -q "went to the spill file $(basename "$spill")" "$WORK/send2.out"
 check "server files plus spill hold every packet" [ "$1" -eq "$sent" ]
-start_log
+start_log "$LOGD"
 
 # udp_run LOG OUT SENDER-OPTIONS...: one flow whose log goes to the server
 # over UDP under the name LOG; sets UDP_RC, sent, RECORDS and GAPS.
@@ -94,8 +87,8 @@ udp_run() {
   name=$1
   out=$2
   shift 2
-  "$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19705 -c 100 "$@" \
-    -L 127.0.0.1:19701 UDP -l "$name" >"$out" 2>&1
+  "$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 -c 100 "$@" \
+    -L "127.0.0.1:$LOG_PORT" UDP -l "$name" >"$out" 2>&1
   UDP_RC=$?
   sent=$(sed -n 's/.*flow [0-9]*: \([0-9]*\) packets.*/\1/p' "$out")
   set -- $(records "$LOGD/$name")
@@ -109,7 +102,7 @@ udp_run udp.log "$WORK/send3.out" -C 20000 -t 3000
 check "the UDP-logged flow succeeds" [ "$UDP_RC" -eq 0 ]
 check "UDP: records written plus gaps are every packet" [ $((RECORDS + GAPS)) -eq "$sent" ]
 check "UDP: the gap count is what the server reported" \
-  grep -q "closed: udp.log, [0-9]* records, $GAPS missing" "$WORK/log.out"
+  grep -q "closed: udp.log, [0-9]* records, $GAPS missing" "$LOG_OUT"
 
 # 4. UDP with small batches (-q 4), which gather into shared datagrams:
 # still every record written or counted missing.
@@ -119,13 +112,14 @@ check "UDP -q 4: records written plus gaps are every packet" [ $((RECORDS + GAPS
 
 # 5. A receiver log server nobody listens on: the flow goes on, the sender
 # is told, and the receiver spills its log.
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19702 -rp 19705 -C 1000 -c 100 -z 200 \
-  -X 127.0.0.1:19709 TCP -x lost.log >"$WORK/send5.out" 2>&1
+hold_closed_port
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 -C 1000 -c 100 -z 200 \
+  -X "127.0.0.1:$CLOSED_PORT" TCP -x lost.log >"$WORK/send5.out" 2>&1
 check "a flow whose receiver log server is down succeeds" [ $? -eq 0 ]
 check "and the sender is told" \
-  grep -q "the receiver says: its log server 127.0.0.1 port 19709 cannot be reached" "$WORK/send5.out"
+  grep -q "the receiver says: its log server 127.0.0.1 port $CLOSED_PORT cannot be reached" "$WORK/send5.out"
 check "the receiver says it spilled its log" \
-  wait_until 10 grep -q "receiver log: [0-9]* records went to the spill file" "$WORK/recv-19702.out"
+  wait_until 10 grep -q "receiver log: [0-9]* records went to the spill file" "$RECV_OUT"
 lost=$(ls "$WORK"/lost.log.*.spill 2>/dev/null)
 "$BIN/itg-dec" --json $lost >"$WORK/lost.json" 2>/dev/null
 check "the spill file holds every packet of the flow" \

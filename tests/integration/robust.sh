@@ -6,40 +6,53 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-start_recv 19120 "$WORK/recv.log"
+start_recv "$WORK/recv.log"
 
-# 1. Garbage during a flow.
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19120 -rp 19121 -C 2000 -c 100 -z 6000 \
+# 1. Garbage during a flow, to the data port the receiver opened for it.
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 -C 2000 -c 100 -z 6000 \
   >"$WORK/send1.out" 2>&1 &
 SEND_PID=$!
 PIDS="$PIDS $SEND_PID"
-wait_until 10 grep -q . "$WORK/recv-19120.out" || die "no flow started"
-python3 - <<'PY'
-import random, socket
+data_port() { sed -n 's/.*: UDP port \([0-9]*\) open$/\1/p' "$RECV_OUT" | head -n 1; }
+has_data_port() { [ -n "$(data_port)" ]; }
+wait_until 10 has_data_port || die "no flow started"
+python3 - "$(data_port)" <<'PY'
+import random, socket, sys
 rnd = random.Random(7)
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for _ in range(5000):
     n = rnd.randrange(0, 200)
-    s.sendto(bytes(rnd.randrange(256) for _ in range(n)), ("127.0.0.1", 19121))
+    s.sendto(bytes(rnd.randrange(256) for _ in range(n)), ("127.0.0.1", int(sys.argv[1])))
 PY
 wait "$SEND_PID"
 check "the flow under attack completes" [ $? -eq 0 ]
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19120 -rp 19121 -C 1000 -c 100 -z 500 \
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 -C 1000 -c 100 -z 500 \
   >"$WORK/send2.out" 2>&1
 check "the next sender is served" [ $? -eq 0 ]
 
-# 2. A sender killed mid-flow, its packets counted on the wire.
-start_tap 19122 8 "$WORK/cap.bin"
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19120 -rp 19122 -C 1000 -c 80 -t 20000 \
-  >"$WORK/send3.out" 2>&1 &
-SEND_PID=$!
-PIDS="$PIDS $SEND_PID"
+# 2. A sender killed mid-flow, its packets counted on the wire: its data
+# port one free a moment ago (another, should another program take it).
 half_sent() { [ "$(tap_count "$WORK/cap.bin")" -ge 1 ] && [ "$(stat -c %s "$WORK/cap.bin")" -ge 16000 ]; }
-wait_until 10 half_sent || die "the third flow never got going"
+sent_or_ended() { half_sent || ! kill -0 "$SEND_PID" 2>/dev/null; }
+tries=0
+while :; do
+  port=$(free_udp_port)
+  start_tap "$port" 8 "$WORK/cap.bin"
+  "$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp "$port" -C 1000 -c 80 \
+    -t 20000 >"$WORK/send3.out" 2>&1 &
+  SEND_PID=$!
+  PIDS="$PIDS $SEND_PID"
+  wait_until 10 sent_or_ended && half_sent && break
+  tries=$((tries + 1))
+  [ "$tries" -lt 5 ] && data_port_taken "$WORK/send3.out" ||
+    die "the third flow never got going"
+  kill "$TAP_PID"
+  wait "$TAP_PID"
+done
 kill -9 "$SEND_PID"
 wait "$SEND_PID" 2>/dev/null
 check "itg-recv survives the killed sender" kill -0 "$RECV_PID"
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19120 -rp 19121 -C 1000 -c 100 -z 300 \
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 -C 1000 -c 100 -z 300 \
   >"$WORK/send4.out" 2>&1
 check "a sender after the killed one is served" [ $? -eq 0 ]
 wait "$TAP_PID"
@@ -64,5 +77,5 @@ check "no packet lost in the attacked flow" python3 -c 'import json,sys
 r=json.load(open(sys.argv[1]))
 f=[f for f in r["flows"] if f["packets"]==6000]
 sys.exit(not (len(f)==1 and f[0]["lost"]==0))' "$WORK/recv.json"
-check "the receiver counted the garbage" grep -q "malformed" "$WORK/recv-19120.out"
+check "the receiver counted the garbage" grep -q "malformed" "$RECV_OUT"
 finish

@@ -4,11 +4,10 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-start_recv 19110 "$WORK/recv.log"
+start_recv "$WORK/recv.log"
 run() {
-  start_tap 19111 4 "$WORK/cap-$1.bin"
-  "$BIN/itg-send" -a 127.0.0.1 -Sdp 19110 -rp 19111 -C 5000 -u 64 1400 \
-    -s "$2" -z 2000 >"$WORK/send-$1.out" 2>&1 || die "itg-send run $1"
+  tap_send 4 "$WORK/cap-$1.bin" "$WORK/send-$1.out" -a 127.0.0.1 \
+    -Sdp "$RECV_PORT" -C 5000 -u 64 1400 -s "$2" -z 2000 || die "itg-send run $1"
   wait "$TAP_PID"
 }
 run a 42

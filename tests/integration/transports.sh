@@ -5,16 +5,16 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-start_recv 19150 "$WORK/recv.log"
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19150 -rp 19151 -T TCP -D -C 2000 -u 40 1400 -z 2000 \
+start_recv "$WORK/recv.log"
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 -T TCP -D -C 2000 -u 40 1400 -z 2000 \
   >"$WORK/tcp.out" 2>&1
 check "a TCP flow completes" [ $? -eq 0 ]
-"$BIN/itg-send" -a ::1 -Sdp 19150 -rp 19152 -C 2000 -c 200 -z 1000 >"$WORK/v6.out" 2>&1
+"$BIN/itg-send" -a ::1 -Sdp "$RECV_PORT" -rp 0 -C 2000 -c 200 -z 1000 >"$WORK/v6.out" 2>&1
 check "an IPv6 flow completes" [ $? -eq 0 ]
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19150 -rp 19153 -m rttm -C 1000 -c 64 -z 500 \
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 -m rttm -C 1000 -c 64 -z 500 \
   -l "$WORK/rtt.log" >"$WORK/rtt.out" 2>&1
 check "a round-trip flow completes" [ $? -eq 0 ]
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19150 -rp 19154 --wire ditg -C 1000 -c 64 -z 400 \
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 --wire ditg -C 1000 -c 64 -z 400 \
   >"$WORK/ditg.out" 2>&1
 check "a flow with D-ITG's header completes" [ $? -eq 0 ]
 stop_recv

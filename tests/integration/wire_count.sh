@@ -7,10 +7,9 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-start_recv 19100 "$WORK/recv.log"
-start_tap 19101 6 "$WORK/cap.bin"
-"$BIN/itg-send" -a 127.0.0.1 -Sdp 19100 -rp 19101 -C 10000 -c 64 -z 30000 \
-  -l "$WORK/send.log" >"$WORK/send.out" 2>&1
+start_recv "$WORK/recv.log"
+tap_send 6 "$WORK/cap.bin" "$WORK/send.out" -a 127.0.0.1 -Sdp "$RECV_PORT" \
+  -C 10000 -c 64 -z 30000 -l "$WORK/send.log"
 check "itg-send exits 0" [ $? -eq 0 ]
 wait "$TAP_PID"
 stop_recv

@@ -1,11 +1,13 @@
 """Shared helpers of the binding's tests: where the tree's test vectors and
-programs are, free loopback ports, and a reader of the vector files."""
+programs are, a loopback port nothing listens on, and a reader of the
+vector files. Receivers listen on port 0 and flows ask for data port 0:
+the system picks, so that runs on one machine never collide."""
 from __future__ import annotations
 
 import os
 import socket
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 import pytest
 
@@ -23,24 +25,13 @@ def bin_dir() -> Path:
     return Path(os.environ.get("ITG_BIN") or TREE / "build" / "bin")
 
 
-def free_port() -> int:
-    """A port free for both TCP and UDP on 127.0.0.1 right now."""
-    for _ in range(50):
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
-            u.bind(("127.0.0.1", 0))
-            port = u.getsockname()[1]
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t:
-                try:
-                    t.bind(("127.0.0.1", port))
-                except OSError:
-                    continue
-                return int(port)
-    raise RuntimeError("no free port found")
-
-
 @pytest.fixture
-def data_port() -> int:
-    return free_port()
+def closed_port() -> Iterator[int]:
+    """A TCP port of 127.0.0.1 held bound but not listening for the test:
+    a connection to it is refused, and no other program can take it."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        yield int(s.getsockname()[1])
 
 
 Vector = Dict[str, str]

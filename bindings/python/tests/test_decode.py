@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
-from conftest import bin_dir, free_port
+from conftest import bin_dir
 
 import itg
 from itg.log import HEADER_LEN, RECORD_LEN, REC_FLOW_END, packet_records
@@ -25,9 +25,9 @@ def recv_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("logs") / "recv.itglog"
     with itg.Receiver(log=path, port=0) as rx:
         itg.send("127.0.0.1", f"-C 2000 -c 120 -z {PACKETS} -t 0", sig_port=rx.port,
-                 dst_port=free_port())
+                 dst_port=0)
         itg.send("127.0.0.1", "-C 2000 -c 64 -z 80 -t 0", sig_port=rx.port,
-                 dst_port=free_port(), flow_id=7)
+                 dst_port=0, flow_id=7)
     return path
 
 

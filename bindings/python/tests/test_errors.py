@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import List, Tuple
 
 import pytest
-from conftest import TREE, free_port
+from conftest import TREE
 
 import itg
 
@@ -79,7 +79,7 @@ def test_send_with_a_bad_option_raises_before_sending() -> None:
 
 def test_bad_fields() -> None:
     with pytest.raises(itg.InvalidArgument) as info:
-        itg.FlowConfig(dst_port=70000)
+        itg.FlowConfig(dst_port=70000)  # fixed port: refused
     assert "dst_port" in str(info.value)
     with pytest.raises(itg.InvalidArgument):
         itg.FlowConfig(proto="sctp")
@@ -95,7 +95,7 @@ def test_bad_fields() -> None:
 def test_a_failed_set_changes_nothing() -> None:
     flow = itg.FlowConfig("-C 50")
     with pytest.raises(itg.InvalidArgument):
-        flow.set(dst_port=1234, src_port=-1)
+        flow.set(dst_port=1234, src_port=-1)  # fixed port: refused
     assert flow.dst_port == itg.DEFAULT_DATA_PORT
     with pytest.raises(itg.InvalidArgument):
         flow.parse("-c 100 -C zz")
@@ -109,9 +109,10 @@ def test_port_in_use(tmp_path: Path) -> None:
         assert info.value.name == "EADDRINUSE"
 
 
-def test_no_receiver_refuses_the_flow() -> None:
+def test_no_receiver_refuses_the_flow(closed_port: int) -> None:
     with pytest.raises(itg.Error) as info:
-        itg.send("127.0.0.1", "-C 100 -t 200", sig_port=free_port(), connect_timeout=2.0)
+        itg.send("127.0.0.1", "-C 100 -t 200", sig_port=closed_port, dst_port=0,
+                 connect_timeout=2.0)
     assert info.value.name == "ECONNREFUSED"
 
 

@@ -8,15 +8,16 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import free_port
 
 import itg
 from itg import DistSpec
 
 
 def test_options_and_fields_describe_the_same_flow() -> None:
-    by_options = itg.FlowConfig("-a 10.1.2.3 -rp 7000 -T TCP -C 1000 -c 64 -t 1500 -s 9")
-    by_fields = itg.FlowConfig(dst_host="10.1.2.3", dst_port=7000, proto="tcp",
+    flow = "-a 10.1.2.3 -rp 7000 -T TCP -C 1000 -c 64 -t 1500 -s 9"  # fixed port: never sent
+    by_options = itg.FlowConfig(flow)
+    by_fields = itg.FlowConfig(dst_host="10.1.2.3", dst_port=7000,  # fixed port: never sent
+                               proto="tcp",
                                idt=DistSpec("constant", (0.001,)),
                                size=DistSpec("constant", (64.0,)),
                                duration_ns=1_500_000_000, seed=9)
@@ -35,8 +36,8 @@ def test_blocking_run_with_two_flows(tmp_path: Path) -> None:
     path = tmp_path / "two.itglog"
     with itg.Receiver(log=path, port=0) as rx:
         with itg.Sender() as s:
-            s.add_flow("-C 1000 -c 80 -z 100 -t 0", sig_port=rx.port, dst_port=free_port())
-            s.add_flow(sig_port=rx.port, dst_port=free_port(), proto="tcp",
+            s.add_flow("-C 1000 -c 80 -z 100 -t 0", sig_port=rx.port, dst_port=0)
+            s.add_flow(sig_port=rx.port, dst_port=0, proto="tcp",
                        idt=DistSpec("constant", (0.002,)), size=DistSpec("uniform", (100, 300)),
                        duration_ns=0, max_packets=50, seed=3)
             assert s.flow_count == 2
@@ -52,9 +53,9 @@ def test_blocking_run_with_two_flows(tmp_path: Path) -> None:
     assert report.total.packets == 150
 
 
-def test_start_wait_stop(tmp_path: Path, data_port: int) -> None:
+def test_start_wait_stop(tmp_path: Path) -> None:
     with itg.Receiver(port=0) as rx:
-        with itg.Sender([f"-C 1000 -c 64 -t 60000 -Sdp {rx.port} -rp {data_port}"]) as s:
+        with itg.Sender([f"-C 1000 -c 64 -t 60000 -Sdp {rx.port} -rp 0"]) as s:
             s.start()
             assert not s.wait(0.2)  # a minute-long flow is still running
             running = s.results()[0].packets
@@ -67,9 +68,9 @@ def test_start_wait_stop(tmp_path: Path, data_port: int) -> None:
                 s.start()
 
 
-def test_ctrl_c_stops_a_blocking_run(data_port: int) -> None:
+def test_ctrl_c_stops_a_blocking_run() -> None:
     with itg.Receiver(port=0) as rx:
-        with itg.Sender([f"-C 1000 -c 64 -t 60000 -Sdp {rx.port} -rp {data_port}"]) as s:
+        with itg.Sender([f"-C 1000 -c 64 -t 60000 -Sdp {rx.port} -rp 0"]) as s:
             timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
             timer.start()
             try:
@@ -81,10 +82,10 @@ def test_ctrl_c_stops_a_blocking_run(data_port: int) -> None:
             assert 0 < s.results()[0].packets < 60000
 
 
-def test_send_returns_the_result_and_rtt_meter(tmp_path: Path, data_port: int) -> None:
+def test_send_returns_the_result_and_rtt_meter(tmp_path: Path) -> None:
     with itg.Receiver(port=0) as rx:
         res = itg.send("127.0.0.1", "-m rttm -C 500 -c 100 -z 50 -t 0",
-                       sig_port=rx.port, dst_port=data_port, log=tmp_path / "s.itglog")
+                       sig_port=rx.port, dst_port=0, log=tmp_path / "s.itglog")
     assert isinstance(res, itg.FlowResult)
     assert res.ok and res.packets == 50 and res.echoes == 50 and res.bytes == 5000
     report = itg.decode(tmp_path / "s.itglog")

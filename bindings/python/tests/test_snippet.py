@@ -1,6 +1,7 @@
-"""The scenario of the binding's specification, as written: a receiver on
-the default signaling port (9000) and a sender in one process on loopback.
-Only the log's path differs, so that runs never share a file."""
+"""The scenario of the binding's specification (README.md): a receiver and
+a sender in one process on loopback. The test runs it on ports the system
+picks, not the default ones, so that runs never collide; the defaults are
+checked without binding them."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,8 +11,17 @@ import itg
 
 def test_receiver_and_sender_in_one_process(tmp_path: Path) -> None:
     path = str(tmp_path / "r.itglog")
-    with itg.Receiver(log=path) as rx:
-        itg.send("127.0.0.1", "-T UDP -C 1000 -c 64 -t 1000")
+    with itg.Receiver(log=path, port=0) as rx:
+        itg.send("127.0.0.1", "-T UDP -C 1000 -c 64 -t 1000", sig_port=rx.port, dst_port=0)
     report = itg.decode(path)
     assert report.total.packets == 1000 and report.total.lost == 0
-    assert rx.port == 9000
+
+
+def test_default_ports() -> None:
+    rx = itg.Receiver()
+    try:
+        assert rx.port == 9000  # fixed port: the default, not bound
+    finally:
+        rx.close()
+    flow = itg.FlowConfig("-C 1000 -t 1000")
+    assert (flow.sig_port, flow.dst_port) == (9000, 8999)  # fixed port: the defaults

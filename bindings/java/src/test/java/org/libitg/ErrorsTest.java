@@ -8,7 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -61,7 +62,7 @@ class ErrorsTest {
   void describeAndBadValues() throws ItgException {
     Flow f = Flow.parse("-T UDP -C 1000 -c 64 -t 1000").to("127.0.0.1");
     String d = f.describe();
-    assertTrue(d.startsWith("UDP 127.0.0.1:8999"), d);
+    assertTrue(d.startsWith("UDP 127.0.0.1:8999"), d); // fixed port: the default, described
     assertEquals(d, f.toString());
     assertThrows(IllegalArgumentException.class, () -> Flow.of("-a", "bad\0host"));
     assertThrows(IllegalArgumentException.class, () -> Flow.parse("-t 100").id(-1));
@@ -70,12 +71,13 @@ class ErrorsTest {
   @Test
   @Timeout(30)
   void refusedConnectionIsReportedPerFlow() throws Exception {
-    int port;
-    try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = probe.getLocalPort();
-    }
-    Flow f = Flow.parse("-T UDP -C 100 -c 64 -t 200").to("127.0.0.1").sigPort(port);
-    try (Sender s = new Sender(new Sender.Config().connectTimeout(Duration.ofSeconds(5)))) {
+    // A port held bound but not listening: a connection to it is refused,
+    // and no other program can take it meanwhile.
+    try (Socket closed = new Socket();
+        Sender s = new Sender(new Sender.Config().connectTimeout(Duration.ofSeconds(5)))) {
+      closed.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+      Flow f = Flow.parse("-T UDP -C 100 -c 64 -t 200 -rp 0").to("127.0.0.1")
+          .sigPort(closed.getLocalPort());
       s.add(f);
       ItgException e = assertThrows(ItgException.class, s::run);
       FlowResult r = s.results().get(0);
@@ -167,7 +169,7 @@ class ErrorsTest {
     Receiver rx = new Receiver(new Receiver.Config().bindHost("127.0.0.1").sigPort(0).onFlow(ev -> {
       throw boom;
     }));
-    Sender.send(Flow.parse("-T UDP -C 100 -c 64 -z 5").to("127.0.0.1").sigPort(rx.port()));
+    Sender.send(Flow.parse("-T UDP -C 100 -c 64 -z 5 -rp 0").to("127.0.0.1").sigPort(rx.port()));
     RuntimeException got = assertThrows(RuntimeException.class, rx::close);
     assertSame(boom, got);
     assertDoesNotThrow(rx::close);
@@ -186,7 +188,7 @@ class ErrorsTest {
       }
     }));
     self[0] = rx;
-    Sender.send(Flow.parse("-T UDP -C 100 -c 64 -z 5").to("127.0.0.1").sigPort(rx.port()));
+    Sender.send(Flow.parse("-T UDP -C 100 -c 64 -z 5 -rp 0").to("127.0.0.1").sigPort(rx.port()));
     IllegalStateException e = assertThrows(IllegalStateException.class, rx::close);
     assertTrue(e.getMessage().contains("listener"), e.getMessage());
   }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Python example, driven from Java.
  */
 class LoopbackTest {
-  private static final String FLOW = "-T UDP -C 1000 -c 64 -t 1000";
+  private static final String FLOW = "-T UDP -C 1000 -c 64 -t 1000 -rp 0";
 
   @Test
   @Timeout(60)
@@ -93,7 +93,7 @@ class LoopbackTest {
     Path txLog = dir.resolve("s.itglog");
     try (Receiver rx = new Receiver(new Receiver.Config().bindHost("127.0.0.1").sigPort(0));
         Sender s = new Sender(new Sender.Config().logPath(txLog).waitMode(WaitMode.SLEEP))) {
-      s.add(Flow.parse("-T UDP -C 500 -c 100 -z 200").to("127.0.0.1").sigPort(rx.port()).id(77));
+      s.add(Flow.parse("-T UDP -C 500 -c 100 -z 200 -rp 0").to("127.0.0.1").sigPort(rx.port()).id(77));
       assertEquals(1, s.flowCount());
       s.start();
       assertTrue(s.await(Duration.ofSeconds(30)), "flow ended");
