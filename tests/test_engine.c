@@ -456,6 +456,37 @@ static void test_refused_flow(void **state) {
   stop_receiver(r);
 }
 
+/* Waits (bounded) for the receiver to count at least n malformed
+ * datagrams, so the test's socket buffer never overflows. */
+static void wait_malformed(itg_receiver *r, uint64_t n) {
+  int64_t until = itg_clock_mono_ns() + 10 * SEC;
+  itg_receiver_stats st;
+  itg_receiver_get_stats(r, &st);
+  while (st.malformed < n && itg_clock_mono_ns() < until) {
+    itg__sleep_until(itg_clock_mono_ns() + 1000000);
+    itg_receiver_get_stats(r, &st);
+  }
+}
+
+/* Stops the long flow that s runs while it still runs: every packet it
+ * sent was received. Frees s, waits for r to be idle and fills *st with
+ * r's counters; returns the flow's result. */
+static itg_flow_result stop_running_flow(itg_sender *s, itg_receiver *r,
+                                         itg_receiver_stats *st) {
+  itg_flow_result res;
+  assert_int_equal(itg_sender_wait(s, 0), ITG_ETIMEDOUT);
+  assert_int_equal(itg_sender_stop(s), 0);
+  assert_int_equal(itg_sender_wait(s, WAIT), 0);
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  assert_true(res.packets > 0 && res.packets < 60000);
+  assert_true(res.received == res.packets);
+  itg_sender_free(s);
+  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+  itg_receiver_get_stats(r, st);
+  return res;
+}
+
 /* (5) Garbage on the data port while a flow runs: every garbage datagram
  * is counted and dropped, the flow is whole, and the next sender is
  * served. The garbage never decodes: its bytes 4-5 are never the native
@@ -493,26 +524,11 @@ static void test_garbage(void **state) {
     send_to(fd, port, buf, len);
     /* Let the receiver keep up so the socket buffer never overflows:
      * wait (bounded) for it to count what was sent so far. */
-    if (i % 500 == 499) {
-      int64_t until = itg_clock_mono_ns() + 10 * SEC;
-      itg_receiver_get_stats(r, &st);
-      while (st.malformed < (uint64_t)i + 1 && itg_clock_mono_ns() < until) {
-        itg__sleep_until(itg_clock_mono_ns() + 1000000);
-        itg_receiver_get_stats(r, &st);
-      }
-    }
+    if (i % 500 == 499)
+      wait_malformed(r, (uint64_t)i + 1);
   }
   itg__sock_close(fd);
-  assert_int_equal(itg_sender_wait(s, 0), ITG_ETIMEDOUT);
-  assert_int_equal(itg_sender_stop(s), 0);
-  assert_int_equal(itg_sender_wait(s, WAIT), 0);
-  res = result(s, 0);
-  assert_int_equal(res.status, 0);
-  assert_true(res.packets > 0 && res.packets < 60000);
-  assert_true(res.received == res.packets);
-  itg_sender_free(s);
-  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
-  itg_receiver_get_stats(r, &st);
+  res = stop_running_flow(s, r, &st);
   assert_int_equal(st.malformed, 5000);
   assert_int_equal(st.packets, res.packets);
 
@@ -524,18 +540,6 @@ static void test_garbage(void **state) {
   assert_int_equal(res.received, 50);
   itg_sender_free(s);
   stop_receiver(r);
-}
-
-/* Waits (bounded) for the receiver to count at least n malformed
- * datagrams, so the test's socket buffer never overflows. */
-static void wait_malformed(itg_receiver *r, uint64_t n) {
-  int64_t until = itg_clock_mono_ns() + 10 * SEC;
-  itg_receiver_stats st;
-  itg_receiver_get_stats(r, &st);
-  while (st.malformed < n && itg_clock_mono_ns() < until) {
-    itg__sleep_until(itg_clock_mono_ns() + 1000000);
-    itg_receiver_get_stats(r, &st);
-  }
 }
 
 /* Off-path injection: datagrams that copy a running flow's id and come
@@ -580,16 +584,7 @@ static void test_forged_datagrams(void **state) {
       wait_malformed(r, (uint64_t)i + 1);
   }
   itg__sock_close(fd);
-  assert_int_equal(itg_sender_wait(s, 0), ITG_ETIMEDOUT);
-  assert_int_equal(itg_sender_stop(s), 0);
-  assert_int_equal(itg_sender_wait(s, WAIT), 0);
-  res = result(s, 0);
-  assert_int_equal(res.status, 0);
-  assert_true(res.packets > 0 && res.packets < 60000);
-  assert_true(res.received == res.packets);
-  itg_sender_free(s);
-  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
-  itg_receiver_get_stats(r, &st);
+  res = stop_running_flow(s, r, &st);
   assert_int_equal(st.malformed, 1000);
   assert_true(st.packets == res.packets);
   stop_receiver(r);
