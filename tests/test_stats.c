@@ -308,6 +308,75 @@ static void test_jump_beyond_the_window(void **state) {
   itg_stats_free(s);
 }
 
+/* A forged or damaged sequence number far beyond the flow (here the
+ * largest there is) is held, not believed: the flow of 1..5 with 3 lost
+ * still expects 5 and loses 1, not 2^64 - 5. */
+static void test_far_number_is_an_outlier(void **state) {
+  (void)state;
+  itg_stats *s = new_stats();
+  itg_logrec r[] = {rx(4, 1, T0, US, 64), rx(4, 2, T0 + MS, US, 64),
+                    rx(4, UINT64_MAX, T0 + 2 * MS, US, 64),
+                    rx(4, 4, T0 + 3 * MS, US, 64),
+                    rx(4, 5, T0 + 4 * MS, US, 64),
+                    rx(4, UINT64_MAX / 2, T0 + 5 * MS, US, 64)};
+  add(s, r, 6);
+  itg_flow_stats f = entry(s, 0);
+  assert_int_equal(f.packets, 6);
+  assert_int_equal(f.expected, 5);
+  assert_int_equal(f.lost, 1);
+  assert_int_equal(f.loss_bursts, 1);
+  assert_int_equal(f.reordered, 0);
+  itg_stats_free(s);
+}
+
+/* Two far numbers close together confirm a jump, even to the end of the
+ * number space: the window's walk up to 2^64 - 1 ends (it wrapped around
+ * to 0 and never did), and the jump counts as lost. */
+static void test_confirmed_jump_to_the_last_number(void **state) {
+  (void)state;
+  itg_stats *s = new_stats();
+  itg_logrec r[] = {rx(4, 1, T0, US, 64),
+                    rx(4, UINT64_MAX - 1, T0 + MS, US, 64),
+                    rx(4, UINT64_MAX, T0 + 2 * MS, US, 64)};
+  add(s, r, 3);
+  itg_flow_stats f = entry(s, 0);
+  assert_true(f.expected == UINT64_MAX);
+  assert_true(f.lost == UINT64_MAX - 3);
+  assert_int_equal(f.loss_bursts, 1);
+  itg_stats_free(s);
+
+  /* The same number alone, as the first record of a flow. */
+  s = new_stats();
+  itg_logrec last[] = {rx(5, UINT64_MAX, T0, US, 64),
+                       rx(5, UINT64_MAX - 3, T0 + MS, US, 64)};
+  add(s, last, 2);
+  f = entry(s, 0);
+  assert_true(f.expected == UINT64_MAX);
+  assert_int_equal(f.reordered, 1);
+  itg_stats_free(s);
+}
+
+/* The interval series follows the same rule: a lone far number adds no
+ * loss; a confirmed jump does. */
+static void test_series_far_numbers(void **state) {
+  (void)state;
+  itg_series *s = NULL;
+  itg_series_point p;
+  itg_logrec r[] = {rx(1, 1, T0, US, 64), rx(1, UINT64_MAX, T0 + US, US, 64),
+                    rx(1, 3, T0 + 2 * US, US, 64)};
+  assert_int_equal(itg_series_new(MS, ITG_STATS_OWD, &s), 0);
+  assert_int_equal(itg_series_add(s, r, 3), 0);
+  assert_int_equal(itg_series_get(s, 0, 0, &p), 0);
+  assert_int_equal(p.packets, 3);
+  assert_int_equal(p.lost, 1);
+  itg_logrec jump[] = {rx(1, 1u << 30, T0 + 3 * US, US, 64),
+                       rx(1, (1u << 30) + 1, T0 + 4 * US, US, 64)};
+  assert_int_equal(itg_series_add(s, jump, 2), 0);
+  assert_int_equal(itg_series_get(s, 0, 0, &p), 0);
+  assert_int_equal(p.lost, 1 + (1u << 30) - 4);
+  itg_series_free(s);
+}
+
 /* ---- meters and totals --------------------------------------------------- */
 
 /* Two one-way flows: A (id 5) delays 10 and 30 us, B (id 2) 20, 40, 60 us.
@@ -913,6 +982,8 @@ int main(void) {
       cmocka_unit_test(test_duplicates_and_reordering),
       cmocka_unit_test(test_bursts_across_the_window),
       cmocka_unit_test(test_jump_beyond_the_window),
+      cmocka_unit_test(test_far_number_is_an_outlier),
+      cmocka_unit_test(test_confirmed_jump_to_the_last_number),
       cmocka_unit_test(test_total_over_flows),
       cmocka_unit_test(test_meters),
       cmocka_unit_test(test_end_only_and_gaps),
@@ -923,6 +994,7 @@ int main(void) {
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_series),
       cmocka_unit_test(test_series_sent_and_limit),
+      cmocka_unit_test(test_series_far_numbers),
       cmocka_unit_test(test_decode_files),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

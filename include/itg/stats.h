@@ -60,7 +60,12 @@
  *   bitrate, rate    bytes * 8 / duration (kbit/s) and packets / duration,
  *                    as ITGDec computes them; 0 when duration is 0.
  * A record with sequence number 0 counts as a packet and a delay sample
- * but takes no part in loss, duplicate or reordering counts.
+ * but takes no part in loss, duplicate or reordering counts; so does a
+ * far number: one more than 2^24 beyond the highest number taken so far
+ * (a forged or damaged one), unless the next such far number arrives
+ * within 65536 of it, which confirms a real jump (both are then taken and
+ * the numbers skipped count as lost). The interval series follow the
+ * same rule.
  *
  * Totals are per meter: packets, bytes, losses, duplicates and bursts are
  * summed over the entries of that meter; delays are those of all their
