@@ -377,6 +377,22 @@ static void test_series_far_numbers(void **state) {
   itg_series_free(s);
 }
 
+/* A receiver's end record for a flow its sender never closed counts 0:
+ * the sender's TX records still tell how many were sent (6: 3 lost). */
+static void test_end_without_count(void **state) {
+  (void)state;
+  itg_stats *s = new_stats();
+  itg_logrec r[] = {rx(4, 1, T0, US, 64), rx(4, 2, T0 + MS, US, 64),
+                    rx(4, 4, T0 + 3 * MS, US, 64),
+                    rec(ITG_REC_FLOW_END | ITG_REC_RX, 4, 0, T0, 0, 0),
+                    rec(ITG_REC_TX, 4, 6, T0 + 5 * MS, 0, 64)};
+  add(s, r, 5);
+  itg_flow_stats f = entry(s, 0);
+  assert_int_equal(f.expected, 6);
+  assert_int_equal(f.lost, 3);
+  itg_stats_free(s);
+}
+
 /* ---- meters and totals --------------------------------------------------- */
 
 /* Two one-way flows: A (id 5) delays 10 and 30 us, B (id 2) 20, 40, 60 us.
@@ -984,6 +1000,7 @@ int main(void) {
       cmocka_unit_test(test_jump_beyond_the_window),
       cmocka_unit_test(test_far_number_is_an_outlier),
       cmocka_unit_test(test_confirmed_jump_to_the_last_number),
+      cmocka_unit_test(test_end_without_count),
       cmocka_unit_test(test_total_over_flows),
       cmocka_unit_test(test_meters),
       cmocka_unit_test(test_end_only_and_gaps),

@@ -9,7 +9,8 @@
  * What each record counts for (flags, checked in this order):
  *   GAP        seq records were lost on the way to a log server: adds to
  *              the flow's log_gaps.
- *   FLOW_END   seq = packets the sender sent: the loss reference. With RX
+ *   FLOW_END   seq = packets the sender sent: the loss reference (0: not
+ *              known, a flow its sender never closed). With RX
  *              (or RTT) in its flags it also marks the flow as measured
  *              one way (round trip) even if nothing arrived.
  *   RTT        a round trip, delay = rx_ns - tx_ns (meter RTT); with
@@ -40,10 +41,10 @@
  *                    consecutive packets in arrival (record) order;
  *   jitter_rfc3550   RFC 3550's smoothed J += (|D(i-1,i)| - J) / 16 after
  *                    the last packet;
- *   expected         packets sent: the largest FLOW_END count, else the
- *                    highest TX sequence number, but never less than the
- *                    highest sequence number received (sequences start at
- *                    1, as in D-ITG);
+ *   expected         packets sent: the largest FLOW_END count (if not 0),
+ *                    else the highest TX sequence number, but never less
+ *                    than the highest sequence number received (sequences
+ *                    start at 1, as in D-ITG);
  *   lost             expected - distinct sequence numbers received, so
  *                    packets lost after the last arrival count when a
  *                    FLOW_END or the sender's TX records are given;

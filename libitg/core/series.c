@@ -324,7 +324,7 @@ static void add_cell(const itg_series *s, const sflow *f, int64_t idx,
   out->delay_sum += c->delay_sum;
   out->jit_sum += c->jit_sum;
   if (s->meter != ITG_STATS_SENT && idx == f->last_idx) {
-    uint64_t sent = f->has_end ? f->end_sent : f->tx_top;
+    uint64_t sent = f->has_end && f->end_sent > 0 ? f->end_sent : f->tx_top;
     if (sent > f->top)
       out->lost += sent - f->top;
   }

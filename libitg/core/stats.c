@@ -311,9 +311,10 @@ int itg_stats_add(itg_stats *s, const itg_logrec *recs, size_t n) {
 
 /* ---- reports ------------------------------------------------------------- */
 
-/* Packets the sender sent as far as this flow's records tell (0: unknown). */
+/* Packets the sender sent as far as this flow's records tell (0: unknown).
+ * An end record counting 0 tells nothing (its sender never said). */
 static uint64_t flow_sent(const flow *f) {
-  return f->has_end ? f->end_sent : f->tx_top;
+  return f->has_end && f->end_sent > 0 ? f->end_sent : f->tx_top;
 }
 
 static void summary_of(const entry *e, summary *out) {
