@@ -926,10 +926,13 @@ static void write_log(const char *path, const itg_logrec *r, size_t n,
   fclose(fp);
 }
 
-/* Three files: a clean one (3 records), a truncated one (2 records then
- * 10 bytes) and a missing one. Decoding keeps every whole record, says
- * where the truncated file stopped (64 + 2*32 = 128), and reports the
- * missing file as not opened. */
+/* Three files: a clean one (3 records and the flow's end), a truncated
+ * one (2 records then 10 bytes) and a missing one. Decoding keeps every
+ * whole record, says where the truncated file stopped (64 + 2*32 = 128),
+ * and reports the missing file as not opened. A file that ends cleanly
+ * with a flow that has no end record was cut short too (a full disk stops
+ * a writer between records); one shorter than a header that begins as a
+ * log does is cut short, text is not a log. */
 static void test_decode_files(void **state) {
   (void)state;
   char dir[400], a[448], b[448], c[448], d[448];
@@ -939,9 +942,9 @@ static void test_decode_files(void **state) {
   snprintf(c, sizeof c, "%s/missing.log", dir);
   snprintf(d, sizeof d, "%s/notalog.log", dir);
   itg_logrec r[] = {rx(1, 1, T0, 10 * US, 100), rx(1, 2, T0 + MS, 30 * US, 100),
-                    rx(1, 3, T0 + 2 * MS, 20 * US, 100)};
+                    rx(1, 3, T0 + 2 * MS, 20 * US, 100), flow_end(1, 3)};
   itg_logrec q[] = {rx(2, 1, T0, 50 * US, 60), rx(2, 3, T0 + MS, 50 * US, 60)};
-  write_log(a, r, 3, 0);
+  write_log(a, r, 4, 0);
   write_log(b, q, 2, 10);
   FILE *fp = fopen(d, "wb");
   assert_non_null(fp);
@@ -958,8 +961,8 @@ static void test_decode_files(void **state) {
   assert_int_equal(itg_decode_files(paths, 2, s, ser, st), ITG_ETRUNC);
   assert_int_equal(st[0].error, 0);
   assert_int_equal(st[0].opened, 1);
-  assert_int_equal(st[0].records, 3);
-  assert_int_equal(st[0].offset, 64 + 3 * 32);
+  assert_int_equal(st[0].records, 4);
+  assert_int_equal(st[0].offset, 64 + 4 * 32);
   assert_int_equal(st[0].hdr.role, ITG_LOG_ROLE_RECEIVER);
   assert_string_equal(st[0].hdr.host, "test");
   assert_int_equal(st[1].error, ITG_ETRUNC);
@@ -981,6 +984,27 @@ static void test_decode_files(void **state) {
   assert_int_equal(st[2].error, ITG_EBADMSG);
   assert_int_equal(itg_stats_flow_count(s2), 1);
   assert_int_equal(entry(s2, 0).packets, 3);
+  assert_int_equal(entry(s2, 0).lost, 0);
+
+  /* r without its end record; the first 20 bytes of a log. */
+  write_log(b, r, 3, 0);
+  fp = fopen(d, "wb");
+  assert_non_null(fp);
+  fputs("ITGLOG\r\n", fp);
+  for (int i = 0; i < 12; i++)
+    fputc(0, fp);
+  fclose(fp);
+  const char *cut[] = {b, d, a};
+  itg_stats *s3 = new_stats();
+  assert_int_equal(itg_decode_files(cut, 3, s3, NULL, st), ITG_ETRUNC);
+  assert_int_equal(st[0].opened, 1);
+  assert_int_equal(st[0].error, ITG_ETRUNC);
+  assert_int_equal(st[0].records, 3);
+  assert_int_equal(st[0].offset, 64 + 3 * 32);
+  assert_int_equal(st[1].opened, 0);
+  assert_int_equal(st[1].error, ITG_ETRUNC);
+  assert_int_equal(st[2].error, 0);
+  itg_stats_free(s3);
 
   assert_int_equal(itg_decode_files(paths, 0, s2, NULL, NULL), ITG_EINVAL);
   itg_series_free(ser);

@@ -89,7 +89,8 @@ ITG_API int itg_logrec_decode(const uint8_t *buf, itg_logrec *rec);
  * ITG_LOG_VERSION, the host name at most 31 bytes of it, NUL padded. */
 ITG_API void itg_log_hdr_encode(const itg_log_hdr *hdr, uint8_t *buf);
 
-/* Decodes a file header from buf[0..len). Returns 0, ITG_ETRUNC (len < 64),
+/* Decodes a file header from buf[0..len). Returns 0, ITG_ETRUNC (len < 64
+ * and the bytes begin as a log's magic does: a header cut short),
  * ITG_EBADMSG (not a libitg log; a wrong byte-order mark; a header or
  * record length, role or clock this version does not know; a host name
  * field without a NUL) or ITG_EVERSION. The checks run in that order, with

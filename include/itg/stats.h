@@ -279,7 +279,11 @@ typedef struct itg_decode_status {
 /* Reads the log files paths[0..n) in order and adds their records to stats
  * and to series (either may be NULL). Reading stops at the first damaged
  * record of a file (a truncated or corrupt tail); what was read before it
- * is kept and the next file is read. st, if not NULL, has n elements and
+ * is kept and the next file is read. A file cut short is ITG_ETRUNC: one
+ * shorter than its header whose bytes begin as a log's do (not opened),
+ * one that ends inside a record, and one that ends cleanly but holds
+ * records of a flow without that flow's FLOW_END (every writer ends each
+ * flow it logs with one; a full disk or a crash stops it before). st, if not NULL, has n elements and
  * receives each file's status. Returns 0 when every file was read to its
  * end, the error of the first file that was not (st says which and
  * where), ITG_EINVAL (no paths or a NULL path), or the error of

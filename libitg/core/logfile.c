@@ -148,11 +148,7 @@ int itg_logreader_open(const char *path, itg_logreader **out) {
     goto out_free_reader;
   }
   got = fread(r->buf, 1, ITG_LOG_HEADER_LEN, r->f);
-  if (got < ITG_LOG_HEADER_LEN) {
-    rc = ferror(r->f) ? ITG_EIO : ITG_ETRUNC;
-    goto out_close_file;
-  }
-  rc = itg_log_hdr_decode(r->buf, got, &r->hdr);
+  rc = ferror(r->f) ? ITG_EIO : itg_log_hdr_decode(r->buf, got, &r->hdr);
   if (rc != 0)
     goto out_close_file;
   r->offset = ITG_LOG_HEADER_LEN;

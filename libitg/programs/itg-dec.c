@@ -34,7 +34,9 @@ static const char usage_text[] =
     "Exit status: 0 success; 1 an error while decoding; 2 a wrong option, a\n"
     "missing file or one that is not a libitg log; 3 a log was truncated or\n"
     "corrupt: it was decoded up to the damage (reported on standard error)\n"
-    "and the results were written.\n";
+    "and the results were written. A log is cut short when it ends inside\n"
+    "its header or a record, or holds records of a flow without the flow's\n"
+    "end record (its writer stopped early: a full disk, a crash).\n";
 
 typedef struct options {
   int json;
@@ -325,14 +327,23 @@ out_free_series:
 static int report_files(const options *o, const itg_decode_status *st) {
   int status = 0;
   for (size_t i = 0; i < o->nlogs; i++) {
-    if (!st[i].opened) {
-      if (st[i].error == ITG_EBADMSG || st[i].error == ITG_ETRUNC ||
-          st[i].error == ITG_EVERSION)
+    if (!st[i].opened && st[i].error == ITG_ETRUNC) {
+      DEC_ERROR("%s: cut short inside its header", o->logs[i]);
+      if (status == 0)
+        status = EXIT_DAMAGED;
+    } else if (!st[i].opened) {
+      if (st[i].error == ITG_EBADMSG || st[i].error == ITG_EVERSION)
         DEC_ERROR("%s: not a libitg log (%s)", o->logs[i],
                   itg_strerror(st[i].error));
       else
         DEC_ERROR("%s: %s", o->logs[i], itg_strerror(st[i].error));
       status = ITG__CLI_EXIT_USAGE;
+    } else if (st[i].error == ITG_ETRUNC) {
+      DEC_ERROR("%s: cut short at byte %llu: a partial record, or a flow "
+                "without its end record",
+                o->logs[i], (unsigned long long)st[i].offset);
+      if (status == 0)
+        status = EXIT_DAMAGED;
     } else if (st[i].error != 0) {
       DEC_ERROR("%s: stopped at byte %llu: %s", o->logs[i],
                 (unsigned long long)st[i].offset, itg_strerror(st[i].error));

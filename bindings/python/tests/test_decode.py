@@ -108,7 +108,9 @@ def test_several_files_add_up(recv_log: Path, tmp_path: Path) -> None:
     cut = tmp_path / "cut.itglog"
     cut.write_bytes(recv_log.read_bytes()[: HEADER_LEN + 30 * RECORD_LEN])
     report = itg.decode([recv_log, cut])
-    assert [f.complete for f in report.files] == [True, True]
+    # The cut file ends between records but before its flow's end record.
+    assert [f.complete for f in report.files] == [True, False]
+    assert report.files[1].error == itg.errors.code_of("ETRUNC")
     assert report.total.packets == PACKETS + 80 + 30
     assert report.flow(1).duplicates == 30
     assert report.as_dict() == _itg_dec_json(recv_log, cut)
