@@ -35,7 +35,9 @@ replay)
   bad=""
   for name in "$@"; do
     log="$build/fuzz/replay_$name.log"
-    if "$build/fuzz/replay_$name" "$here/corpus/$name" >"$log" 2>&1; then
+    # A limit: an input that hangs its harness is a finding too.
+    if timeout 300 "$build/fuzz/replay_$name" "$here/corpus/$name" \
+      >"$log" 2>&1; then
       echo "fuzz replay $name: $(tail -n 1 "$log")"
     else
       echo "FAIL fuzz replay $name:"
