@@ -149,6 +149,7 @@ demo: setup
 include ports/targets.mk
 include tests/bench/bench.mk
 include tests/fuzz/fuzz.mk
+include tests/soak/soak.mk
 
 # ---- install ---------------------------------------------------------------
 
