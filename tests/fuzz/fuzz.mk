@@ -14,8 +14,8 @@
 FUZZ_SECONDS ?= 300
 FUZZ_TEST_SECONDS ?= 10
 FUZZ_CC ?= clang
-FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(filter-out tests/fuzz/fuzz_file.c,$(wildcard tests/fuzz/fuzz_*.c)))
-FUZZ_COMMON := tests/fuzz/fuzz_file.c
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_COMMON := tests/fuzz/memfile.c
 
 .PHONY: fuzz test-fuzz fuzz-replay fuzz-harnesses
 
