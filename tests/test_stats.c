@@ -393,6 +393,51 @@ static void test_end_without_count(void **state) {
   itg_stats_free(s);
 }
 
+/* An end count far beyond every number seen is not believed (a flow known
+ * only by END 2^63 lost 2^63 packets); a near one is. A sender's far TX
+ * number alone is held as a received one is. */
+static void test_far_end_and_tx_counts(void **state) {
+  (void)state;
+  itg_stats *s = new_stats();
+  itg_logrec r[] = {rec(ITG_REC_FLOW_END | ITG_REC_RX, 1, (uint64_t)1 << 63,
+                        T0, 0, 0),
+                    rec(ITG_REC_FLOW_END | ITG_REC_RX, 2, 1000, T0, 0, 0),
+                    rec(ITG_REC_TX, 3, 1, T0, 0, 64),
+                    rec(ITG_REC_TX, 3, UINT64_MAX, T0 + MS, 0, 64),
+                    rec(ITG_REC_TX, 3, 2, T0 + 2 * MS, 0, 64),
+                    rx(3, 1, T0, US, 64)};
+  add(s, r, 6);
+  itg_flow_stats f = entry(s, 0);
+  assert_int_equal(f.flow_id, 1);
+  assert_int_equal(f.expected, 0);
+  assert_int_equal(f.lost, 0);
+  f = entry(s, 1);
+  assert_int_equal(f.expected, 1000);
+  assert_int_equal(f.lost, 1000);
+  assert_true(f.loss_pct == 100.0);
+  f = entry(s, 2);
+  assert_int_equal(f.expected, 2);
+  assert_int_equal(f.lost, 1);
+  itg_stats_free(s);
+}
+
+/* A loss of every packet is 100 %, never a rounding above it: 100 * x / x
+ * is 100.00000000000001 for this x. */
+static void test_loss_pct_at_most_100(void **state) {
+  (void)state;
+  const uint64_t x = 7566049573039268864u;
+  itg_stats *s = new_stats();
+  itg_logrec r[] = {rec(ITG_REC_TX, 1, x - 1, T0, 0, 64),
+                    rec(ITG_REC_TX, 1, x, T0 + MS, 0, 64),
+                    rec(ITG_REC_FLOW_END | ITG_REC_RX, 1, x, T0, 0, 0)};
+  add(s, r, 3);
+  itg_flow_stats f = entry(s, 0);
+  assert_true(f.expected == x);
+  assert_true(f.lost == x);
+  assert_true(f.loss_pct == 100.0);
+  itg_stats_free(s);
+}
+
 /* ---- meters and totals --------------------------------------------------- */
 
 /* Two one-way flows: A (id 5) delays 10 and 30 us, B (id 2) 20, 40, 60 us.
@@ -1025,6 +1070,8 @@ int main(void) {
       cmocka_unit_test(test_far_number_is_an_outlier),
       cmocka_unit_test(test_confirmed_jump_to_the_last_number),
       cmocka_unit_test(test_end_without_count),
+      cmocka_unit_test(test_far_end_and_tx_counts),
+      cmocka_unit_test(test_loss_pct_at_most_100),
       cmocka_unit_test(test_total_over_flows),
       cmocka_unit_test(test_meters),
       cmocka_unit_test(test_end_only_and_gaps),

@@ -65,8 +65,11 @@
  * far number: one more than 2^24 beyond the highest number taken so far
  * (a forged or damaged one), unless the next such far number arrives
  * within 65536 of it, which confirms a real jump (both are then taken and
- * the numbers skipped count as lost). The interval series follow the
- * same rule.
+ * the numbers skipped count as lost). The highest TX number follows the
+ * same rule, and a FLOW_END count more than 2^24 beyond every number
+ * taken is not believed (expected then falls back as if it were 0), so no
+ * single record makes a loss count absurd. The interval series follow
+ * the same rules.
  *
  * Totals are per meter: packets, bytes, losses, duplicates and bursts are
  * summed over the entries of that meter; delays are those of all their

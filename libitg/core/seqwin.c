@@ -115,6 +115,31 @@ itg__seq_verdict itg__seq_check(uint64_t top, uint64_t *held, uint64_t seq,
   return ITG__SEQ_HOLD;
 }
 
+void itg__seq_raise(uint64_t *top, uint64_t *held, uint64_t seq) {
+  uint64_t confirmed = 0;
+  switch (itg__seq_check(*top, held, seq, &confirmed)) {
+  case ITG__SEQ_TAKE:
+    break;
+  case ITG__SEQ_HOLD:
+    return;
+  case ITG__SEQ_CONFIRM:
+    if (confirmed > seq)
+      seq = confirmed;
+    break;
+  }
+  if (seq > *top)
+    *top = seq;
+}
+
+uint64_t itg__seq_sent(int has_end, uint64_t end_sent, uint64_t tx_top,
+                       uint64_t rx_top) {
+  uint64_t seen = tx_top > rx_top ? tx_top : rx_top;
+  if (!has_end || end_sent == 0 ||
+      (end_sent > seen && end_sent - seen > ITG__SEQ_JUMP_MAX))
+    return tx_top;
+  return end_sent;
+}
+
 /* Counts one arrival the far-number rule has let through. */
 static void take(itg__seqwin *w, uint64_t seq) {
   if (seq > w->top) {

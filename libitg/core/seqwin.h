@@ -57,6 +57,19 @@ typedef struct itg__seqwin_bursts {
 itg__seq_verdict itg__seq_check(uint64_t top, uint64_t *held, uint64_t seq,
                                 uint64_t *confirmed);
 
+/* Raises *top to seq under the same rule, *held being the far number of
+ * that sequence (for counts kept without a window: the highest TX number
+ * of a sender's log). */
+void itg__seq_raise(uint64_t *top, uint64_t *held, uint64_t seq);
+
+/* The count of packets sent that a flow's records support: its FLOW_END
+ * count when it has one other than 0 (0: not known), else the highest TX
+ * number taken. An end count more than ITG__SEQ_JUMP_MAX beyond both the
+ * highest TX number and rx_top, the highest number received, is not
+ * believed, as a far sequence number is not. */
+uint64_t itg__seq_sent(int has_end, uint64_t end_sent, uint64_t tx_top,
+                       uint64_t rx_top);
+
 /* Sets up an empty window. */
 void itg__seqwin_init(itg__seqwin *w);
 

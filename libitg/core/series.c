@@ -26,6 +26,7 @@ typedef struct sflow {
   int has_end;
   uint64_t end_sent;
   uint64_t tx_top; /* highest TX sequence number */
+  uint64_t tx_held; /* a far TX number waiting for confirmation */
   uint64_t top;    /* highest sequence number among the samples */
   uint64_t held;   /* a far number waiting for confirmation (seqwin.h) */
   int64_t prev_delay;
@@ -292,8 +293,7 @@ int itg_series_add(itg_series *s, const itg_logrec *recs, size_t n) {
         rc = sample_add(s, f, r);
       break;
     case ITG__REC_SENT:
-      if (r->seq > f->tx_top)
-        f->tx_top = r->seq;
+      itg__seq_raise(&f->tx_top, &f->tx_held, r->seq);
       if (s->meter == ITG_STATS_SENT)
         rc = sample_add(s, f, r);
       break;
@@ -324,7 +324,7 @@ static void add_cell(const itg_series *s, const sflow *f, int64_t idx,
   out->delay_sum += c->delay_sum;
   out->jit_sum += c->jit_sum;
   if (s->meter != ITG_STATS_SENT && idx == f->last_idx) {
-    uint64_t sent = f->has_end && f->end_sent > 0 ? f->end_sent : f->tx_top;
+    uint64_t sent = itg__seq_sent(f->has_end, f->end_sent, f->tx_top, f->top);
     if (sent > f->top)
       out->lost += sent - f->top;
   }
