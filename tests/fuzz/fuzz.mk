@@ -9,7 +9,7 @@
 #
 # The libFuzzer build is the ordinary build in build/fuzz with CC=clang and
 # FUZZ=1 (coverage, ASan and UBSan on the library too). New inputs go to
-# build/fuzz/new/<harness>/, findings to build/fuzz/findings/.
+# build/fuzz/fuzz/new/<harness>/, findings to build/fuzz/fuzz/findings/.
 
 FUZZ_SECONDS ?= 300
 FUZZ_TEST_SECONDS ?= 10
