@@ -30,6 +30,7 @@ failed. The same seed gives the same hostile bytes. The attack comes from
 other loopback addresses than the flows (127.0.0.2-5), except the forged
 datagrams, which come from the flows' own 127.0.0.1.
 """
+import atexit
 import json
 import os
 import random
@@ -60,6 +61,21 @@ FD_SLACK = 8
 IDLE_CONNS = 600  # per target: more than the programs' default reserves
 
 results = []
+children = []  # every program started here, ended at exit if still running
+
+
+@atexit.register
+def end_children():
+    for p in children:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def launch(argv, **kw):
+    p = subprocess.Popen(argv, **kw)
+    children.append(p)
+    return p
 
 
 def check(name, ok, detail=""):
@@ -208,7 +224,7 @@ def run_flows(bin_dir, work, sig_port, log_port, tag, secs, ports):
             + opts + ["-t", str(int(secs * 1000)), "-x", log]
         out = open(os.path.join(work, "%s_%s.out" % (tag, proto)), "w")
         procs.append((proto, port, log, out,
-                      subprocess.Popen(argv, stdout=out, stderr=out)))
+                      launch(argv, stdout=out, stderr=out)))
     for proto, port, log, out, p in procs:
         try:
             rc = p.wait(timeout=secs + 30)
@@ -418,7 +434,7 @@ class Hostile:
         self.spawn(self.stalled_server)
         # A real sender whose flow's log goes to the stalled server.
         out = open(os.path.join(self.work, "stall_sender.out"), "w")
-        self.stall_sender = subprocess.Popen(
+        self.stall_sender = launch(
             [os.path.join(self.bin_dir, "itg-send"), "-a", "127.0.0.1",
              "-sa", STALLER, "-Sdp", str(self.sig), "-rp", str(free_port()),
              "-C", "5000",
@@ -471,11 +487,11 @@ def main():
     def limited():
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, 1024), hard))
 
-    log = subprocess.Popen([os.path.join(bin_dir, "itg-log"), "-p", "0", "-a",
+    log = launch([os.path.join(bin_dir, "itg-log"), "-p", "0", "-a",
                             "127.0.0.1", "-d", logs], stderr=subprocess.PIPE,
                            text=True, preexec_fn=limited)
     recv_err = open(os.path.join(work, "itg-recv.err"), "w")
-    recv = Proc("itg-recv", subprocess.Popen(
+    recv = Proc("itg-recv", launch(
         [os.path.join(bin_dir, "itg-recv"), "-Sp", "0", "-a", "127.0.0.1",
          "--log-dir", logs], stdout=recv_err, stderr=recv_err,
         preexec_fn=limited))
