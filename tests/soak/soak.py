@@ -20,8 +20,8 @@ flows again while, for the whole run,
   - the log server gets garbage frames and datagrams.
 It passes when the legitimate flows lose nothing and count nothing
 foreign (packets logged == packets sent, no loss), their p99 delay is at
-most twice the quiet run's (never less than a 5 ms allowance: a loaded
-machine's noise is not a finding), both programs' memory stays within 64
+most twice the quiet run's (never less than a 20 ms allowance: a loaded
+machine's noise is not a finding; TCP without Nagle's delay, -D), both programs' memory stays within 64
 MiB of the quiet run's peak, their descriptors come back to within 8 of
 the quiet run's once the attack stops, the log server took the sender
 log it was sent complete, and both programs live on and exit 0 on
@@ -55,7 +55,9 @@ FLOODER = "127.0.0.2"
 NOISE = "127.0.0.3"
 TRICKLER = "127.0.0.4"
 STALLER = "127.0.0.5"
-P99_FLOOR_S = 0.005
+# The stalls this soak looks for last seconds; a loaded machine's
+# scheduling alone moves a p99 by tens of milliseconds.
+P99_FLOOR_S = 0.020
 RSS_SLACK_KB = 64 * 1024
 FD_SLACK = 8
 IDLE_CONNS = 600  # per target: more than the programs' default reserves
@@ -212,8 +214,8 @@ def run_flows(bin_dir, work, sig_port, log_port, tag, secs, ports):
     flows = {}
     procs = []
     for proto, port, opts in (("UDP", ports[0], ["-C", "500", "-c", "256"]),
-                              ("TCP", ports[1], ["-T", "TCP", "-C", "200",
-                                                 "-c", "512"])):
+                              ("TCP", ports[1], ["-T", "TCP", "-D", "-C",
+                                                 "200", "-c", "512"])):
         log = "%s_%s.log" % (tag, proto.lower())
         argv = [os.path.join(bin_dir, "itg-send")]
         if proto == "UDP":
