@@ -203,7 +203,7 @@ static int list_flow(itg_series *s, sflow *f) {
 }
 
 /* Moves the flow's top to seq if it is above it, counting the numbers
- * skipped as lost in c; the far-number rule of seqwin.h applies. */
+ * skipped as lost in c. */
 static void top_raise(sflow *f, cell *c, uint64_t seq) {
   if (seq > f->top) {
     c->lost += seq - f->top - 1;
@@ -211,6 +211,8 @@ static void top_raise(sflow *f, cell *c, uint64_t seq) {
   }
 }
 
+/* Takes a sample's sequence number under the far-number rule of
+ * seqwin.h. */
 static void seq_add(sflow *f, cell *c, uint64_t seq) {
   uint64_t confirmed = 0;
   if (seq == 0)
