@@ -2,9 +2,13 @@
 #
 #   make            library (static + shared) and programs, in build/
 #   make test       set-up, build, unit + integration tests, then the same
-#                   tests again under AddressSanitizer and UBSan, then the
-#                   cross builds' tests (Windows under wine64, armhf and
-#                   aarch64 under qemu-user: see ports/targets.mk)
+#                   tests again under AddressSanitizer and UBSan with the
+#                   fuzz corpora replayed (and each harness fuzzed briefly
+#                   when clang is there), then the cross builds' tests
+#                   (Windows under wine64, armhf and aarch64 under
+#                   qemu-user: see ports/targets.mk)
+#   make fuzz       each fuzz harness for FUZZ_SECONDS (tests/fuzz/fuzz.mk)
+#   make soak       the hostile soak for SOAK_SECONDS (tests/soak/soak.mk)
 #   make demo       receiver and sender on loopback, then the QoS report
 #   make install    PREFIX=/usr/local DESTDIR=
 #   V=1             show the commands
@@ -38,6 +42,10 @@ OPT ?= -O2
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 ifneq ($(SAN),)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+# The libFuzzer build (tests/fuzz/fuzz.mk): coverage for the fuzzer too.
+ifneq ($(FUZZ),)
+SAN_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
 # libuv's headers need gnu11: plain c11 hides pthread_rwlock_t.
 BASE_CFLAGS := -std=gnu11 $(OPT) -g $(WARN) -fPIC -fvisibility=hidden \
@@ -125,7 +133,7 @@ setup:
 
 test: setup
 	$(Q)$(MAKE) --no-print-directory test-unit test-integration
-	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 OPT=-O1 test-unit test-integration
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 OPT=-O1 test-unit test-integration test-fuzz
 	$(Q)$(MAKE) --no-print-directory -k $(CROSS_TARGETS:%=test-%)
 
 test-unit: tests
@@ -140,6 +148,8 @@ demo: setup
 
 include ports/targets.mk
 include tests/bench/bench.mk
+include tests/fuzz/fuzz.mk
+include tests/soak/soak.mk
 
 # ---- install ---------------------------------------------------------------
 

@@ -785,6 +785,54 @@ static void test_read_file_long_lines(void **state) {
   free(text);
 }
 
+/* A trace has at most ITG_DIST_TRACE_MAX values and lines of at most
+ * ITG_DIST_LINE_MAX bytes; a file with no end (/dev/zero grew the reader
+ * to gigabytes in seconds) is refused at its first bytes. */
+static void test_read_file_bounds(void **state) {
+  const size_t max = ITG_DIST_TRACE_MAX;
+  char *text = malloc(2 * max + 2);
+  double *v = NULL;
+  size_t n = 0, bad = 99;
+  FILE *zero;
+  (void)state;
+  assert_non_null(text);
+  for (size_t i = 0; i < max + 1; i++)
+    memcpy(text + 2 * i, "7\n", 2);
+  assert_int_equal(read_text("max", text, 2 * max, &v, &n, &bad), 0);
+  assert_int_equal(n, max);
+  itg_free(v);
+  v = NULL;
+  assert_int_equal(read_text("over_max", text, 2 * max + 2, &v, &n, &bad),
+                   ITG_ELIMIT);
+  assert_int_equal(bad, 0);
+  assert_null(v);
+
+  /* "1\n", then a comment line of ITG_DIST_LINE_MAX bytes, then one
+   * byte longer. */
+  memset(text, 'c', ITG_DIST_LINE_MAX + 4);
+  memcpy(text, "1\n#", 3);
+  text[ITG_DIST_LINE_MAX + 2] = '\n';
+  assert_int_equal(
+      read_text("longest", text, ITG_DIST_LINE_MAX + 3, &v, &n, &bad), 0);
+  assert_int_equal(n, 1);
+  itg_free(v);
+  v = NULL;
+  text[ITG_DIST_LINE_MAX + 2] = 'c';
+  text[ITG_DIST_LINE_MAX + 3] = '\n';
+  expect_bad_line("too_long", text, ITG_DIST_LINE_MAX + 4, 2);
+  memset(text, 0, 100000);
+  expect_bad_line("zeros", text, 100000, 1);
+  free(text);
+
+  zero = fopen("/dev/zero", "rb");
+  if (zero != NULL) {
+    fclose(zero);
+    assert_int_equal(itg_dist_read_file("/dev/zero", &v, &n, &bad),
+                     ITG_EBADMSG);
+    assert_int_equal(bad, 1);
+  }
+}
+
 static void test_read_file_errors(void **state) {
   char path[4200];
   double *v = NULL;
@@ -988,6 +1036,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_read_file_good),
       cmocka_unit_test(test_read_file_bad_lines),
       cmocka_unit_test(test_read_file_long_lines),
+      cmocka_unit_test(test_read_file_bounds),
       cmocka_unit_test(test_read_file_errors),
       cmocka_unit_test(test_reference_vectors),
   };

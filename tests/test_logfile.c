@@ -341,7 +341,8 @@ static void test_record_random_roundtrip(void **state) {
   }
 }
 
-/* Every header prefix is ETRUNC, and a failed decode leaves *hdr alone. */
+/* Every header prefix is ETRUNC, a short buffer that does not begin as a
+ * log is EBADMSG, and a failed decode leaves *hdr alone. */
 static void test_header_truncations(void **state) {
   itg_log_hdr h = test_header(), out, before;
   uint8_t buf[HDR];
@@ -352,6 +353,10 @@ static void test_header_truncations(void **state) {
   memcpy(&before, &out, sizeof before);
   for (k = 0; k < HDR; k++)
     assert_int_equal(itg_log_hdr_decode(buf, k, &out), ITG_ETRUNC);
+  assert_int_equal(itg_log_hdr_decode((const uint8_t *)"ITGLAG\r\n", 8, &out),
+                   ITG_EBADMSG);
+  assert_int_equal(itg_log_hdr_decode((const uint8_t *)"x", 1, &out),
+                   ITG_EBADMSG);
   assert_memory_equal(&out, &before, sizeof out);
   assert_int_equal(itg_log_hdr_decode(buf, HDR, &out), 0);
   assert_string_equal(out.host, "roundtrip-host");

@@ -308,6 +308,136 @@ static void test_jump_beyond_the_window(void **state) {
   itg_stats_free(s);
 }
 
+/* A forged or damaged sequence number far beyond the flow (here the
+ * largest there is) is held, not believed: the flow of 1..5 with 3 lost
+ * still expects 5 and loses 1, not 2^64 - 5. */
+static void test_far_number_is_an_outlier(void **state) {
+  (void)state;
+  itg_stats *s = new_stats();
+  itg_logrec r[] = {rx(4, 1, T0, US, 64), rx(4, 2, T0 + MS, US, 64),
+                    rx(4, UINT64_MAX, T0 + 2 * MS, US, 64),
+                    rx(4, 4, T0 + 3 * MS, US, 64),
+                    rx(4, 5, T0 + 4 * MS, US, 64),
+                    rx(4, UINT64_MAX / 2, T0 + 5 * MS, US, 64)};
+  add(s, r, 6);
+  itg_flow_stats f = entry(s, 0);
+  assert_int_equal(f.packets, 6);
+  assert_int_equal(f.expected, 5);
+  assert_int_equal(f.lost, 1);
+  assert_int_equal(f.loss_bursts, 1);
+  assert_int_equal(f.reordered, 0);
+  itg_stats_free(s);
+}
+
+/* Two far numbers close together confirm a jump, even to the end of the
+ * number space: the window's walk up to 2^64 - 1 ends (it wrapped around
+ * to 0 and never did), and the jump counts as lost. */
+static void test_confirmed_jump_to_the_last_number(void **state) {
+  (void)state;
+  itg_stats *s = new_stats();
+  itg_logrec r[] = {rx(4, 1, T0, US, 64),
+                    rx(4, UINT64_MAX - 1, T0 + MS, US, 64),
+                    rx(4, UINT64_MAX, T0 + 2 * MS, US, 64)};
+  add(s, r, 3);
+  itg_flow_stats f = entry(s, 0);
+  assert_true(f.expected == UINT64_MAX);
+  assert_true(f.lost == UINT64_MAX - 3);
+  assert_int_equal(f.loss_bursts, 1);
+  itg_stats_free(s);
+
+  /* The same number alone, as the first record of a flow. */
+  s = new_stats();
+  itg_logrec last[] = {rx(5, UINT64_MAX, T0, US, 64),
+                       rx(5, UINT64_MAX - 3, T0 + MS, US, 64)};
+  add(s, last, 2);
+  f = entry(s, 0);
+  assert_true(f.expected == UINT64_MAX);
+  assert_int_equal(f.reordered, 1);
+  itg_stats_free(s);
+}
+
+/* The interval series follows the same rule: a lone far number adds no
+ * loss; a confirmed jump does. */
+static void test_series_far_numbers(void **state) {
+  (void)state;
+  itg_series *s = NULL;
+  itg_series_point p;
+  itg_logrec r[] = {rx(1, 1, T0, US, 64), rx(1, UINT64_MAX, T0 + US, US, 64),
+                    rx(1, 3, T0 + 2 * US, US, 64)};
+  assert_int_equal(itg_series_new(MS, ITG_STATS_OWD, &s), 0);
+  assert_int_equal(itg_series_add(s, r, 3), 0);
+  assert_int_equal(itg_series_get(s, 0, 0, &p), 0);
+  assert_int_equal(p.packets, 3);
+  assert_int_equal(p.lost, 1);
+  itg_logrec jump[] = {rx(1, 1u << 30, T0 + 3 * US, US, 64),
+                       rx(1, (1u << 30) + 1, T0 + 4 * US, US, 64)};
+  assert_int_equal(itg_series_add(s, jump, 2), 0);
+  assert_int_equal(itg_series_get(s, 0, 0, &p), 0);
+  assert_int_equal(p.lost, 1 + (1u << 30) - 4);
+  itg_series_free(s);
+}
+
+/* A receiver's end record for a flow its sender never closed counts 0:
+ * the sender's TX records still tell how many were sent (6: 3 lost). */
+static void test_end_without_count(void **state) {
+  (void)state;
+  itg_stats *s = new_stats();
+  itg_logrec r[] = {rx(4, 1, T0, US, 64), rx(4, 2, T0 + MS, US, 64),
+                    rx(4, 4, T0 + 3 * MS, US, 64),
+                    rec(ITG_REC_FLOW_END | ITG_REC_RX, 4, 0, T0, 0, 0),
+                    rec(ITG_REC_TX, 4, 6, T0 + 5 * MS, 0, 64)};
+  add(s, r, 5);
+  itg_flow_stats f = entry(s, 0);
+  assert_int_equal(f.expected, 6);
+  assert_int_equal(f.lost, 3);
+  itg_stats_free(s);
+}
+
+/* An end count far beyond every number seen is not believed (a flow known
+ * only by END 2^63 lost 2^63 packets); a near one is. A sender's far TX
+ * number alone is held as a received one is. */
+static void test_far_end_and_tx_counts(void **state) {
+  (void)state;
+  itg_stats *s = new_stats();
+  itg_logrec r[] = {rec(ITG_REC_FLOW_END | ITG_REC_RX, 1, (uint64_t)1 << 63,
+                        T0, 0, 0),
+                    rec(ITG_REC_FLOW_END | ITG_REC_RX, 2, 1000, T0, 0, 0),
+                    rec(ITG_REC_TX, 3, 1, T0, 0, 64),
+                    rec(ITG_REC_TX, 3, UINT64_MAX, T0 + MS, 0, 64),
+                    rec(ITG_REC_TX, 3, 2, T0 + 2 * MS, 0, 64),
+                    rx(3, 1, T0, US, 64)};
+  add(s, r, 6);
+  itg_flow_stats f = entry(s, 0);
+  assert_int_equal(f.flow_id, 1);
+  assert_int_equal(f.expected, 0);
+  assert_int_equal(f.lost, 0);
+  f = entry(s, 1);
+  assert_int_equal(f.expected, 1000);
+  assert_int_equal(f.lost, 1000);
+  assert_true(f.loss_pct == 100.0);
+  f = entry(s, 2);
+  assert_int_equal(f.expected, 2);
+  assert_int_equal(f.lost, 1);
+  itg_stats_free(s);
+}
+
+/* A loss of every packet is 100 %, never a rounding above it: 100 * x / x
+ * is 100.00000000000001 for this x. */
+static void test_loss_pct_at_most_100(void **state) {
+  (void)state;
+  const uint64_t x = 7566049573039268864u;
+  itg_stats *s = new_stats();
+  itg_logrec r[] = {rec(ITG_REC_TX, 1, x - 1, T0, 0, 64),
+                    rec(ITG_REC_TX, 1, x, T0 + MS, 0, 64),
+                    rec(ITG_REC_FLOW_END | ITG_REC_RX, 1, x, T0, 0, 0)};
+  add(s, r, 3);
+  itg_flow_stats f = entry(s, 0);
+  assert_true(f.expected == x);
+  assert_true(f.lost == x);
+  assert_true(f.loss_pct == 100.0);
+  itg_stats_free(s);
+}
+
 /* ---- meters and totals --------------------------------------------------- */
 
 /* Two one-way flows: A (id 5) delays 10 and 30 us, B (id 2) 20, 40, 60 us.
@@ -844,10 +974,13 @@ static void write_log(const char *path, const itg_logrec *r, size_t n,
   fclose(fp);
 }
 
-/* Three files: a clean one (3 records), a truncated one (2 records then
- * 10 bytes) and a missing one. Decoding keeps every whole record, says
- * where the truncated file stopped (64 + 2*32 = 128), and reports the
- * missing file as not opened. */
+/* Three files: a clean one (3 records and the flow's end), a truncated
+ * one (2 records then 10 bytes) and a missing one. Decoding keeps every
+ * whole record, says where the truncated file stopped (64 + 2*32 = 128),
+ * and reports the missing file as not opened. A file that ends cleanly
+ * with a flow that has no end record was cut short too (a full disk stops
+ * a writer between records); one shorter than a header that begins as a
+ * log does is cut short, text is not a log. */
 static void test_decode_files(void **state) {
   (void)state;
   char dir[400], a[448], b[448], c[448], d[448];
@@ -857,9 +990,9 @@ static void test_decode_files(void **state) {
   snprintf(c, sizeof c, "%s/missing.log", dir);
   snprintf(d, sizeof d, "%s/notalog.log", dir);
   itg_logrec r[] = {rx(1, 1, T0, 10 * US, 100), rx(1, 2, T0 + MS, 30 * US, 100),
-                    rx(1, 3, T0 + 2 * MS, 20 * US, 100)};
+                    rx(1, 3, T0 + 2 * MS, 20 * US, 100), flow_end(1, 3)};
   itg_logrec q[] = {rx(2, 1, T0, 50 * US, 60), rx(2, 3, T0 + MS, 50 * US, 60)};
-  write_log(a, r, 3, 0);
+  write_log(a, r, 4, 0);
   write_log(b, q, 2, 10);
   FILE *fp = fopen(d, "wb");
   assert_non_null(fp);
@@ -876,8 +1009,8 @@ static void test_decode_files(void **state) {
   assert_int_equal(itg_decode_files(paths, 2, s, ser, st), ITG_ETRUNC);
   assert_int_equal(st[0].error, 0);
   assert_int_equal(st[0].opened, 1);
-  assert_int_equal(st[0].records, 3);
-  assert_int_equal(st[0].offset, 64 + 3 * 32);
+  assert_int_equal(st[0].records, 4);
+  assert_int_equal(st[0].offset, 64 + 4 * 32);
   assert_int_equal(st[0].hdr.role, ITG_LOG_ROLE_RECEIVER);
   assert_string_equal(st[0].hdr.host, "test");
   assert_int_equal(st[1].error, ITG_ETRUNC);
@@ -899,6 +1032,27 @@ static void test_decode_files(void **state) {
   assert_int_equal(st[2].error, ITG_EBADMSG);
   assert_int_equal(itg_stats_flow_count(s2), 1);
   assert_int_equal(entry(s2, 0).packets, 3);
+  assert_int_equal(entry(s2, 0).lost, 0);
+
+  /* r without its end record; the first 20 bytes of a log. */
+  write_log(b, r, 3, 0);
+  fp = fopen(d, "wb");
+  assert_non_null(fp);
+  fputs("ITGLOG\r\n", fp);
+  for (int i = 0; i < 12; i++)
+    fputc(0, fp);
+  fclose(fp);
+  const char *cut[] = {b, d, a};
+  itg_stats *s3 = new_stats();
+  assert_int_equal(itg_decode_files(cut, 3, s3, NULL, st), ITG_ETRUNC);
+  assert_int_equal(st[0].opened, 1);
+  assert_int_equal(st[0].error, ITG_ETRUNC);
+  assert_int_equal(st[0].records, 3);
+  assert_int_equal(st[0].offset, 64 + 3 * 32);
+  assert_int_equal(st[1].opened, 0);
+  assert_int_equal(st[1].error, ITG_ETRUNC);
+  assert_int_equal(st[2].error, 0);
+  itg_stats_free(s3);
 
   assert_int_equal(itg_decode_files(paths, 0, s2, NULL, NULL), ITG_EINVAL);
   itg_series_free(ser);
@@ -967,6 +1121,11 @@ int main(void) {
       cmocka_unit_test(test_duplicates_and_reordering),
       cmocka_unit_test(test_bursts_across_the_window),
       cmocka_unit_test(test_jump_beyond_the_window),
+      cmocka_unit_test(test_far_number_is_an_outlier),
+      cmocka_unit_test(test_confirmed_jump_to_the_last_number),
+      cmocka_unit_test(test_end_without_count),
+      cmocka_unit_test(test_far_end_and_tx_counts),
+      cmocka_unit_test(test_loss_pct_at_most_100),
       cmocka_unit_test(test_total_over_flows),
       cmocka_unit_test(test_meters),
       cmocka_unit_test(test_end_only_and_gaps),
@@ -977,6 +1136,7 @@ int main(void) {
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_series),
       cmocka_unit_test(test_series_sent_and_limit),
+      cmocka_unit_test(test_series_far_numbers),
       cmocka_unit_test(test_decode_files),
       cmocka_unit_test(test_decode_damaged_block),
   };

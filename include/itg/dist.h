@@ -74,14 +74,23 @@ ITG_API int itg_dist_new(itg_dist_kind kind, const double *params,
 ITG_API int itg_dist_new_empirical(const double *values, size_t n,
                                    itg_dist **out);
 
+/* The most values a trace file may hold (32 MiB of doubles), and the
+ * longest line it may have (1 MiB, its line end not counted): a file
+ * without end (/dev/zero, a pipe) is refused once past them, never read
+ * to the end of memory. */
+#define ITG_DIST_TRACE_MAX ((size_t)1 << 22)
+#define ITG_DIST_LINE_MAX ((size_t)1 << 20)
+
 /* Reads a trace file for an EMPIRICAL dist: one number per line, with
  * optional blanks around it; LF and CRLF line ends are both accepted, and
- * lines of any length. Blank lines and lines whose first non-blank
- * character is '#' are skipped. On success *values is an array the caller
- * frees with itg_free and *n its length. Returns 0, ITG_EINVAL (a NULL
- * argument, or an empty trace), ITG_ENOENT, ITG_EIO, ITG_ENOMEM or
- * ITG_EBADMSG (a line that is not a finite number; *bad_line, if not NULL,
- * gets its 1-based number, and is set to 0 on any other outcome). */
+ * lines of up to ITG_DIST_LINE_MAX bytes. Blank lines and lines whose
+ * first non-blank character is '#' are skipped. On success *values is an
+ * array the caller frees with itg_free and *n its length. Returns 0,
+ * ITG_EINVAL (a NULL argument, or an empty trace), ITG_ENOENT, ITG_EIO,
+ * ITG_ENOMEM, ITG_ELIMIT (more than ITG_DIST_TRACE_MAX values) or
+ * ITG_EBADMSG (a line that is not a finite number, holds a NUL byte or is
+ * longer than ITG_DIST_LINE_MAX; *bad_line, if not NULL, gets its 1-based
+ * number, and is set to 0 on any other outcome). */
 ITG_API int itg_dist_read_file(const char *path, double **values, size_t *n,
                                size_t *bad_line);
 

@@ -106,8 +106,9 @@ ITG_API int itg_logrec_decode(const uint8_t *buf, itg_logrec *rec);
 ITG_API void itg_log_hdr_encode(const itg_log_hdr *hdr, uint8_t *buf);
 
 /* Decodes a file header, version 2 or 1, from buf[0..len). Returns 0,
- * ITG_ETRUNC (len < 64, or < 68 for version 2), ITG_EBADMSG (not a libitg
- * log; a wrong byte-order mark; a header or record length other than the
+ * ITG_ETRUNC (len < 64, or < 68 for version 2, and the bytes begin as a
+ * log's magic does: a header cut short), ITG_EBADMSG (not a libitg log; a
+ * wrong byte-order mark; a header or record length other than the
  * version's; a checksum that fails; a role or clock this version does not
  * know; a host name field without a NUL) or ITG_EVERSION. The checks run
  * in that order, with the version checked after the byte-order mark and

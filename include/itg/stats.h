@@ -9,7 +9,8 @@
  * What each record counts for (flags, checked in this order):
  *   GAP        seq records were lost on the way to a log server: adds to
  *              the flow's log_gaps.
- *   FLOW_END   seq = packets the sender sent: the loss reference. With RX
+ *   FLOW_END   seq = packets the sender sent: the loss reference (0: not
+ *              known, a flow its sender never closed). With RX
  *              (or RTT) in its flags it also marks the flow as measured
  *              one way (round trip) even if nothing arrived.
  *   RTT        a round trip, delay = rx_ns - tx_ns (meter RTT); with
@@ -40,10 +41,10 @@
  *                    consecutive packets in arrival (record) order;
  *   jitter_rfc3550   RFC 3550's smoothed J += (|D(i-1,i)| - J) / 16 after
  *                    the last packet;
- *   expected         packets sent: the largest FLOW_END count, else the
- *                    highest TX sequence number, but never less than the
- *                    highest sequence number received (sequences start at
- *                    1, as in D-ITG);
+ *   expected         packets sent: the largest FLOW_END count (if not 0),
+ *                    else the highest TX sequence number, but never less
+ *                    than the highest sequence number received (sequences
+ *                    start at 1, as in D-ITG);
  *   lost             expected - distinct sequence numbers received, so
  *                    packets lost after the last arrival count when a
  *                    FLOW_END or the sender's TX records are given;
@@ -60,7 +61,15 @@
  *   bitrate, rate    bytes * 8 / duration (kbit/s) and packets / duration,
  *                    as ITGDec computes them; 0 when duration is 0.
  * A record with sequence number 0 counts as a packet and a delay sample
- * but takes no part in loss, duplicate or reordering counts.
+ * but takes no part in loss, duplicate or reordering counts; so does a
+ * far number: one more than 2^24 beyond the highest number taken so far
+ * (a forged or damaged one), unless the next such far number arrives
+ * within 65536 of it, which confirms a real jump (both are then taken and
+ * the numbers skipped count as lost). The highest TX number follows the
+ * same rule, and a FLOW_END count more than 2^24 beyond every number
+ * taken is not believed (expected then falls back as if it were 0), so no
+ * single record makes a loss count absurd. The interval series follow
+ * the same rules.
  *
  * Totals are per meter: packets, bytes, losses, duplicates and bursts are
  * summed over the entries of that meter; delays are those of all their
@@ -278,12 +287,17 @@ typedef struct itg_decode_status {
  * and to series (either may be NULL). A damaged block of a version 2 file
  * is skipped (st counts it) and reading goes on; reading stops at a
  * truncated tail, or at the first damaged record of a version 1 file; what
- * was read before is kept and the next file is read. st, if not NULL, has
- * n elements and receives each file's status. Returns 0 when every file
- * was read to its end without damage, the error of the first file that
- * was not (st says which and where), ITG_EINVAL (no paths or a NULL path),
- * or the error of itg_stats_add / itg_series_add that stopped decoding
- * (ITG_ENOMEM, ITG_ELIMIT). */
+ * was read before is kept and the next file is read. A file cut short is
+ * ITG_ETRUNC: one shorter than its header whose bytes begin as a log's do
+ * (not opened), one that ends inside a record or a block, and one that
+ * ends cleanly but holds records of a flow without that flow's FLOW_END
+ * (every writer ends each flow it logs with one; a full disk or a crash
+ * stops it before). st, if not NULL, has n elements and receives each
+ * file's status. Returns 0 when every file was read to its end without
+ * damage, the error of the first file that was not (st says which and
+ * where), ITG_EINVAL (no paths or a NULL path), or the error of
+ * itg_stats_add / itg_series_add that stopped decoding (ITG_ENOMEM,
+ * ITG_ELIMIT). */
 ITG_API int itg_decode_files(const char *const *paths, size_t n,
                              itg_stats *stats, itg_series *series,
                              itg_decode_status *st);

@@ -1,9 +1,48 @@
 /* Decoding log files into statistics and series (see itg/stats.h). */
 #include "itg/stats.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/idmap.h"
+
 #define BATCH 256
+
+/* The flows of one file that have records but no FLOW_END yet. Every
+ * writer ends each flow it logs with a FLOW_END, so a file read to its
+ * end with flows still open was cut short: its writer stopped (a full
+ * disk, a crash) with records it never wrote. */
+typedef struct open_flows {
+  itg__idmap ended; /* flow id -> flag: 1 ended, 0 open */
+  size_t open;
+} open_flows;
+
+static void open_flows_free(open_flows *o) {
+  for (size_t i = 0; i < o->ended.cap; i++)
+    free(o->ended.slots[i].value);
+  itg__idmap_free(&o->ended);
+}
+
+/* Notes one record. Returns 0 or ITG_ENOMEM. */
+static int open_flows_add(open_flows *o, const itg_logrec *r) {
+  int end = (r->flags & ITG_REC_FLOW_END) != 0;
+  int *ended;
+  if (!end && (r->flags & ITG_REC_GAP))
+    return 0;
+  ended = itg__idmap_get(&o->ended, r->flow_id);
+  if (ended == NULL) {
+    ended = itg__idmap_put_new(&o->ended, r->flow_id, sizeof *ended);
+    if (ended == NULL)
+      return ITG_ENOMEM;
+    if (!end)
+      o->open++;
+  } else if (end && !*ended) {
+    o->open--;
+  }
+  if (end)
+    *ended = 1;
+  return 0;
+}
 
 /* Adds a batch to whichever consumers there are. */
 static int feed(itg_stats *stats, itg_series *series, const itg_logrec *recs,
@@ -32,6 +71,7 @@ static int decode_one(const char *path, itg_stats *stats, itg_series *series,
                       itg_decode_status *st, int *fatal) {
   itg_logrec recs[BATCH];
   itg_logreader *r;
+  open_flows flows;
   size_t n = 0;
   int rc = itg_logreader_open(path, &r);
   if (rc != 0) {
@@ -40,6 +80,8 @@ static int decode_one(const char *path, itg_stats *stats, itg_series *series,
   }
   st->opened = 1;
   itg_logreader_header(r, &st->hdr);
+  memset(&flows, 0, sizeof flows);
+  itg__idmap_init(&flows.ended);
   for (;;) {
     uint64_t damaged = st->damaged;
     int got = itg_logreader_next(r, &recs[n]);
@@ -51,6 +93,8 @@ static int decode_one(const char *path, itg_stats *stats, itg_series *series,
       continue;
     if (n > 0) {
       int frc = feed(stats, series, recs, n);
+      for (size_t i = 0; i < n && frc == 0; i++)
+        frc = open_flows_add(&flows, &recs[i]);
       if (frc != 0) {
         *fatal = 1;
         rc = frc;
@@ -64,10 +108,13 @@ static int decode_one(const char *path, itg_stats *stats, itg_series *series,
       break;
     }
   }
+  if (rc == 0 && flows.open > 0)
+    rc = ITG_ETRUNC;
   st->error = rc;
   st->offset = itg_logreader_offset(r);
 
 out_close_reader:
+  open_flows_free(&flows);
   itg_logreader_close(r);
   return rc;
 }

@@ -285,16 +285,14 @@ typedef struct itg__trace {
   size_t cap;
 } itg__trace;
 
-/* Appends n bytes to the line, keeping room for a terminating NUL.
- * Returns 0 or ITG_ENOMEM. */
+/* Appends n bytes to the line (l->len + n <= ITG_DIST_LINE_MAX), keeping
+ * room for a terminating NUL. Returns 0 or ITG_ENOMEM. */
 static int itg__line_append(itg__line *l, const char *bytes, size_t n) {
-  if (n >= SIZE_MAX - l->len)
-    return ITG_ENOMEM;
   if (l->len + n + 1 > l->cap) {
     size_t cap = l->cap ? l->cap : 128;
     char *s;
     while (cap < l->len + n + 1)
-      cap = cap > SIZE_MAX / 2 ? l->len + n + 1 : cap * 2;
+      cap *= 2;
     s = realloc(l->s, cap);
     if (s == NULL)
       return ITG_ENOMEM;
@@ -306,8 +304,10 @@ static int itg__line_append(itg__line *l, const char *bytes, size_t n) {
   return 0;
 }
 
-/* Appends one value. Returns 0 or ITG_ENOMEM. */
+/* Appends one value. Returns 0, ITG_ELIMIT or ITG_ENOMEM. */
 static int itg__trace_push(itg__trace *t, double x) {
+  if (t->len == ITG_DIST_TRACE_MAX)
+    return ITG_ELIMIT;
   if (t->len == t->cap) {
     size_t cap = t->cap ? t->cap * 2 : 256;
     double *v;
@@ -338,9 +338,6 @@ static int itg__take_line(itg__line *l, itg__trace *t) {
     return 0;
   end = s + l->len;
   *end = '\0';
-  /* A NUL byte would hide the rest of the line from the parser. */
-  if (memchr(s, '\0', l->len) != NULL)
-    return ITG_EBADMSG;
   while (s < end && itg__is_blank(*s))
     s++;
   while (end > s && itg__is_blank(end[-1]))
@@ -379,6 +376,15 @@ int itg_dist_read_file(const char *path, double **values, size_t *n,
     while (off < got) {
       char *nl = memchr(chunk + off, '\n', got - off);
       size_t seg = nl != NULL ? (size_t)(nl - (chunk + off)) : got - off;
+      /* Checked as the bytes come, not at the line's end: binary data
+       * may have none. A NUL byte would hide the rest of the line from
+       * the parser. */
+      if (seg > ITG_DIST_LINE_MAX - line.len ||
+          memchr(chunk + off, '\0', seg) != NULL) {
+        lineno++;
+        rc = ITG_EBADMSG;
+        goto out_close_file;
+      }
       rc = itg__line_append(&line, chunk + off, seg);
       if (rc != 0)
         goto out_close_file;

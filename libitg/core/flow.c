@@ -183,8 +183,14 @@ static int itg__trace_check(const itg_dist_spec *s, const char *who, double lo,
     return ITG_ENOENT;
   case ITG_EBADMSG:
     itg__set_err(err, errlen,
-                 "%s: trace file '%s', line %zu: not a finite number", who,
-                 s->file, bad);
+                 "%s: trace file '%s', line %zu: not a finite number (or "
+                 "longer than %zu bytes)",
+                 who, s->file, bad, ITG_DIST_LINE_MAX);
+    return ITG_EINVAL;
+  case ITG_ELIMIT:
+    itg__set_err(err, errlen,
+                 "%s: trace file '%s' holds more than %zu values", who,
+                 s->file, ITG_DIST_TRACE_MAX);
     return ITG_EINVAL;
   case ITG_EINVAL:
     itg__set_err(err, errlen, "%s: trace file '%s' holds no value", who,

@@ -62,10 +62,12 @@ int itg_log_hdr_decode(const uint8_t *buf, size_t len, itg_log_hdr *hdr) {
   const uint8_t *nul;
   uint16_t version;
   size_t hl;
+  /* A short buffer is a cut-short log only if it begins as one. */
+  if (memcmp(buf, log_magic,
+             len < sizeof log_magic ? len : sizeof log_magic) != 0)
+    return ITG_EBADMSG;
   if (len < ITG_LOG_V1_HEADER_LEN)
     return ITG_ETRUNC;
-  if (memcmp(buf, log_magic, sizeof log_magic) != 0)
-    return ITG_EBADMSG;
   if (itg__get_le16(buf + 10) != ITG__LOG_BOM)
     return ITG_EBADMSG;
   version = itg__get_le16(buf + 8);

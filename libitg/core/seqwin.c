@@ -34,22 +34,27 @@ static void bit_set(itg__seqwin *w, uint64_t seq) {
 }
 
 /* Feeds the window's bits for numbers from..to (inclusive, within the
- * window) to the walker, a whole word at a time where it can. */
+ * window, from >= 1) to the walker, a whole word at a time where it can.
+ * It counts what is left rather than comparing t with to: to may be
+ * 2^64 - 1, past which t would wrap around. */
 static void walk_bits(const itg__seqwin *w, uint64_t from, uint64_t to,
                       walk *k) {
   uint64_t t = from;
-  while (t <= to) {
+  uint64_t left = to - from + 1;
+  while (left > 0) {
     uint64_t i = t & MASK;
-    if (i % 64 == 0 && to - t >= 63) {
+    if (i % 64 == 0 && left >= 64) {
       uint64_t word = w->bits[i / 64];
       if (word == ~(uint64_t)0) {
         walk_received(k);
         t += 64;
+        left -= 64;
         continue;
       }
       if (word == 0) {
         walk_missing(k, 64);
         t += 64;
+        left -= 64;
         continue;
       }
     }
@@ -58,6 +63,7 @@ static void walk_bits(const itg__seqwin *w, uint64_t from, uint64_t to,
     else
       walk_missing(k, 1);
     t++;
+    left--;
   }
 }
 
@@ -94,9 +100,48 @@ static void advance(itg__seqwin *w, uint64_t seq) {
   w->top = seq;
 }
 
-void itg__seqwin_add(itg__seqwin *w, uint64_t seq) {
-  if (seq == 0)
+itg__seq_verdict itg__seq_check(uint64_t top, uint64_t *held, uint64_t seq,
+                                uint64_t *confirmed) {
+  uint64_t h = *held;
+  if (seq <= top || seq - top <= ITG__SEQ_JUMP_MAX)
+    return ITG__SEQ_TAKE;
+  if (h != 0 && seq != h &&
+      (seq > h ? seq - h : h - seq) < ITG__SEQWIN_SPAN) {
+    *held = 0;
+    *confirmed = h;
+    return ITG__SEQ_CONFIRM;
+  }
+  *held = seq;
+  return ITG__SEQ_HOLD;
+}
+
+void itg__seq_raise(uint64_t *top, uint64_t *held, uint64_t seq) {
+  uint64_t confirmed = 0;
+  switch (itg__seq_check(*top, held, seq, &confirmed)) {
+  case ITG__SEQ_TAKE:
+    break;
+  case ITG__SEQ_HOLD:
     return;
+  case ITG__SEQ_CONFIRM:
+    if (confirmed > seq)
+      seq = confirmed;
+    break;
+  }
+  if (seq > *top)
+    *top = seq;
+}
+
+uint64_t itg__seq_sent(int has_end, uint64_t end_sent, uint64_t tx_top,
+                       uint64_t rx_top) {
+  uint64_t seen = tx_top > rx_top ? tx_top : rx_top;
+  if (!has_end || end_sent == 0 ||
+      (end_sent > seen && end_sent - seen > ITG__SEQ_JUMP_MAX))
+    return tx_top;
+  return end_sent;
+}
+
+/* Counts one arrival the far-number rule has let through. */
+static void take(itg__seqwin *w, uint64_t seq) {
   if (seq > w->top) {
     advance(w, seq);
     bit_set(w, seq);
@@ -112,6 +157,23 @@ void itg__seqwin_add(itg__seqwin *w, uint64_t seq) {
     bit_set(w, seq);
   w->distinct++;
   w->reordered++;
+}
+
+void itg__seqwin_add(itg__seqwin *w, uint64_t seq) {
+  uint64_t confirmed = 0;
+  if (seq == 0)
+    return;
+  switch (itg__seq_check(w->top, &w->held, seq, &confirmed)) {
+  case ITG__SEQ_TAKE:
+    take(w, seq);
+    break;
+  case ITG__SEQ_HOLD:
+    break;
+  case ITG__SEQ_CONFIRM:
+    take(w, confirmed);
+    take(w, seq);
+    break;
+  }
 }
 
 void itg__seqwin_bursts_at(const itg__seqwin *w, uint64_t expected,

@@ -9,6 +9,7 @@
 
 #include "core/idmap.h"
 #include "core/record_kind.h"
+#include "core/seqwin.h"
 #include "core/text.h"
 
 typedef struct cell {
@@ -25,7 +26,9 @@ typedef struct sflow {
   int has_end;
   uint64_t end_sent;
   uint64_t tx_top; /* highest TX sequence number */
+  uint64_t tx_held; /* a far TX number waiting for confirmation */
   uint64_t top;    /* highest sequence number among the samples */
+  uint64_t held;   /* a far number waiting for confirmation (seqwin.h) */
   int64_t prev_delay;
   uint64_t samples;
   int64_t last_time; /* latest sample, and its interval index */
@@ -199,6 +202,34 @@ static int list_flow(itg_series *s, sflow *f) {
   return 0;
 }
 
+/* Moves the flow's top to seq if it is above it, counting the numbers
+ * skipped as lost in c. */
+static void top_raise(sflow *f, cell *c, uint64_t seq) {
+  if (seq > f->top) {
+    c->lost += seq - f->top - 1;
+    f->top = seq;
+  }
+}
+
+/* Takes a sample's sequence number under the far-number rule of
+ * seqwin.h. */
+static void seq_add(sflow *f, cell *c, uint64_t seq) {
+  uint64_t confirmed = 0;
+  if (seq == 0)
+    return;
+  switch (itg__seq_check(f->top, &f->held, seq, &confirmed)) {
+  case ITG__SEQ_TAKE:
+    top_raise(f, c, seq);
+    break;
+  case ITG__SEQ_HOLD:
+    break;
+  case ITG__SEQ_CONFIRM:
+    top_raise(f, c, confirmed);
+    top_raise(f, c, seq);
+    break;
+  }
+}
+
 /* Places one sample of the series' meter. Returns 0, ITG_ELIMIT or
  * ITG_ENOMEM. */
 static int sample_add(itg_series *s, sflow *f, const itg_logrec *r) {
@@ -227,10 +258,7 @@ static int sample_add(itg_series *s, sflow *f, const itg_logrec *r) {
       c->jit_n++;
     }
     f->prev_delay = d;
-    if (r->seq > f->top) {
-      c->lost += r->seq - f->top - 1;
-      f->top = r->seq;
-    }
+    seq_add(f, c, r->seq);
   }
   if (f->samples == 0 || t >= f->last_time) {
     f->last_time = t;
@@ -267,8 +295,7 @@ int itg_series_add(itg_series *s, const itg_logrec *recs, size_t n) {
         rc = sample_add(s, f, r);
       break;
     case ITG__REC_SENT:
-      if (r->seq > f->tx_top)
-        f->tx_top = r->seq;
+      itg__seq_raise(&f->tx_top, &f->tx_held, r->seq);
       if (s->meter == ITG_STATS_SENT)
         rc = sample_add(s, f, r);
       break;
@@ -299,7 +326,7 @@ static void add_cell(const itg_series *s, const sflow *f, int64_t idx,
   out->delay_sum += c->delay_sum;
   out->jit_sum += c->jit_sum;
   if (s->meter != ITG_STATS_SENT && idx == f->last_idx) {
-    uint64_t sent = f->has_end ? f->end_sent : f->tx_top;
+    uint64_t sent = itg__seq_sent(f->has_end, f->end_sent, f->tx_top, f->top);
     if (sent > f->top)
       out->lost += sent - f->top;
   }

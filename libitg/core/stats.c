@@ -38,6 +38,7 @@ typedef struct flow {
   uint64_t tx_packets;
   uint64_t tx_bytes;
   uint64_t tx_top;
+  uint64_t tx_held; /* a far TX number waiting for confirmation */
   int64_t tx_first;
   int64_t tx_last;
   uint64_t gaps;
@@ -187,8 +188,7 @@ static void tx_add(flow *f, const itg_logrec *r) {
     f->tx_last = r->tx_ns;
   f->tx_packets++;
   f->tx_bytes += r->size;
-  if (r->seq > f->tx_top)
-    f->tx_top = r->seq;
+  itg__seq_raise(&f->tx_top, &f->tx_held, r->seq);
 }
 
 /* An end record can change which entries the flow has: rebuild them. */
@@ -311,11 +311,6 @@ int itg_stats_add(itg_stats *s, const itg_logrec *recs, size_t n) {
 
 /* ---- reports ------------------------------------------------------------- */
 
-/* Packets the sender sent as far as this flow's records tell (0: unknown). */
-static uint64_t flow_sent(const flow *f) {
-  return f->has_end ? f->end_sent : f->tx_top;
-}
-
 static void summary_of(const entry *e, summary *out) {
   const flow *f = e->f;
   memset(out, 0, sizeof *out);
@@ -323,7 +318,7 @@ static void summary_of(const entry *e, summary *out) {
   out->flows = 1;
   out->meter = e->meter;
   out->gaps = f->gaps;
-  out->expected = flow_sent(f);
+  out->expected = itg__seq_sent(f->has_end, f->end_sent, f->tx_top, 0);
   if (e->meter == ITG_STATS_SENT) {
     out->packets = f->tx_packets;
     out->bytes = f->tx_bytes;
@@ -351,6 +346,8 @@ static void summary_of(const entry *e, summary *out) {
       out->duplicates = a->win.duplicates;
       out->reordered = a->win.reordered;
       distinct = a->win.distinct;
+      out->expected =
+          itg__seq_sent(f->has_end, f->end_sent, f->tx_top, a->win.top);
       if (a->win.top > out->expected)
         out->expected = a->win.top;
     }
@@ -444,7 +441,8 @@ static void summary_finish(const summary *m, const itg__hist *h,
     out->jitter_rfc3550_ns = m->rfc_weighted / (double)m->jit_n;
   }
   if (m->expected > 0)
-    out->loss_pct = 100.0 * (double)m->lost / (double)m->expected;
+    /* The ratio first: 100 * x / x is not 100 for every large x. */
+    out->loss_pct = 100.0 * ((double)m->lost / (double)m->expected);
   if (m->bursts > 0)
     out->loss_burst_avg = (double)m->burst_missing / (double)m->bursts;
   if (out->duration_ns > 0) {

@@ -357,13 +357,17 @@ void itg__rx_flow_end(itg__rx_flow *f) {
   itg_receiver *r = f->r;
   itg_flow_event ev;
   uv_timer_stop(&f->linger);
-  if (f->closing) {
+  /* Every flow logged ends with its end record, so a decoder tells a log
+   * cut short from a finished one. A sender that never closed its flow
+   * told no count: 0 says so; a flow that neither closed nor logged a
+   * packet leaves nothing to end. */
+  if (f->closing || f->packets > 0) {
     itg_logrec rec;
     memset(&rec, 0, sizeof rec);
     rec.flow_id = f->id;
     rec.flags = (uint16_t)(ITG_REC_FLOW_END | ITG_REC_RX |
                            (f->proto == ITG_PROTO_TCP ? ITG_REC_TCP : 0));
-    rec.seq = f->sent;
+    rec.seq = f->closing ? f->sent : 0;
     rec.tx_ns = itg__real_ns();
     itg__rx_record(r, f, &rec);
   }

@@ -35,7 +35,10 @@ static const char usage_text[] =
     "missing file or one that is not a libitg log (or whose header is\n"
     "damaged); 3 a log was truncated or corrupt: it was decoded up to the\n"
     "damage, or past damaged blocks, which were skipped (each reported on\n"
-    "standard error, with the records lost), and the results were written.\n";
+    "standard error, with the records lost), and the results were written.\n"
+    "A log is cut short when it ends inside its header, a block or a\n"
+    "record, or holds records of a flow without the flow's end record (its\n"
+    "writer stopped early: a full disk, a crash).\n";
 
 typedef struct options {
   int json;
@@ -326,9 +329,14 @@ out_free_series:
 static int report_files(const options *o, const itg_decode_status *st) {
   int status = 0;
   for (size_t i = 0; i < o->nlogs; i++) {
+    if (!st[i].opened && st[i].error == ITG_ETRUNC) {
+      DEC_ERROR("%s: cut short inside its header", o->logs[i]);
+      if (status == 0)
+        status = EXIT_DAMAGED;
+      continue;
+    }
     if (!st[i].opened) {
-      if (st[i].error == ITG_EBADMSG || st[i].error == ITG_ETRUNC ||
-          st[i].error == ITG_EVERSION)
+      if (st[i].error == ITG_EBADMSG || st[i].error == ITG_EVERSION)
         DEC_ERROR("%s: not a libitg log, or its header is damaged (%s)",
                   o->logs[i], itg_strerror(st[i].error));
       else
@@ -349,7 +357,12 @@ static int report_files(const options *o, const itg_decode_status *st) {
                 (unsigned long long)st[i].first_damage.block,
                 (unsigned long long)st[i].first_damage.offset,
                 (unsigned long long)st[i].skipped);
-    if (st[i].error != 0 && (st[i].damaged == 0 || st[i].error != ITG_EBADMSG))
+    if (st[i].error == ITG_ETRUNC)
+      DEC_ERROR("%s: cut short at byte %llu: a partial record or block, or "
+                "a flow without its end record",
+                o->logs[i], (unsigned long long)st[i].offset);
+    else if (st[i].error != 0 &&
+             (st[i].damaged == 0 || st[i].error != ITG_EBADMSG))
       DEC_ERROR("%s: stopped at byte %llu: %s", o->logs[i],
                 (unsigned long long)st[i].offset, itg_strerror(st[i].error));
     if (st[i].error != 0 && status == 0)

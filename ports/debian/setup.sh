@@ -14,6 +14,10 @@ python3 -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(
   2>/dev/null || debs="$debs python3-dev"
 # shellcheck disable=SC2086
 sh "$here/../need-debs.sh" $debs || exit 1
+# clang and its libFuzzer runtime run the fuzz harnesses (make fuzz); the
+# tests go on without them (the corpora are replayed all the same).
+sh "$here/../need-debs.sh" clang libclang-rt-14-dev ||
+  echo "setup: clang or libclang-rt-14-dev not installed: fuzzing will be skipped"
 
 need_py=""
 for mod in numpy scipy cffi pytest wheel; do

@@ -2,8 +2,9 @@
 # itg-dec on logs written here by Python in the documented format (no
 # sender or receiver involved): the report agrees with the statistics
 # Python computes from the same records by the definitions of itg/stats.h;
-# sender and receiver logs merge; damaged logs are decoded up to the damage
-# with exit status 3; missing files, non-logs and wrong options exit 2; the
+# sender and receiver logs merge; damaged logs, and logs cut short between
+# records (a flow without its end record), are decoded up to the damage
+# with exit status 3; a forged sequence number makes no absurd loss; missing files, non-logs and wrong options exit 2; the
 # interval series add up.
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -75,14 +76,16 @@ def receiver_records():
     for s in range(1, 46):
         tx = T0 + s * 20 * MS
         recs.append((2, 100 + s, RX, s, tx, tx + 2 * MS + s * 1000))
+    recs.append((2, 0, END | RX, 50, T0 + 2000 * MS, 0))
     return recs
 
 def sender_records():
-    return [(2, 100 + s, TX, s, T0 + s * 20 * MS, 0) for s in range(1, 51)]
+    return [(2, 100 + s, TX, s, T0 + s * 20 * MS, 0) for s in range(1, 51)] + \
+        [(2, 0, END | TX, 50, T0 + 2000 * MS, 0)]
 
 def rtt_records():
     return [(3, 64, TX | RTT, s, T0 + s * MS, T0 + s * MS + 150000 + 10 * s)
-            for s in range(1, 21)]
+            for s in range(1, 21)] + [(3, 0, END | RTT, 20, T0 + 30 * MS, 0)]
 
 def reference(recs):
     """Per-flow statistics straight from the definitions."""
@@ -158,6 +161,15 @@ if cmd == "write":
     # record, then a bit of the header's host name.
     write_blocks(d + "/flipped.log", 2, recv, 50, flip=(1680 + 8 + 9 * 32 + 2, 5))
     write_blocks(d + "/hflipped.log", 2, recv, 50, flip=(33, 0))
+    # Cut short between records: the end records never written.
+    write(d + "/nofin.log", 2, [r for r in recv if not r[2] & END])
+    with open(d + "/short.log", "wb") as f:
+        f.write(header(2)[:20])
+    # Forged numbers: the largest there is, and one far beyond the flow.
+    forged = list(recv)
+    forged.insert(50, (1, 512, RX, 2**64 - 1, T0, T0 + MS))
+    forged.insert(70, (1, 512, RX, 2**40, T0, T0 + MS))
+    write(d + "/forged.log", 2, forged)
     with open(d + "/text.log", "w") as f:
         f.write("flow 1 seq 1 this is a text file, not a libitg log at all\n" * 3)
 elif cmd == "check":
@@ -222,7 +234,7 @@ done
 "$DEC" --json "$WORK/cut.log" >"$WORK/cut.json" 2>"$WORK/cut.err"
 check "a truncated log exits 3" [ $? -eq 3 ]
 check "and says where it stopped (64 + 30*32 = 1024)" \
-  grep -qF "cut.log: stopped at byte 1024: data truncated" "$WORK/cut.err"
+  grep -qF "cut.log: cut short at byte 1024: a partial record" "$WORK/cut.err"
 check "the 30 whole records are reported" \
   [ "$(json_field "$WORK/cut.json" 'r["total"]["packets"]')" -eq 30 ]
 "$DEC" --json "$WORK/corrupt.log" >"$WORK/corrupt.json" 2>"$WORK/corrupt.err"
@@ -234,6 +246,24 @@ check "the 20 records before it are reported" \
 "$DEC" --json "$WORK/cut.log" "$WORK/send.log" >"$WORK/cut2.json" 2>/dev/null
 check "a damaged log does not stop the next one" \
   [ "$(json_field "$WORK/cut2.json" 'len(r["flows"])')" -eq 2 ]
+# A full disk stops a writer between whole records: the flows have no end.
+"$DEC" --json "$WORK/nofin.log" >"$WORK/nofin.json" 2>"$WORK/nofin.err"
+check "a log whose flows have no end record exits 3" [ $? -eq 3 ]
+check "and says it was cut short at its end (64 + 140*32 = 4544)" \
+  grep -qF "nofin.log: cut short at byte 4544" "$WORK/nofin.err"
+check "its 140 records are reported" \
+  [ "$(json_field "$WORK/nofin.json" 'r["total"]["packets"]')" -eq 140 ]
+"$DEC" "$WORK/short.log" >"$WORK/out" 2>"$WORK/err"
+check "a log cut short inside its header exits 3" [ $? -eq 3 ]
+check "and says so" grep -qF "short.log: cut short inside its header" "$WORK/err"
+
+# A forged record with the largest sequence number ends (it looped for
+# ever) and neither it nor a far one counts as loss: flow 1 still lost 8.
+timeout 60 "$DEC" "$WORK/forged.log" >"$WORK/forged.txt" 2>"$WORK/err"
+check "a log with forged sequence numbers decodes with status 0" [ $? -eq 0 ]
+check "its flow 1 loses 8 of 102, as without them" \
+  grep -Eq '^Packets dropped += +8 \(7\.84 %\)$' "$WORK/forged.txt"
+check "and the total 13" grep -Eq '^Packets dropped += +13 \(' "$WORK/forged.txt"
 
 # 5b. Version 2 logs: blocks with checksums. Damage in a block is found,
 # reported with the block and the records lost, and skipped; a damaged

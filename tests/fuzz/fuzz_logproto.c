@@ -1,0 +1,54 @@
+/* Log-server traffic as the server reads it from a client: the input as a
+ * TCP frame, as frames cut one after another from a stream, and as a UDP
+ * batch datagram; a log name from a client as the server checks it. A
+ * frame that decodes encodes back to the same bytes. */
+#include <string.h>
+
+#include "core/logproto.h"
+#include "fuzz.h"
+
+static void roundtrip(const uint8_t *frame, int len, const itg__lp_msg *m) {
+  static uint8_t buf[ITG__LP_MAX_FRAME];
+  static itg_logrec recs[ITG__LP_MAX_RECS];
+  const itg_logrec *batch = NULL;
+  itg__lp_msg again;
+  int n;
+  if (m->type == ITG__LP_BATCH) {
+    for (uint32_t i = 0; i < m->nrecs; i++)
+      if (itg_logrec_decode(m->recs + (size_t)i * ITG_LOG_RECORD_LEN,
+                            &recs[i]) != 0)
+        return; /* the server checks records one by one when it writes */
+    batch = recs;
+  }
+  n = itg__lp_encode(m, batch, buf, sizeof buf);
+  FUZZ_CHECK(n == len && memcmp(buf, frame, (size_t)n) == 0);
+  FUZZ_CHECK(itg__lp_decode(buf, (size_t)n, &again) == n);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static itg__lp_msg m;
+  static char name[ITG__LP_NAME_MAX + 2];
+  uint32_t session, key;
+  uint64_t seq;
+  size_t off = 0;
+  int n;
+  while (off < size) {
+    n = itg__lp_decode(data + off, size - off, &m);
+    if (n <= 0)
+      break;
+    FUZZ_CHECK((size_t)n <= size - off);
+    if (off == 0)
+      roundtrip(data, n, &m);
+    off += (size_t)n;
+  }
+  n = itg__lp_dgram_decode(data, size, &session, &key, &seq);
+  if (n >= 0)
+    FUZZ_CHECK(ITG__LP_UDP_HDR + (size_t)n * ITG_LOG_RECORD_LEN == size);
+  n = size < sizeof name ? (int)size : (int)sizeof name - 1;
+  memcpy(name, data, (size_t)n);
+  name[n] = '\0';
+  if (itg__lp_name_ok(name))
+    FUZZ_CHECK(strchr(name, '/') == NULL && strstr(name, "..") == NULL &&
+               name[0] != '.' && name[0] != '\0');
+  return 0;
+}
