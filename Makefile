@@ -1,7 +1,8 @@
 # libitg: top-level GNU Makefile.
 #
 #   make            library (static + shared) and programs, in build/
-#   make test       set-up, build, unit + integration tests, then the same
+#   make test       set-up, build, unit + integration tests and the short
+#                   hostile soak (tests/soak), then the unit and integration
 #                   tests again under AddressSanitizer and UBSan with the
 #                   fuzz corpora replayed (and each harness fuzzed briefly
 #                   when clang is there), then the cross builds' tests
@@ -132,7 +133,7 @@ setup:
 	$(Q)sh ports/debian/setup.sh
 
 test: setup
-	$(Q)$(MAKE) --no-print-directory test-unit test-integration
+	$(Q)$(MAKE) --no-print-directory test-unit test-integration test-soak-short
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 OPT=-O1 test-unit test-integration test-fuzz
 	$(Q)$(MAKE) --no-print-directory -k $(CROSS_TARGETS:%=test-%)
 

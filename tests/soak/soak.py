@@ -36,6 +36,7 @@ import os
 import random
 import re
 import resource
+import select
 import shutil
 import signal
 import socket
@@ -489,25 +490,27 @@ def main():
     def limited():
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, 1024), hard))
 
+    log_err = open(os.path.join(work, "itg-log.err"), "w")
     log = launch([os.path.join(bin_dir, "itg-log"), "-p", "0", "-a",
-                            "127.0.0.1", "-d", logs], stderr=subprocess.PIPE,
-                           text=True, preexec_fn=limited)
+                            "127.0.0.1", "-d", logs], stdout=subprocess.PIPE,
+                           stderr=log_err, preexec_fn=limited)
     recv_err = open(os.path.join(work, "itg-recv.err"), "w")
     recv = Proc("itg-recv", launch(
         [os.path.join(bin_dir, "itg-recv"), "-Sp", "0", "-a", "127.0.0.1",
          "--log-dir", logs], stdout=recv_err, stderr=recv_err,
         preexec_fn=limited))
-    line = log.stderr.readline()
-    m = re.search(r"TCP (\d+) and UDP (\d+)", line)
+    # itg-log names the ports it bound in one line on stdout, once
+    # listening; a program that never says it is not waited for long.
+    line = b""
+    if select.select([log.stdout], [], [], 10)[0]:
+        line = log.stdout.readline()
+    m = re.search(rb"listening tcp=(\d+) udp=(\d+)", line)
     if not m:
-        print("soak: itg-log did not start: %s" % line)
+        print("soak: itg-log did not start: %r" % line)
         log.kill()
         recv.p.kill()
         return 1
     log_port, log_udp = int(m.group(1)), int(m.group(2))
-    log_err = open(os.path.join(work, "itg-log.err"), "w")
-    threading.Thread(target=lambda: shutil.copyfileobj(log.stderr, log_err),
-                     daemon=True).start()
     rlog = Proc("itg-log", log)
     sig_port = listening_port(recv.p.pid, time.monotonic() + 10)
     if sig_port is None:
