@@ -174,7 +174,7 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
   if (new_token(&token) < 0) {
     snprintf(msg, msglen, "the system's random source failed");
     rc = ITG_EIO;
-    goto out_release_log;
+    goto out_free_flow; /* nothing is held yet: no port, no log */
   }
   rc = itg__rx_sock_acquire(r, (itg_proto)m->proto, m->port, &s);
   if (rc < 0) {
