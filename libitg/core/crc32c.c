@@ -7,7 +7,7 @@
 #define ITG__CRC32C_POLY 0x82F63B78u /* 0x1EDC6F41, bits reversed */
 
 static uint32_t table[8][256];
-static itg__once table_once = ITG__ONCE_INIT;
+static uv_once_t table_once = UV_ONCE_INIT;
 
 /* table[0] is the byte-at-a-time table; table[k][b] is the CRC of byte b
  * followed by k zero bytes, so eight bytes fold in with eight look-ups. */
@@ -25,7 +25,7 @@ static void make_tables(void) {
 
 uint32_t itg__crc32c(uint32_t crc, const void *buf, size_t len) {
   const uint8_t *p = buf;
-  itg__run_once(&table_once, make_tables);
+  uv_once(&table_once, make_tables);
   crc = ~crc;
   for (; len >= 8; len -= 8, p += 8) {
     uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 |

@@ -113,7 +113,7 @@ static int fail_over(itg__ship *s) {
   itg__sock_close(s->sock);
   itg__sock_close(s->usock);
   s->sock = s->usock = ITG__BAD_SOCK;
-  s->retry_at = itg__mono_ns() + ITG__SHIP_RETRY_NS;
+  s->retry_at = (int64_t)uv_hrtime() + ITG__SHIP_RETRY_NS;
   return rc;
 }
 
@@ -201,7 +201,7 @@ static int must_hurry(itg__ship *s) {
  * fails over). */
 static int pump(itg__ship *s, int (*done)(const itg__ship *), int64_t wait_ns,
                 int may_hurry) {
-  int64_t end = itg__mono_ns() + wait_ns;
+  int64_t end = (int64_t)uv_hrtime() + wait_ns;
   for (;;) {
     uint64_t acked = s->acked;
     int sent = push_output(s);
@@ -212,14 +212,14 @@ static int pump(itg__ship *s, int (*done)(const itg__ship *), int64_t wait_ns,
     if (rc < 0)
       return rc;
     if (sent > 0 || s->acked != acked || all_acked(s)) {
-      s->stall_at = itg__mono_ns() + ITG__SHIP_STALL_NS;
+      s->stall_at = (int64_t)uv_hrtime() + ITG__SHIP_STALL_NS;
       s->hurried = 0;
     }
     if (done(s))
       return 0;
-    if (itg__mono_ns() >= s->stall_at)
+    if ((int64_t)uv_hrtime() >= s->stall_at)
       return ITG_ETIMEDOUT;
-    if (wait_ns >= 0 && itg__mono_ns() >= end)
+    if (wait_ns >= 0 && (int64_t)uv_hrtime() >= end)
       return 0;
     if (may_hurry && must_hurry(s))
       return ITG_EBUSY;
@@ -281,9 +281,9 @@ static int register_session(itg__ship *s) {
   if (rc < 0)
     goto out_close;
   s->in_len = 0;
-  end = itg__mono_ns() + ITG__SHIP_ACK_NS;
+  end = (int64_t)uv_hrtime() + ITG__SHIP_ACK_NS;
   for (;;) {
-    int64_t left = end - itg__mono_ns();
+    int64_t left = end - (int64_t)uv_hrtime();
     if (left <= 0) {
       rc = ITG_ETIMEDOUT;
       goto out_close;
@@ -335,7 +335,7 @@ static int register_session(itg__ship *s) {
   s->key = m.key;
   s->shipped = s->acked = 0;
   s->left = 0;
-  s->stall_at = itg__mono_ns() + ITG__SHIP_STALL_NS;
+  s->stall_at = (int64_t)uv_hrtime() + ITG__SHIP_STALL_NS;
   s->hurried = 0;
   if (s->registered_once)
     s->st.reconnects++;
@@ -347,7 +347,7 @@ out_close_udp:
   s->usock = ITG__BAD_SOCK;
 out_close:
   itg__sock_close(sock);
-  s->retry_at = itg__mono_ns() + ITG__SHIP_RETRY_NS;
+  s->retry_at = (int64_t)uv_hrtime() + ITG__SHIP_RETRY_NS;
   return rc;
 }
 
@@ -355,7 +355,7 @@ out_close:
 static int connected(itg__ship *s) {
   if (s->sock != ITG__BAD_SOCK)
     return 1;
-  if (itg__mono_ns() < s->retry_at)
+  if ((int64_t)uv_hrtime() < s->retry_at)
     return 0;
   return register_session(s) == 0;
 }

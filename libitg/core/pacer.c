@@ -41,7 +41,7 @@ static int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
   return v < lo ? lo : v > hi ? hi : v;
 }
 
-static itg__once margin_once = ITG__ONCE_INIT;
+static uv_once_t margin_once = UV_ONCE_INIT;
 static int64_t margin_ns, coarse_ns;
 /* 0 when ITG_PACER_MARGIN_NS fixed the margin. */
 static int margin_tracks;
@@ -73,10 +73,10 @@ static int cmp_i64(const void *a, const void *b) {
 
 /* Sleeps len_ns and returns how late it woke. */
 static int64_t overshoot(int64_t len_ns) {
-  int64_t deadline = itg__mono_ns() + len_ns;
+  int64_t deadline = (int64_t)uv_hrtime() + len_ns;
 
   itg__sleep_until(deadline);
-  return itg__mono_ns() - deadline;
+  return (int64_t)uv_hrtime() - deadline;
 }
 
 /* Sets margin_ns and coarse_ns from ITG_PACER_MARGIN_NS when that holds a
@@ -113,7 +113,7 @@ static int64_t add_sat(int64_t a, int64_t b) {
   return a > 0 && b > INT64_MAX - a ? INT64_MAX : a + b;
 }
 
-int64_t itg_clock_mono_ns(void) { return itg__mono_ns(); }
+int64_t itg_clock_mono_ns(void) { return (int64_t)uv_hrtime(); }
 
 int64_t itg_clock_real_ns(void) { return itg__real_ns(); }
 
@@ -137,7 +137,7 @@ int itg_pacer_init(itg_pacer *p, itg_wait_mode mode, int64_t start_ns) {
   p->next_ns = start_ns;
   p->mode = mode;
   if (mode == ITG_WAIT_HYBRID) {
-    itg__run_once(&margin_once, calibrate_margin);
+    uv_once(&margin_once, calibrate_margin);
     p->margin_ns = margin_ns;
     p->coarse_ns = coarse_ns;
     p->margin_tracks = margin_tracks;
@@ -160,21 +160,21 @@ static int64_t wait_for(itg_pacer *p, int64_t deadline_ns, int64_t now) {
   case ITG_WAIT_SLEEP:
     while (now < deadline_ns) {
       itg__sleep_until(deadline_ns);
-      now = itg__mono_ns();
+      now = (int64_t)uv_hrtime();
     }
     return now;
   case ITG_WAIT_HYBRID:
     if (p->coarse_ns > 0 && deadline_ns - now > p->margin_ns + p->coarse_ns) {
       int64_t wake = deadline_ns - p->margin_ns - p->coarse_ns;
       itg__sleep_until(wake);
-      now = itg__mono_ns();
+      now = (int64_t)uv_hrtime();
       if (p->margin_tracks)
         p->coarse_ns = itg__margin_update(p->coarse_ns, now - wake);
     }
     if (deadline_ns - now > p->margin_ns) {
       int64_t wake = deadline_ns - p->margin_ns;
       itg__sleep_until(wake);
-      now = itg__mono_ns();
+      now = (int64_t)uv_hrtime();
       if (p->margin_tracks)
         p->margin_ns = itg__margin_update(p->margin_ns, now - wake);
     }
@@ -184,13 +184,13 @@ static int64_t wait_for(itg_pacer *p, int64_t deadline_ns, int64_t now) {
   }
   while (now < deadline_ns) {
     itg__cpu_relax();
-    now = itg__mono_ns();
+    now = (int64_t)uv_hrtime();
   }
   return now;
 }
 
 int64_t itg_pacer_wait_until(itg_pacer *p, int64_t deadline_ns) {
-  int64_t now = itg__mono_ns();
+  int64_t now = (int64_t)uv_hrtime();
   int64_t late;
 
   if (now < deadline_ns)

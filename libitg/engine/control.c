@@ -309,7 +309,7 @@ int itg__ctl_reader_next(itg__ctl_reader *r, itg__ctl_msg *out) {
 
 int itg__ctl_send(itg__sock s, const itg__ctl_msg *m, int64_t timeout_ns) {
   uint8_t frame[ITG__CTL_MAX_FRAME];
-  int64_t deadline = itg__mono_ns() + timeout_ns;
+  int64_t deadline = (int64_t)uv_hrtime() + timeout_ns;
   size_t off = 0;
   int len = itg__ctl_encode(m, frame, sizeof frame);
   if (len < 0)
@@ -321,7 +321,7 @@ int itg__ctl_send(itg__sock s, const itg__ctl_msg *m, int64_t timeout_ns) {
     off += (size_t)n;
     if (n == 0) {
       /* A full send buffer on a signaling socket is rare: retry shortly. */
-      int64_t now = itg__mono_ns();
+      int64_t now = (int64_t)uv_hrtime();
       if (now >= deadline)
         return ITG_ETIMEDOUT;
       itg__sleep_until(now + 1000000);
@@ -340,7 +340,7 @@ int itg__ctl_fill(itg__sock s, itg__ctl_reader *r) {
 
 int itg__ctl_recv(itg__sock s, itg__ctl_reader *r, itg__ctl_msg *out,
                   int64_t timeout_ns) {
-  int64_t deadline = itg__mono_ns() + timeout_ns;
+  int64_t deadline = (int64_t)uv_hrtime() + timeout_ns;
   for (;;) {
     int rc = itg__ctl_reader_next(r, out);
     int64_t left;
@@ -348,7 +348,7 @@ int itg__ctl_recv(itg__sock s, itg__ctl_reader *r, itg__ctl_msg *out,
       return 0;
     if (rc < 0)
       return rc;
-    left = deadline - itg__mono_ns();
+    left = deadline - (int64_t)uv_hrtime();
     if (left <= 0)
       return ITG_ETIMEDOUT;
     rc = itg__sock_wait_readable(s, left);

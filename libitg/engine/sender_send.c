@@ -191,7 +191,7 @@ static void send_udp(itg__tx_flow *f, planned *p, int k) {
       s->dg[i].len = p[i].size;
       s->dg[i].peer = NULL;
     }
-    mono = itg__mono_ns();
+    mono = (int64_t)uv_hrtime();
     tx_ns = itg__real_ns();
     for (i = done; i < k; i++)
       encode(f, &p[i], tx_ns, s->dg[i].buf);
@@ -215,7 +215,7 @@ static int send_tcp(itg__tx_flow *f, planned *p, int k) {
   uint8_t *buf = s->pkt_bufs;
   int i;
   for (i = 0; i < k; i++) {
-    int64_t mono = itg__mono_ns();
+    int64_t mono = (int64_t)uv_hrtime();
     int64_t tx_ns = itg__real_ns();
     size_t off = 0;
     encode(f, &p[i], tx_ns, buf);
@@ -226,7 +226,7 @@ static int send_tcp(itg__tx_flow *f, planned *p, int k) {
       if (n == 0) {
         if (atomic_load(&s->stop))
           return ITG_ECANCELED;
-        itg__sleep_until(itg__mono_ns() + 50000);
+        itg__sleep_until((int64_t)uv_hrtime() + 50000);
       }
       off += (size_t)n;
     }
@@ -261,7 +261,7 @@ static int depart(itg__tx_flow *f, int64_t now) {
 /* Waits towards deadline, at most ITG__TX_STOP_NS at a time so a stop is
  * seen quickly. */
 static void wait_for(itg_sender *s, itg_pacer *pacer, int64_t deadline) {
-  int64_t chunk = itg__mono_ns() + ITG__TX_STOP_NS;
+  int64_t chunk = (int64_t)uv_hrtime() + ITG__TX_STOP_NS;
   if (deadline <= chunk)
     itg_pacer_wait_until(pacer, deadline);
   else if (s->cfg.wait == ITG_WAIT_SPIN)
@@ -308,7 +308,7 @@ void itg__tx_send_main(void *arg) {
     return;
   }
   warm_up(s);
-  t0 = itg__mono_ns();
+  t0 = (int64_t)uv_hrtime();
   for (i = 0; i < s->n; i++) {
     itg__tx_flow *f = s->flows[i];
     if (!f->ready)
@@ -329,7 +329,7 @@ void itg__tx_send_main(void *arg) {
   }
   while (h.n > 0) {
     itg__tx_flow *f = h.v[0];
-    int64_t now = itg__mono_ns();
+    int64_t now = (int64_t)uv_hrtime();
     if (atomic_load(&s->stop) || atomic_load(&f->abort) || flow_over(f, now)) {
       heap_pop(&h);
       finish(f);

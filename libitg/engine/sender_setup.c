@@ -22,7 +22,7 @@ void itg__flow_seeds(uint64_t seed, uint64_t *idt_seed, uint64_t *size_seed) {
 }
 
 static uint64_t auto_seed(size_t index) {
-  return mix64((uint64_t)itg__real_ns() ^ ((uint64_t)itg__mono_ns() << 17) ^
+  return mix64((uint64_t)itg__real_ns() ^ (uv_hrtime() << 17) ^
                ((uint64_t)index + 1) * GOLDEN);
 }
 

@@ -1,7 +1,16 @@
 /* The platform contract: everything that differs between operating systems
- * lives behind these functions, implemented once in platform/posix/ and once
- * in platform/win/. Common code includes this header and never tests
- * _WIN32 itself. All functions are internal (itg__ prefix).
+ * and that libuv does not already cover lives behind these functions,
+ * implemented once in platform/posix/ and once in platform/win/. Common code
+ * includes this header and never tests _WIN32 itself. All functions are
+ * internal (itg__ prefix).
+ *
+ * libuv is the library's thread, time and process layer: threads, locks,
+ * once-only initialisation (uv_once), the monotonic clock (uv_hrtime, the
+ * one clock every deadline is taken on) and the process id come from it.
+ * This header adds only what libuv lacks: batched datagram I/O with kernel
+ * timestamps, socket options, absolute sleeps on uv_hrtime's clock, a wall
+ * clock in nanoseconds, thread pinning and priority, files created without
+ * following links or replacing, descriptor limits and OS random bytes.
  *
  * Sockets are plain descriptors (itg__sock; SOCKET on Windows). Functions
  * return 0 or a count on success and a negative ITG_E* code on failure.
@@ -18,19 +27,16 @@
 #include <ws2tcpip.h>
 typedef SOCKET itg__sock;
 #define ITG__BAD_SOCK INVALID_SOCKET
-typedef INIT_ONCE itg__once;
-#define ITG__ONCE_INIT INIT_ONCE_STATIC_INIT
 #else
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <sys/socket.h>
 typedef int itg__sock;
 #define ITG__BAD_SOCK (-1)
-typedef pthread_once_t itg__once;
-#define ITG__ONCE_INIT PTHREAD_ONCE_INIT
 #endif
+
+#include <uv.h>
 
 /* ---- process-wide set-up ------------------------------------------------ */
 
@@ -57,21 +63,14 @@ int itg__platform_init(void);
  * Windows, which has no SIGPIPE. */
 void itg__thread_block_sigpipe(void);
 
-/* Runs fn exactly once for the flag `once` (initialised with
- * ITG__ONCE_INIT), however many threads call this at the same time; the
- * callers that lose the race return after fn has finished. */
-void itg__run_once(itg__once *once, void (*fn)(void));
-
 /* ---- clocks and waiting -------------------------------------------------- */
-
-/* Monotonic clock, ns. */
-int64_t itg__mono_ns(void);
 
 /* Wall clock, ns since the Unix epoch (UTC). */
 int64_t itg__real_ns(void);
 
-/* Sleeps until the monotonic instant deadline_ns (absolute), as precisely
- * as the OS timer allows (clock_nanosleep TIMER_ABSTIME on POSIX, a
+/* Sleeps until the instant deadline_ns (absolute, on uv_hrtime's monotonic
+ * clock: CLOCK_MONOTONIC on Linux, QueryPerformanceCounter on Windows), as
+ * precisely as the OS timer allows (clock_nanosleep TIMER_ABSTIME on POSIX, a
  * high-resolution waitable timer on Windows); signals do not cut it short.
  * Returns at once if it has passed. */
 void itg__sleep_until(int64_t deadline_ns);
@@ -261,10 +260,6 @@ uint64_t itg__fd_limit(void);
 uint64_t itg__fd_limit_raise(void);
 
 /* ---- host ---------------------------------------------------------------- */
-
-/* Writes the host name into buf (truncated to len - 1 bytes, always
- * terminated when len > 0; "localhost" if the OS will not say). */
-void itg__hostname(char *buf, size_t len);
 
 /* Fills buf[0..len) with bytes from the OS's cryptographic random source
  * (getrandom on Linux, getentropy elsewhere; BCryptGenRandom on Windows):

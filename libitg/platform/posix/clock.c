@@ -17,12 +17,6 @@ static int64_t timespec_ns(const struct timespec *ts) {
   return (int64_t)ts->tv_sec * NS_PER_S + ts->tv_nsec;
 }
 
-int64_t itg__mono_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return timespec_ns(&ts);
-}
-
 int64_t itg__real_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -43,7 +37,7 @@ static void precise_timers_for_this_thread(void) {
 }
 
 #if !defined(MSG_NOSIGNAL) && !defined(SO_NOSIGPIPE)
-static itg__once sigpipe_once = ITG__ONCE_INIT;
+static uv_once_t sigpipe_once = UV_ONCE_INIT;
 
 /* No per-call or per-socket way to keep SIGPIPE away on this system. */
 static void ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
@@ -52,7 +46,7 @@ static void ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
 int itg__platform_init(void) {
   precise_timers_for_this_thread();
 #if !defined(MSG_NOSIGNAL) && !defined(SO_NOSIGPIPE)
-  itg__run_once(&sigpipe_once, ignore_sigpipe);
+  uv_once(&sigpipe_once, ignore_sigpipe);
 #endif
   return 0;
 }
@@ -75,7 +69,7 @@ void itg__sleep_until(int64_t deadline_ns) {
   {
     /* Without absolute sleeps: sleep what is left until nothing is. */
     int64_t left;
-    while ((left = deadline_ns - itg__mono_ns()) > 0) {
+    while ((left = deadline_ns - (int64_t)uv_hrtime()) > 0) {
       struct timespec ts = {(time_t)(left / NS_PER_S),
                             (long)(left % NS_PER_S)};
       nanosleep(&ts, NULL);

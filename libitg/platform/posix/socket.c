@@ -129,7 +129,7 @@ static int poll_one(itg__sock s, short events, int64_t timeout_ns) {
   int64_t deadline = 0;
 
   if (timeout_ns >= 0) {
-    int64_t now = itg__mono_ns();
+    int64_t now = (int64_t)uv_hrtime();
     /* A limit beyond the clock's range is no limit. */
     if (timeout_ns > INT64_MAX - now)
       timeout_ns = -1;
@@ -143,7 +143,7 @@ static int poll_one(itg__sock s, short events, int64_t timeout_ns) {
     int rc;
 
     if (timeout_ns >= 0) {
-      int64_t left = deadline - itg__mono_ns();
+      int64_t left = deadline - (int64_t)uv_hrtime();
       int64_t left_ms = left <= 0 ? 0 : (left + NS_PER_MS - 1) / NS_PER_MS;
       ms = left_ms > INT_MAX ? INT_MAX : (int)left_ms;
     }
@@ -151,7 +151,7 @@ static int poll_one(itg__sock s, short events, int64_t timeout_ns) {
     if (rc > 0)
       return pfd.revents & POLLNVAL ? ITG_ESOCKET : pfd.revents;
     if (rc == 0) {
-      if (ms == 0 || itg__mono_ns() >= deadline)
+      if (ms == 0 || (int64_t)uv_hrtime() >= deadline)
         return 0;
       continue;
     }

@@ -1,4 +1,4 @@
-/* Thread scheduling helpers and once-only initialisation on POSIX. */
+/* Thread scheduling helpers on POSIX. */
 #define _GNU_SOURCE
 #include "platform/platform.h"
 
@@ -15,10 +15,6 @@
 /* The nice value itg__thread_boost asks for: well ahead of ordinary
  * processes without reaching the real-time classes. */
 #define BOOST_NICE (-10)
-
-void itg__run_once(itg__once *once, void (*fn)(void)) {
-  pthread_once(once, fn);
-}
 
 void itg__yield(void) { sched_yield(); }
 

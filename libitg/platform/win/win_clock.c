@@ -11,19 +11,6 @@
  * Unix epoch. */
 #define FILETIME_UNIX_EPOCH INT64_C(116444736000000000)
 
-int64_t itg__mono_ns(void) {
-  LARGE_INTEGER now, freq;
-  int64_t t, f;
-
-  QueryPerformanceCounter(&now);
-  /* Fixed at boot and read from shared memory: cheaper than caching it. */
-  QueryPerformanceFrequency(&freq);
-  t = now.QuadPart;
-  f = freq.QuadPart;
-  /* Whole seconds and the remainder apart, so t * 1e9 cannot overflow. */
-  return (t / f) * NS_PER_S + (t % f) * NS_PER_S / f;
-}
-
 int64_t itg__real_ns(void) {
   FILETIME ft;
   ULARGE_INTEGER ticks;
@@ -34,7 +21,7 @@ int64_t itg__real_ns(void) {
   return ((int64_t)ticks.QuadPart - FILETIME_UNIX_EPOCH) * 100;
 }
 
-static itg__once timer_once = ITG__ONCE_INIT;
+static uv_once_t timer_once = UV_ONCE_INIT;
 static DWORD timer_flags; /* written once, inside timer_once */
 
 /* Finds out once whether high-resolution waitable timers exist here. */
@@ -56,12 +43,12 @@ static DWORD sleep_ms(int64_t left_ns) {
 
 void itg__sleep_until(int64_t deadline_ns) {
   HANDLE timer;
-  int64_t now = itg__mono_ns();
+  int64_t now = (int64_t)uv_hrtime();
 
   /* Compared before subtracting: deadline_ns - now could overflow. */
   if (deadline_ns <= now)
     return;
-  itg__run_once(&timer_once, probe_timer);
+  uv_once(&timer_once, probe_timer);
   timer = CreateWaitableTimerExW(NULL, NULL, timer_flags, TIMER_ALL_ACCESS);
   /* Timers count on the interrupt clock, not on QueryPerformanceCounter, so
    * a wake-up can come a little before the deadline: wait again for the
@@ -76,7 +63,7 @@ void itg__sleep_until(int64_t deadline_ns) {
       WaitForSingleObject(timer, INFINITE);
     else
       Sleep(sleep_ms(left));
-    now = itg__mono_ns();
+    now = (int64_t)uv_hrtime();
   } while (now < deadline_ns);
   if (timer != NULL)
     CloseHandle(timer);

@@ -1,21 +1,7 @@
-/* Thread scheduling helpers and once-only initialisation on Windows. */
+/* Thread scheduling helpers on Windows. */
 #include "platform/win/win_impl.h"
 
 #include <limits.h>
-
-/* InitOnceExecuteOnce's callback: runs the function param points to. */
-static BOOL CALLBACK run_fn(PINIT_ONCE once, void *param, void **ctx) {
-  void (**fn)(void) = param;
-
-  (void)once;
-  (void)ctx;
-  (*fn)();
-  return TRUE;
-}
-
-void itg__run_once(itg__once *once, void (*fn)(void)) {
-  InitOnceExecuteOnce(once, run_fn, &fn, NULL);
-}
 
 void itg__cpu_relax(void) { YieldProcessor(); }
 
