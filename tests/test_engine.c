@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "engine/receiver_internal.h"
-#include "engine/sender_internal.h"
+#include "engine/sender_setup.h"
 #include "helpers/rng.h"
 #include "helpers/stall_logserver.h"
 #include "itg/receiver.h"

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/sender_internal.h"
+#include "engine/sender_ctl.h"
+#include "engine/sender_send.h"
+#include "engine/sender_setup.h"
 
 void itg_sender_cfg_init(itg_sender_cfg *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -73,33 +75,6 @@ int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow) {
   f->data = ITG__BAD_SOCK;
   s->flows[s->n++] = f;
   return 0;
-}
-
-void itg__tx_fail(itg__tx_flow *f, int status, const char *msg) {
-  uv_mutex_lock(&f->s->lock);
-  if (f->status == 0) {
-    f->status = status;
-    snprintf(f->error, sizeof f->error, "%s", msg);
-  }
-  uv_mutex_unlock(&f->s->lock);
-}
-
-void itg__tx_mark_done(itg__tx_flow *f) {
-  itg_sender *s = f->s;
-  uv_mutex_lock(&s->lock);
-  if (!f->done) {
-    f->done = 1;
-    s->done++;
-    uv_cond_broadcast(&s->done_cond);
-  }
-  uv_mutex_unlock(&s->lock);
-}
-
-void itg__tx_wake(itg_sender *s) {
-  uv_mutex_lock(&s->lock);
-  if (s->wake_open)
-    uv_async_send(&s->wake);
-  uv_mutex_unlock(&s->lock);
 }
 
 static int id_used(const itg_sender *s, uint32_t id) {
@@ -215,6 +190,7 @@ int itg_sender_start(itg_sender *s) {
     return ITG_ETHREAD;
   }
   s->threads = 1;
+  s->on_sent_all = itg__tx_ctl_wake;
   if (uv_thread_create(&s->send_thread, itg__tx_send_main, s) != 0) {
     /* The control thread closes the flows as if they had all ended. */
     for (i = 0; i < s->n; i++) {
@@ -224,7 +200,7 @@ int itg_sender_start(itg_sender *s) {
       itg__tx_fail(f, ITG_ETHREAD, "could not start the sending thread");
       atomic_store(&f->sent_all, 1);
     }
-    itg__tx_wake(s);
+    itg__tx_ctl_wake(s);
     return ITG_ETHREAD;
   }
   s->threads = 2;
@@ -278,7 +254,7 @@ int itg_sender_stop(itg_sender *s) {
   if (s == NULL)
     return ITG_EINVAL;
   atomic_store(&s->stop, 1);
-  itg__tx_wake(s);
+  itg__tx_ctl_wake(s);
   return 0;
 }
 
