@@ -1,5 +1,6 @@
 /* The sender's public face: configuration, flows, starting the threads,
  * waiting, stopping and results. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,31 +45,51 @@ out_free_s:
   return ITG_ENOMEM;
 }
 
-int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow) {
+/* Says in err (errlen 0: nowhere) why a flow was not added; returns rc. */
+static int refuse(char *err, size_t errlen, int rc, const char *fmt, ...) {
+  va_list ap;
+  if (errlen > 0) {
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return rc;
+}
+
+int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow, char *err,
+                        size_t errlen) {
   itg__tx_flow *f;
   size_t i;
   int rc;
+  if (err == NULL)
+    errlen = 0;
+  else if (errlen > 0)
+    err[0] = '\0';
   if (s == NULL || flow == NULL)
-    return ITG_EINVAL;
+    return refuse(err, errlen, ITG_EINVAL, "no %s",
+                  s == NULL ? "sender" : "flow");
   if (s->started)
-    return ITG_ESTATE;
-  rc = itg_flow_validate(flow, NULL, 0);
+    return refuse(err, errlen, ITG_ESTATE,
+                  "flows cannot be added once the sender has started");
+  rc = itg_flow_validate(flow, err, errlen);
   if (rc < 0)
     return rc;
   for (i = 0; i < s->n; i++)
     if (flow->flow_id != 0 && s->flows[i]->cfg.flow_id == flow->flow_id)
-      return ITG_EINVAL;
+      return refuse(err, errlen, ITG_EEXIST,
+                    "flow id %u is already used by flow %zu",
+                    (unsigned)flow->flow_id, i + 1);
   if (s->n == s->cap) {
     size_t cap = s->cap ? s->cap * 2 : 8;
     itg__tx_flow **nf = realloc(s->flows, cap * sizeof *nf);
     if (nf == NULL)
-      return ITG_ENOMEM;
+      return refuse(err, errlen, ITG_ENOMEM, "out of memory");
     s->flows = nf;
     s->cap = cap;
   }
   f = calloc(1, sizeof *f);
   if (f == NULL)
-    return ITG_ENOMEM;
+    return refuse(err, errlen, ITG_ENOMEM, "out of memory");
   f->s = s;
   f->cfg = *flow;
   f->sig = ITG__BAD_SOCK;
