@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "engine/receiver_internal.h"
-#include "engine/sender_internal.h"
+#include "engine/sender_setup.h"
 #include "helpers/rng.h"
 #include "helpers/stall_logserver.h"
 #include "itg/receiver.h"
@@ -177,7 +177,7 @@ static itg_sender *run(const itg_flow_cfg *flows, size_t n,
     path_in_tmp(cfg.log_path, sizeof cfg.log_path, log);
   assert_int_equal(itg_sender_new(&cfg, &s), 0);
   for (i = 0; i < n; i++)
-    assert_int_equal(itg_sender_add_flow(s, &flows[i]), 0);
+    assert_int_equal(itg_sender_add_flow(s, &flows[i], NULL, 0), 0);
   itg_sender_start(s);
   assert_int_equal(itg_sender_wait(s, WAIT), 0);
   return s;
@@ -190,7 +190,7 @@ static itg_sender *start_one(const itg_flow_cfg *c) {
   itg_sender *s;
   itg_sender_cfg_init(&cfg);
   assert_int_equal(itg_sender_new(&cfg, &s), 0);
-  assert_int_equal(itg_sender_add_flow(s, c), 0);
+  assert_int_equal(itg_sender_add_flow(s, c, NULL, 0), 0);
   assert_int_equal(itg_sender_start(s), 0);
   return s;
 }
@@ -749,6 +749,51 @@ static void test_flow_ids(void **state) {
   check_flow_log(v, n, 2, 100, NULL);
   check_flow_log(v, n, 3, 100, NULL);
   free(v);
+}
+
+/* A flow the sender refuses is not added, and err says why: a duplicate
+ * flow id gets ITG_EEXIST naming the flow that has it (id 0, numbered by
+ * the sender, may repeat); an invalid flow gets ITG_EINVAL with
+ * itg_flow_validate's message; a started sender gets ITG_ESTATE. */
+static void test_add_flow_errors(void **state) {
+  itg_receiver *r = start_receiver(NULL);
+  itg_sender_cfg cfg;
+  itg_flow_cfg c, bad;
+  itg_sender *s;
+  char err[256], want[256];
+  (void)state;
+  make_flow(&c, r, 0, "-z 5 -C 1000 -c 64");
+  itg_sender_cfg_init(&cfg);
+  assert_int_equal(itg_sender_new(&cfg, &s), 0);
+  assert_int_equal(itg_sender_add_flow(s, &c, err, sizeof err), 0);
+  assert_int_equal(itg_sender_add_flow(s, &c, err, sizeof err), 0);
+  c.flow_id = 7;
+  assert_int_equal(itg_sender_add_flow(s, &c, err, sizeof err), 0);
+  assert_int_equal(itg_sender_add_flow(s, &c, err, sizeof err), ITG_EEXIST);
+  assert_string_equal(err, "flow id 7 is already used by flow 3");
+  assert_int_equal(itg_sender_add_flow(s, &c, NULL, 0), ITG_EEXIST);
+  assert_int_equal(itg_sender_flow_count(s), 3);
+
+  bad = c;
+  bad.flow_id = 8;
+  bad.max_packets = 0;
+  bad.duration_ns = 0;
+  assert_int_equal(itg_flow_validate(&bad, want, sizeof want), ITG_EINVAL);
+  assert_true(want[0] != '\0');
+  assert_int_equal(itg_sender_add_flow(s, &bad, err, sizeof err), ITG_EINVAL);
+  assert_string_equal(err, want);
+  assert_int_equal(itg_sender_add_flow(NULL, &c, err, sizeof err),
+                   ITG_EINVAL);
+  assert_string_equal(err, "no sender");
+  assert_int_equal(itg_sender_flow_count(s), 3);
+
+  assert_int_equal(itg_sender_run(s), 0);
+  c.flow_id = 0;
+  assert_int_equal(itg_sender_add_flow(s, &c, err, sizeof err), ITG_ESTATE);
+  assert_non_null(strstr(err, "started"));
+  assert_int_equal(itg_sender_flow_count(s), 3);
+  itg_sender_free(s);
+  stop_receiver(r);
 }
 
 typedef struct seen {
@@ -1440,6 +1485,7 @@ int main(void) {
       cmocka_unit_test(test_sender_stop),
       cmocka_unit_test(test_receiver_goes_away),
       cmocka_unit_test(test_flow_ids),
+      cmocka_unit_test(test_add_flow_errors),
       cmocka_unit_test(test_loop_held_at_close),
       cmocka_unit_test(test_sender_vanishes),
       cmocka_unit_test(test_silent_log_server),

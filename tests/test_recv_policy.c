@@ -143,7 +143,7 @@ static itg_flow_result run_flow(itg_receiver *r, const char *more) {
     fail_msg("%s: %s", line, err);
   itg_sender_cfg_init(&sc);
   assert_int_equal(itg_sender_new(&sc, &s), 0);
-  assert_int_equal(itg_sender_add_flow(s, &c), 0);
+  assert_int_equal(itg_sender_add_flow(s, &c, NULL, 0), 0);
   assert_int_equal(itg_sender_start(s), 0);
   assert_int_equal(itg_sender_wait(s, WAIT), 0);
   assert_int_equal(itg_sender_flow_result(s, 0, &res), 0);

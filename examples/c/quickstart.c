@@ -48,8 +48,10 @@ int main(int argc, char **argv) {
   itg_sender_cfg_init(&scfg);
   if ((rc = itg_sender_new(&scfg, &tx)) != 0)
     return fail("sender", rc);
-  if ((rc = itg_sender_add_flow(tx, &flow)) != 0)
-    return fail("flow", rc);
+  if (itg_sender_add_flow(tx, &flow, err, sizeof err) != 0) {
+    fprintf(stderr, "quickstart: %s\n", err);
+    return 1;
+  }
   rc = itg_sender_run(tx); /* blocks until the flow has ended */
   itg_sender_free(tx);
   itg_receiver_stop(rx); /* flushes the log */

@@ -60,7 +60,8 @@ extern "C" {
   XX(ETHREAD, -21, "thread operation failed")                                  \
   XX(EADDRINUSE, -22, "address already in use")                                \
   XX(EPERM, -23, "operation not permitted")                                    \
-  XX(ENOSPC, -24, "no space left on device")
+  XX(ENOSPC, -24, "no space left on device")                                  \
+  XX(EEXIST, -25, "already exists")
 
 typedef enum itg_errno {
   ITG_OK = 0,

@@ -89,11 +89,16 @@ ITG_API void itg_sender_cfg_init(itg_sender_cfg *cfg);
 /* Creates a sender. Returns 0, ITG_EINVAL or ITG_ENOMEM. */
 ITG_API int itg_sender_new(const itg_sender_cfg *cfg, itg_sender **out);
 
-/* Adds a flow (copied) before the sender starts. Returns 0, ITG_EINVAL
- * (itg_flow_validate fails, or a duplicate flow id), another error of
+/* Adds a flow (copied) before the sender starts. On failure nothing is
+ * added and err (if not NULL) receives a message saying why, as
+ * itg_flow_validate words it for a flow it refuses, e.g. "flow id 7 is
+ * already used by flow 2" for a duplicate id. Returns 0, ITG_EINVAL (a NULL
+ * sender or flow, or itg_flow_validate fails), another error of
  * itg_flow_validate (ITG_ENOENT for a missing trace file, ITG_EIO),
+ * ITG_EEXIST (another flow of the sender has the same nonzero flow id),
  * ITG_ESTATE (already started) or ITG_ENOMEM. */
-ITG_API int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow);
+ITG_API int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow,
+                                char *err, size_t errlen);
 
 /* Sets up every flow with its receiver and starts sending; returns once
  * the packets are on their way. A flow the receiver refuses ends with its

@@ -1,10 +1,13 @@
 /* The sender's public face: configuration, flows, starting the threads,
  * waiting, stopping and results. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/sender_internal.h"
+#include "engine/sender_ctl.h"
+#include "engine/sender_send.h"
+#include "engine/sender_setup.h"
 
 void itg_sender_cfg_init(itg_sender_cfg *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -42,64 +45,57 @@ out_free_s:
   return ITG_ENOMEM;
 }
 
-int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow) {
+/* Says in err (errlen 0: nowhere) why a flow was not added; returns rc. */
+static int refuse(char *err, size_t errlen, int rc, const char *fmt, ...) {
+  va_list ap;
+  if (errlen > 0) {
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return rc;
+}
+
+int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow, char *err,
+                        size_t errlen) {
   itg__tx_flow *f;
   size_t i;
   int rc;
+  if (err == NULL)
+    errlen = 0;
+  else if (errlen > 0)
+    err[0] = '\0';
   if (s == NULL || flow == NULL)
-    return ITG_EINVAL;
+    return refuse(err, errlen, ITG_EINVAL, "no %s",
+                  s == NULL ? "sender" : "flow");
   if (s->started)
-    return ITG_ESTATE;
-  rc = itg_flow_validate(flow, NULL, 0);
+    return refuse(err, errlen, ITG_ESTATE,
+                  "flows cannot be added once the sender has started");
+  rc = itg_flow_validate(flow, err, errlen);
   if (rc < 0)
     return rc;
   for (i = 0; i < s->n; i++)
     if (flow->flow_id != 0 && s->flows[i]->cfg.flow_id == flow->flow_id)
-      return ITG_EINVAL;
+      return refuse(err, errlen, ITG_EEXIST,
+                    "flow id %u is already used by flow %zu",
+                    (unsigned)flow->flow_id, i + 1);
   if (s->n == s->cap) {
     size_t cap = s->cap ? s->cap * 2 : 8;
     itg__tx_flow **nf = realloc(s->flows, cap * sizeof *nf);
     if (nf == NULL)
-      return ITG_ENOMEM;
+      return refuse(err, errlen, ITG_ENOMEM, "out of memory");
     s->flows = nf;
     s->cap = cap;
   }
   f = calloc(1, sizeof *f);
   if (f == NULL)
-    return ITG_ENOMEM;
+    return refuse(err, errlen, ITG_ENOMEM, "out of memory");
   f->s = s;
   f->cfg = *flow;
   f->sig = ITG__BAD_SOCK;
   f->data = ITG__BAD_SOCK;
   s->flows[s->n++] = f;
   return 0;
-}
-
-void itg__tx_fail(itg__tx_flow *f, int status, const char *msg) {
-  uv_mutex_lock(&f->s->lock);
-  if (f->status == 0) {
-    f->status = status;
-    snprintf(f->error, sizeof f->error, "%s", msg);
-  }
-  uv_mutex_unlock(&f->s->lock);
-}
-
-void itg__tx_mark_done(itg__tx_flow *f) {
-  itg_sender *s = f->s;
-  uv_mutex_lock(&s->lock);
-  if (!f->done) {
-    f->done = 1;
-    s->done++;
-    uv_cond_broadcast(&s->done_cond);
-  }
-  uv_mutex_unlock(&s->lock);
-}
-
-void itg__tx_wake(itg_sender *s) {
-  uv_mutex_lock(&s->lock);
-  if (s->wake_open)
-    uv_async_send(&s->wake);
-  uv_mutex_unlock(&s->lock);
 }
 
 static int id_used(const itg_sender *s, uint32_t id) {
@@ -215,6 +211,7 @@ int itg_sender_start(itg_sender *s) {
     return ITG_ETHREAD;
   }
   s->threads = 1;
+  s->on_sent_all = itg__tx_ctl_wake;
   if (uv_thread_create(&s->send_thread, itg__tx_send_main, s) != 0) {
     /* The control thread closes the flows as if they had all ended. */
     for (i = 0; i < s->n; i++) {
@@ -224,7 +221,7 @@ int itg_sender_start(itg_sender *s) {
       itg__tx_fail(f, ITG_ETHREAD, "could not start the sending thread");
       atomic_store(&f->sent_all, 1);
     }
-    itg__tx_wake(s);
+    itg__tx_ctl_wake(s);
     return ITG_ETHREAD;
   }
   s->threads = 2;
@@ -278,7 +275,7 @@ int itg_sender_stop(itg_sender *s) {
   if (s == NULL)
     return ITG_EINVAL;
   atomic_store(&s->stop, 1);
-  itg__tx_wake(s);
+  itg__tx_ctl_wake(s);
   return 0;
 }
 

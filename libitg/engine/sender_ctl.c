@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/sender_internal.h"
+#include "engine/sender_ctl.h"
 
 static void say_close(itg__tx_flow *f);
 
@@ -370,6 +370,13 @@ void itg__tx_ctl_undo(itg_sender *s) {
   }
   uv_run(&s->loop, UV_RUN_DEFAULT);
   uv_loop_close(&s->loop);
+}
+
+void itg__tx_ctl_wake(itg_sender *s) {
+  uv_mutex_lock(&s->lock);
+  if (s->wake_open)
+    uv_async_send(&s->wake);
+  uv_mutex_unlock(&s->lock);
 }
 
 void itg__tx_ctl_main(void *arg) {

@@ -1,5 +1,18 @@
 /* The sender's private state, shared by sender*.c.
  *
+ * The files are layers, each calling only the ones below it:
+ *   sender.c        the public API and the threads' lifecycle
+ *   sender_ctl.c    the control thread: signaling and the flows' ends
+ *                   with their receivers (sender_ctl.h)
+ *   sender_send.c   the sending thread: the paced send loop
+ *                   (sender_send.h)
+ *   sender_setup.c  a flow's set-up with its receiver (sender_setup.h)
+ *   sender_flow.c   a flow's shared record: its first error and its end
+ *                   (declared here)
+ * What goes up does so through a callback the upper layer sets: the
+ * sending thread tells the control thread that flows have sent everything
+ * through on_sent_all, which sender.c points at the control thread's wake.
+ *
  * Threads: the creator's thread sets every flow up with its receiver
  * (sender_setup.c); then one sending thread paces all flows
  * (sender_send.c) and one control thread runs a libuv loop that reads
@@ -112,6 +125,7 @@ struct itg_sender {
   int threads; /* how many of the two were started */
 
   /* sending thread */
+  void (*on_sent_all)(itg_sender *s); /* flows have sent everything */
   uint8_t *pkt_bufs;
   itg__dgram dg[ITG__TX_BATCH];
   /* control thread: round-trip datagrams */
@@ -120,7 +134,7 @@ struct itg_sender {
   itg__addr epeers[ITG__TX_ECHO_BATCH];
 };
 
-/* ---- sender.c ---- */
+/* ---- sender_flow.c ---- */
 
 /* Records the first error of a flow (later ones are dropped). */
 void itg__tx_fail(itg__tx_flow *f, int status, const char *msg);
@@ -128,41 +142,10 @@ void itg__tx_fail(itg__tx_flow *f, int status, const char *msg);
 /* Marks a flow finished, waking itg_sender_wait. */
 void itg__tx_mark_done(itg__tx_flow *f);
 
-/* Wakes the control thread (if it still listens). */
-void itg__tx_wake(itg_sender *s);
-
 /* Adds v to a counter only its one writer thread changes. */
 static inline void itg__tx_add(_Atomic uint64_t *c, uint64_t v) {
   atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
                         memory_order_relaxed);
 }
-
-/* ---- sender_setup.c ---- */
-
-/* Derives the seeds of a flow's two laws from the flow's seed, so the IDT
- * and size draws are independent and repeatable. */
-void itg__flow_seeds(uint64_t seed, uint64_t *idt_seed, uint64_t *size_seed);
-
-/* Makes the flow's laws and sets it up with its receiver (signaling,
- * data socket). Returns 0 with f->ready set, or the error also recorded
- * in f. */
-int itg__tx_setup(itg__tx_flow *f, size_t index);
-
-/* ---- sender_send.c ---- */
-
-/* The sending thread's body. */
-void itg__tx_send_main(void *arg);
-
-/* ---- sender_ctl.c ---- */
-
-/* Prepares the control loop and its handles (before its thread starts).
- * Returns 0, or ITG_ENOMEM / ITG_ESOCKET with nothing left open. */
-int itg__tx_ctl_init(itg_sender *s);
-
-/* Closes what itg__tx_ctl_init opened, when its thread could not start. */
-void itg__tx_ctl_undo(itg_sender *s);
-
-/* The control thread's body. */
-void itg__tx_ctl_main(void *arg);
 
 #endif

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/sender_internal.h"
+#include "engine/sender_send.h"
 
 /* A packet decided but not yet sent. */
 typedef struct planned {
@@ -238,7 +238,7 @@ static int send_tcp(itg__tx_flow *f, planned *p, int k) {
 /* Hands a flow that has sent everything over to the control thread. */
 static void finish(itg__tx_flow *f) {
   atomic_store(&f->sent_all, 1);
-  itg__tx_wake(f->s);
+  f->s->on_sent_all(f->s);
 }
 
 /* Sends the departures of f that are due. Returns 1 if f is over. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/sender_internal.h"
+#include "engine/sender_setup.h"
 
 #define GOLDEN 0x9E3779B97F4A7C15ull
 

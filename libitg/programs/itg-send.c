@@ -360,7 +360,7 @@ static void on_signal(void *user, int signum) {
 static int send_all(const options *o, const flows *fl) {
   itg__cli_sigwatch w;
   itg_sender *s;
-  char msg[256];
+  char msg[256], err[200];
   size_t i;
   int rc, status = ITG__CLI_EXIT_OK, watching, failed = 0;
   rc = itg_sender_new(&o->cfg, &s);
@@ -370,12 +370,9 @@ static int send_all(const options *o, const flows *fl) {
     return ITG__CLI_EXIT_FAIL;
   }
   for (i = 0; i < fl->n; i++) {
-    rc = itg_sender_add_flow(s, &fl->v[i]);
+    rc = itg_sender_add_flow(s, &fl->v[i], err, sizeof err);
     if (rc < 0) {
-      /* The flows were validated: what is left is a shared id. */
-      snprintf(msg, sizeof msg, "flow %zu: %s", i + 1,
-               rc == ITG_EINVAL ? "its flow id is another flow's"
-                                : itg_strerror(rc));
+      snprintf(msg, sizeof msg, "flow %zu: %s", i + 1, err);
       itg_sender_free(s);
       return itg__cli_bad_usage(prog, msg, usage_text);
     }

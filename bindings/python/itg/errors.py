@@ -142,6 +142,10 @@ class NoSpace(Error):
     c_name = "ENOSPC"
 
 
+class AlreadyExists(Error):
+    c_name = "EEXIST"
+
+
 # The C names, for code that thinks in them (except itg.EINVAL: ...).
 EINVAL = InvalidArgument
 ENOMEM = OutOfMemory
@@ -167,6 +171,7 @@ ETHREAD = ThreadError
 EADDRINUSE = AddressInUse
 EPERM = PermissionDenied
 ENOSPC = NoSpace
+EEXIST = AlreadyExists
 
 # What `from itg.errors import *` gives: Error, every class by its
 # descriptive name and by its C name (and, below, any class made for a code
@@ -177,11 +182,11 @@ __all__ = [
     "Truncated", "Malformed", "UnsupportedVersion", "BadAddress", "SocketError",
     "ConnectionRefused", "TimedOut", "ConnectionClosed", "ProtocolError", "Refused",
     "Busy", "NotSupported", "InvalidState", "Canceled", "LimitReached", "ThreadError",
-    "AddressInUse", "PermissionDenied", "NoSpace",
+    "AddressInUse", "PermissionDenied", "NoSpace", "AlreadyExists",
     "EINVAL", "ENOMEM", "ERANGE", "EIO", "ENOENT", "ETRUNC", "EBADMSG", "EVERSION",
     "EADDR", "ESOCKET", "ECONNREFUSED", "ETIMEDOUT", "ECLOSED", "EPROTO", "EREFUSED",
     "EBUSY", "ENOTSUP", "ESTATE", "ECANCELED", "ELIMIT", "ETHREAD", "EADDRINUSE",
-    "EPERM", "ENOSPC",
+    "EPERM", "ENOSPC", "EEXIST",
 ]
 
 _NAMED: Dict[str, Type[Error]] = {

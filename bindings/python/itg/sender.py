@@ -9,7 +9,7 @@ from typing import Any, Iterable, List, Optional, Union
 from ._itg import ffi, lib
 from ._util import PathLike, cstr, encode_text, seconds_to_ns, wait_in_slices
 from .errors import Error, InvalidArgument, check, code_of, error_for
-from .flow import FlowConfig, Options
+from .flow import _ERRLEN, FlowConfig, Options
 
 WAIT_MODES = {"hybrid": lib.ITG_WAIT_HYBRID, "sleep": lib.ITG_WAIT_SLEEP,
               "spin": lib.ITG_WAIT_SPIN}
@@ -110,13 +110,16 @@ class Sender:
 
     def add_flow(self, options: Optional[FlowLike] = None, **fields: Any) -> FlowConfig:
         """Adds a flow (before start) from options and/or FlowConfig fields;
-        returns the settings added."""
+        returns the settings added.
+
+        Raises with the library's message: itg.InvalidArgument for a flow
+        that does not validate, itg.AlreadyExists (EEXIST) for a flow id
+        another flow of this sender has, itg.InvalidState once started."""
         flow = FlowConfig() if options is None else _flow_of(options).copy()
         flow.set(**fields)
-        flow.validate()
-        rc = lib.itg_sender_add_flow(self._handle(), flow._c)
-        # Validation passed: what the sender refuses as invalid is the id.
-        check(rc, f"flow id {flow.flow_id} is already used" if rc == code_of("EINVAL") else None)
+        err = ffi.new("char[]", _ERRLEN)
+        rc = lib.itg_sender_add_flow(self._handle(), flow._c, err, _ERRLEN)
+        check(rc, cstr(err) or None)
         return flow
 
     @property

@@ -121,3 +121,20 @@ def test_decode_missing_file(tmp_path: Path) -> None:
         itg.decode(tmp_path / "nothing.itglog")
     with pytest.raises(itg.InvalidArgument):
         itg.decode([])
+
+
+def test_add_flow_raises_the_librarys_message() -> None:
+    flow = "-a 127.0.0.1 -C 10 -c 64 -z 5"
+    with itg.Sender() as s:
+        s.add_flow(flow, flow_id=7)
+        with pytest.raises(itg.AlreadyExists) as dup:
+            s.add_flow(flow, flow_id=7)
+        assert dup.value.code == itg.errors.code_of("EEXIST")
+        assert dup.value.message == "flow id 7 is already used by flow 1"
+        with pytest.raises(itg.InvalidArgument) as want:
+            itg.FlowConfig("-a 127.0.0.1 -t 0").validate()
+        with pytest.raises(itg.InvalidArgument) as bad:
+            s.add_flow("-a 127.0.0.1 -t 0")
+        assert "no end" in bad.value.message
+        assert bad.value.message == want.value.message
+        assert s.flow_count == 1

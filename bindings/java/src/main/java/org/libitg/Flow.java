@@ -16,7 +16,7 @@ import java.util.List;
  */
 public final class Flow {
   /** Room for a message naming an option word (a path may be in it). */
-  private static final int MESSAGE_LEN = 1024;
+  static final int MESSAGE_LEN = 1024;
   private static final int DESCRIPTION_LEN = 1024;
 
   /** A piece of options: a line split as a script line, or words as given. */

@@ -132,23 +132,18 @@ public final class Sender implements AutoCloseable {
   /**
    * Adds a flow before the sender starts.
    *
-   * @throws ItgException EINVAL (the flow does not validate: the message
-   *     says why; or its id is taken), ESTATE (already started), ENOMEM
+   * @throws ItgException with the library's message: EINVAL (the flow does
+   *     not validate), EEXIST (another flow of this sender has its id),
+   *     ESTATE (already started), ENOMEM
    */
   public Sender add(Flow flow) throws ItgException {
-    flow.validate();
+    byte[] err = new byte[Flow.MESSAGE_LEN];
     int rc = handle.use(s -> {
       try (itg_flow_cfg c = flow.toC()) {
-        return ItgC.itg_sender_add_flow(s, c);
+        return ItgC.itg_sender_add_flow(s, c, err);
       }
     });
-    if (rc == itg_errno.ITG_EINVAL) {
-      throw new ItgException(rc, "flow id " + flow.id() + " is taken");
-    }
-    if (rc == itg_errno.ITG_ESTATE) {
-      throw new ItgException(rc, "flows cannot be added once the sender has started");
-    }
-    ItgException.check(rc);
+    ItgException.check(rc, Text.string(err));
     return this;
   }
 

@@ -59,6 +59,25 @@ class ErrorsTest {
   }
 
   @Test
+  void addRefusalCarriesTheLibrarysMessage() throws ItgException {
+    Flow f = Flow.parse("-T UDP -C 10 -c 64 -z 5").to("127.0.0.1").id(7);
+    Flow unbounded = Flow.parse("-t 0").to("127.0.0.1");
+    ItgException want = assertThrows(ItgException.class, unbounded::validate);
+    try (Sender s = new Sender()) {
+      s.add(f);
+      ItgException dup = assertThrows(ItgException.class, () -> s.add(f));
+      assertEquals(itg_errno.ITG_EEXIST, dup.code());
+      assertEquals("EEXIST", dup.errorName());
+      assertEquals("flow id 7 is already used by flow 1", dup.getMessage());
+      ItgException bad = assertThrows(ItgException.class, () -> s.add(unbounded));
+      assertEquals("EINVAL", bad.errorName());
+      assertTrue(bad.getMessage().contains("no end"), bad.getMessage());
+      assertEquals(want.getMessage(), bad.getMessage());
+      assertEquals(1, s.flowCount());
+    }
+  }
+
+  @Test
   void describeAndBadValues() throws ItgException {
     Flow f = Flow.parse("-T UDP -C 1000 -c 64 -t 1000").to("127.0.0.1");
     String d = f.describe();

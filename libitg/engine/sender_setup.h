@@ -1,0 +1,16 @@
+/* The sender's per-flow set-up (sender_setup.c), called by sender.c. */
+#ifndef ITG_ENGINE_SENDER_SETUP_H
+#define ITG_ENGINE_SENDER_SETUP_H
+
+#include "engine/sender_internal.h"
+
+/* Derives the seeds of a flow's two laws from the flow's seed, so the IDT
+ * and size draws are independent and repeatable. */
+void itg__flow_seeds(uint64_t seed, uint64_t *idt_seed, uint64_t *size_seed);
+
+/* Makes the flow's laws and sets it up with its receiver (signaling,
+ * data socket). Returns 0 with f->ready set, or the error also recorded
+ * in f. */
+int itg__tx_setup(itg__tx_flow *f, size_t index);
+
+#endif
