@@ -18,7 +18,7 @@
 #include <cmocka.h>
 #include <uv.h>
 
-#include "core/logproto.h"
+#include "log/proto.h"
 #include "engine/control.h"
 #include "itg/logserver.h"
 #include "itg/receiver.h"

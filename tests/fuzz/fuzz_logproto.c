@@ -4,7 +4,7 @@
  * frame that decodes encodes back to the same bytes. */
 #include <string.h>
 
-#include "core/logproto.h"
+#include "log/proto.h"
 #include "fuzz.h"
 
 static void roundtrip(const uint8_t *frame, int len, const itg__lp_msg *m) {

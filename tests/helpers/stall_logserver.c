@@ -5,7 +5,7 @@
 #include <string.h>
 #include <uv.h>
 
-#include "core/logproto.h"
+#include "log/proto.h"
 
 typedef struct client {
   uv_tcp_t tcp;

@@ -1,5 +1,5 @@
 /* The log-server protocol, spoken between a logger shipping its records
- * (core/logship.c) and the log server (engine/logserver*.c).
+ * (log/ship.c) and the log server (log/server*.c).
  *
  * Every client holds one TCP connection to the server. Messages on it are
  * frames: an 8-byte header, big endian, then a body:
@@ -29,8 +29,8 @@
  *   record, off 16 the records (at most ITG__LP_MAX_UDP_RECS)
  * so a gap in the offsets is the exact number of records lost.
  */
-#ifndef ITG_CORE_LOGPROTO_H
-#define ITG_CORE_LOGPROTO_H
+#ifndef ITG_LOG_PROTO_H
+#define ITG_LOG_PROTO_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,13 +1,13 @@
-/* The log server's insides, shared by logserver.c (loop, ports, access)
- * and logserver_session.c (clients, sessions, files). Everything here runs
+/* The log server's insides, shared by server.c (loop, ports, access)
+ * and server_session.c (clients, sessions, files). Everything here runs
  * on the server's loop thread unless said otherwise. */
-#ifndef ITG_ENGINE_LOGSERVER_INTERNAL_H
-#define ITG_ENGINE_LOGSERVER_INTERNAL_H
+#ifndef ITG_LOG_SERVER_INTERNAL_H
+#define ITG_LOG_SERVER_INTERNAL_H
 
 #include <stdatomic.h>
 #include <uv.h>
 
-#include "core/logproto.h"
+#include "log/proto.h"
 #include "itg/logserver.h"
 
 /* A UDP session's leave waits this long for its last datagrams. */
@@ -33,7 +33,7 @@ typedef struct itg__ls_client {
   char file[ITG_PATH_MAX]; /* name in the directory */
   char path[2 * ITG_PATH_MAX + 16];
   char peer[ITG_HOST_MAX];
-  uint8_t ip[16];     /* the peer's address (itg__rx_ip_key) */
+  uint8_t ip[16];     /* the peer's address (itg__net_ip_key) */
   uint64_t deadline;  /* loop ms by which it must register */
   char host[32];
   uint64_t next_seq;  /* offset of the next record expected */

@@ -1,4 +1,4 @@
-/* A logger's remote sink (see core/logship.h).
+/* A logger's remote sink (see log/ship.h).
  *
  * TCP: the socket is non-blocking. Encoded frames wait in `out` (room for
  * two of the largest frames: one on the wire while the next is added);
@@ -20,14 +20,14 @@
  * Batches smaller than ITG__SHIP_UDP_GATHER records gather into one
  * datagram of about a packet's size (1 296 bytes: no fragments on an
  * Ethernet path) that leaves when full or at the next flush. */
-#include "core/logship.h"
+#include "log/ship.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
 
-#include "core/logproto.h"
+#include "log/proto.h"
 #include "platform/platform.h"
 
 #define ITG__SHIP_CONNECT_NS 500000000LL

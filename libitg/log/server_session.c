@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/logfile.h"
-#include "engine/logserver_internal.h"
+#include "log/server_internal.h"
 #include "platform/platform.h"
 
 /* A frame on its way to a client. */

@@ -1,5 +1,5 @@
-/* The log-server protocol's frames and datagrams (see core/logproto.h). */
-#include "core/logproto.h"
+/* The log-server protocol's frames and datagrams (see log/proto.h). */
+#include "log/proto.h"
 
 #include <string.h>
 
