@@ -257,8 +257,8 @@ static void tcp_echo(itg__rx_tcp *t, const uint8_t *pkt, size_t len) {
  * connection cannot take a flow's place). Returns 0, 1 if more bytes are
  * needed, or -1. */
 static int tcp_bind_flow(itg__rx_tcp *t) {
-  const uint8_t *p = t->df.buf + t->df.start;
-  size_t avail = t->df.len - t->df.start;
+  size_t avail;
+  const uint8_t *p = itg__deframe_peek(&t->df, &avail);
   itg__rx_flow *f;
   itg_pkt_hdr h;
   int hl;

@@ -47,7 +47,7 @@ typedef struct itg__ls_client {
   uint64_t leave_total;
   int leave_asked;
   int dirty;          /* written since the last flush */
-  size_t rlen;
+  itg__frame_reader rd; /* over rbuf */
   uint8_t rbuf[ITG__LP_MAX_FRAME];
 } itg__ls_client;
 
