@@ -30,7 +30,8 @@ int itg_logserver_cfg_allow(itg_logserver_cfg *cfg, const char *cidr) {
   return 0;
 }
 
-int itg__ls_allowed(const itg_logserver *s, const struct sockaddr *sa) {
+/* Returns 1 if the address may use the server (loopback or cfg.allow). */
+static int allowed(const itg_logserver *s, const struct sockaddr *sa) {
   return itg__net_allowed(sa, s->cfg.allow, s->cfg.n_allow);
 }
 
@@ -57,11 +58,6 @@ int itg_logserver_new(const itg_logserver_cfg *cfg, itg_logserver **out) {
   return 0;
 }
 
-void itg__ls_event(itg_logserver *s, const itg_log_session_event *ev) {
-  if (s->cfg.on_session != NULL)
-    s->cfg.on_session(ev, s->cfg.user);
-}
-
 /* Frees a refused client (its handle is its first member). */
 static void free_refused(uv_handle_t *h) { free(h); }
 
@@ -71,7 +67,7 @@ static const char *refusal(itg_logserver *s, const struct sockaddr *sa,
   itg__ls_client *c;
   uint32_t same = 0;
   *status = ITG_ELIMIT;
-  if (!itg__ls_allowed(s, sa)) {
+  if (!allowed(s, sa)) {
     *status = ITG_EPERM;
     return "address not allowed";
   }
@@ -135,7 +131,7 @@ static void on_udp(uv_udp_t *h, ssize_t n, const uv_buf_t *buf,
   itg_logserver *s = h->data;
   (void)buf;
   if (n <= 0 || from == NULL || (flags & UV_UDP_PARTIAL) ||
-      !itg__ls_allowed(s, from))
+      !allowed(s, from))
     return;
   itg__ls_udp_batch(s, s->dgram, (size_t)n);
 }

@@ -1,6 +1,7 @@
 /* The log server's insides, shared by server.c (loop, ports, access)
- * and server_session.c (clients, sessions, files). Everything here runs
- * on the server's loop thread unless said otherwise. */
+ * and server_session.c (clients, sessions, files), which server.c calls
+ * into and which calls nothing of server.c. Everything here runs on the
+ * server's loop thread unless said otherwise. */
 #ifndef ITG_LOG_SERVER_INTERNAL_H
 #define ITG_LOG_SERVER_INTERNAL_H
 
@@ -72,9 +73,6 @@ struct itg_logserver {
   _Atomic uint64_t n_open, n_total, n_incomplete, n_refused, n_records,
       n_missing, n_expired;
 };
-
-/* Returns 1 if the address may use the server (loopback or cfg.allow). */
-int itg__ls_allowed(const itg_logserver *s, const struct sockaddr *sa);
 
 /* Takes a new TCP connection (accepted already, allowed). */
 void itg__ls_client_start(itg_logserver *s, itg__ls_client *c);

@@ -56,6 +56,11 @@ static void send_msg(itg__ls_client *c, const itg__lp_msg *msg, int close_after)
   }
 }
 
+void itg__ls_event(itg_logserver *s, const itg_log_session_event *ev) {
+  if (s->cfg.on_session != NULL)
+    s->cfg.on_session(ev, s->cfg.user);
+}
+
 static void event_init(const itg__ls_client *c, itg_log_session_kind kind,
                        itg_log_session_event *ev) {
   memset(ev, 0, sizeof *ev);
