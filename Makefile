@@ -60,7 +60,7 @@ PLATFORM := posix
 EXE :=
 SHARED_FILES = $(SHARED) $(BUILD)/lib/libitg.so $(BUILD)/lib/$(SONAME)
 TESTS_SKIP :=
-LIB_SRC := $(wildcard libitg/core/*.c libitg/engine/*.c libitg/platform/*.c libitg/platform/$(PLATFORM)/*.c)
+LIB_SRC := $(wildcard libitg/core/*.c libitg/log/*.c libitg/engine/*.c libitg/platform/*.c libitg/platform/$(PLATFORM)/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 PROG_SRC := $(wildcard libitg/programs/itg-*.c)
 PROG_COMMON := $(filter-out libitg/programs/itg-%,$(wildcard libitg/programs/*.c))

@@ -849,7 +849,7 @@ static itg__sock sig_connect(itg_receiver *r, itg__ctl_reader *rd) {
   itg__ctl_msg m;
   assert_int_equal(itg__sock_open(&a, 0, &fd), 0);
   assert_int_equal(itg__sock_connect(fd, &a, 5 * SEC), 0);
-  rd->len = 0;
+  itg__frame_reader_reset(&rd->fr);
   itg__ctl_init(&m, ITG__CTL_HELLO);
   m.version = ITG__CTL_VERSION;
   assert_int_equal(itg__ctl_send(fd, &m, 5 * SEC), 0);
@@ -1171,7 +1171,7 @@ static int64_t hello_rtt(itg_receiver *r) {
   itg__ctl_msg m;
   itg__sock fd;
   int64_t t0 = (int64_t)uv_hrtime(), rtt;
-  rd.len = 0;
+  itg__frame_reader_reset(&rd.fr);
   assert_int_equal(itg__sock_open(&a, 0, &fd), 0);
   assert_int_equal(itg__sock_connect(fd, &a, 5 * SEC), 0);
   itg__ctl_init(&m, ITG__CTL_HELLO);
@@ -1328,7 +1328,7 @@ static void test_bad_signaling(void **state) {
   a = loopback(itg_receiver_port(r));
   assert_int_equal(itg__sock_open(&a, 0, &sig), 0);
   assert_int_equal(itg__sock_connect(sig, &a, 5 * SEC), 0);
-  rd.len = 0;
+  itg__frame_reader_reset(&rd.fr);
   itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
   m.port = 1;
   assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 #include <uv.h>
 
-#include "core/logproto.h"
+#include "log/proto.h"
 #include "engine/control.h"
 #include "itg/logserver.h"
 #include "itg/receiver.h"
@@ -107,7 +107,7 @@ static itg__sock ask_flow(itg_receiver *r, const char *from, itg_proto proto,
                           itg__ctl_msg *ack) {
   itg__sock fd = connect_from(from, itg_receiver_port(r));
   itg__ctl_msg m;
-  rd->len = 0;
+  itg__frame_reader_reset(&rd->fr);
   hello_msg(&m);
   assert_int_equal(itg__ctl_send(fd, &m, 5 * SEC), 0);
   assert_int_equal(itg__ctl_recv(fd, rd, ack, 5 * SEC), 0);
@@ -209,7 +209,7 @@ static void test_reset_signaling(void **state) {
     hello_msg(&m);
     if (i % 2 == 0) {
       itg__ctl_reader rd;
-      rd.len = 0;
+      itg__frame_reader_reset(&rd.fr);
       assert_int_equal(itg__ctl_send(fd, &m, 5 * SEC), 0);
       assert_int_equal(itg__ctl_recv(fd, &rd, &m, 5 * SEC), 0);
       assert_int_equal(m.type, ITG__CTL_HELLO_ACK);
@@ -283,7 +283,7 @@ static void test_idle_flood(void **state) {
   for (i = 0; i < FLOOD; i++) {
     itg__ctl_reader rd;
     itg__ctl_msg m;
-    rd.len = 0;
+    itg__frame_reader_reset(&rd.fr);
     m = next_msg(idle[i], &rd);
     assert_int_equal(m.type, ITG__CTL_ERROR);
     limited += m.status == ITG_ELIMIT;

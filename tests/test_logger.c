@@ -1,7 +1,8 @@
 /* The logger: configuration checks, several producer threads pushing
  * through small rings with no record lost, duplicated or reordered, the
- * writer's timed flush, and a full disk told at once with the records
- * lost counted exactly. */
+ * writer's timed flush, a full disk told at once with the records
+ * lost counted exactly, and a sink of the test's own plugged into the
+ * sink table. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -16,6 +17,7 @@
 #include "helpers/smallfs.h"
 #include "helpers/tmpdir.h"
 #include "itg/log.h"
+#include "log/logger.h"
 
 static void tmp_path(const char *name, char *buf, size_t len) {
   char dir[1024];
@@ -428,6 +430,132 @@ static void test_full_disk(void **state) {
   assert_int_equal(tmpdir_remove(dir), 0);
 }
 
+/* A sink kept in memory: what the sink table hands it, in order. */
+#define MEM_SINK_MAX 4096
+typedef struct mem_sink {
+  itg_log_hdr hdr;
+  uint32_t batch;
+  itg_logrec recs[MEM_SINK_MAX];
+  size_t n, writes, largest;
+  int flushes, closed, overflow;
+} mem_sink;
+
+static mem_sink the_mem_sink;
+
+static int mem_open(const itg_logger_cfg *cfg, const itg_log_hdr *hdr,
+                    int (*hurry)(void *arg), void *hurry_arg, void **state) {
+  mem_sink *m = &the_mem_sink;
+  memset(m, 0, sizeof *m);
+  m->hdr = *hdr;
+  m->batch = cfg->batch;
+  assert_non_null(hurry);
+  assert_int_equal(hurry(hurry_arg), 0); /* nothing pushed yet */
+  *state = m;
+  return 0;
+}
+
+static int mem_write(void *state, const itg_logrec *recs, size_t n) {
+  mem_sink *m = state;
+  /* The writer thread's: the test thread checks what it noted. */
+  if (n == 0 || m->n + n > MEM_SINK_MAX) {
+    m->overflow = 1;
+    return ITG_EINVAL;
+  }
+  memcpy(m->recs + m->n, recs, n * sizeof *recs);
+  m->n += n;
+  m->writes++;
+  if (n > m->largest)
+    m->largest = n;
+  return 0;
+}
+
+static int mem_flush(void *state) {
+  ((mem_sink *)state)->flushes++;
+  return 0;
+}
+
+/* Its counters tell what it holds, so the test sees them published. */
+static void mem_stats(void *state, itg__log_sink_stats *out) {
+  memset(out, 0, sizeof *out);
+  out->spilled = ((mem_sink *)state)->n;
+  out->connected = 1;
+}
+
+static int mem_close(void *state, itg__log_sink_stats *final) {
+  mem_sink *m = state;
+  mem_stats(m, final);
+  m->closed++;
+  return 0;
+}
+
+static const char *mem_path(void *state) {
+  (void)state;
+  return "memory";
+}
+
+static const itg__log_sink_ops mem_ops = {
+    .open = mem_open,
+    .write = mem_write,
+    .flush = mem_flush,
+    .stats = mem_stats,
+    .close = mem_close,
+    .path = mem_path,
+    .spills = 0,
+    .flush_each_pass = 1,
+};
+
+/* Two lanes through a sink of the test's own: it gets every record once,
+ * each lane's in order, in blocks of at most D; it is flushed and closed
+ * once, and its counters and path are the logger's. */
+static void test_sink_table(void **state) {
+  enum { SINK_PER_LANE = 1000 };
+  itg_logger_cfg cfg;
+  itg_logger *l;
+  itg_logger_stats st;
+  uint64_t next[2] = {0, 0};
+  char path[64];
+  uint32_t lane;
+  uint64_t seq;
+  size_t i;
+  (void)state;
+  itg_logger_cfg_init(&cfg);
+  cfg.path = "unused";
+  cfg.role = ITG_LOG_ROLE_RECEIVER;
+  cfg.lanes = 2;
+  cfg.batch = 16;
+  cfg.capacity = 64;
+  assert_int_equal(itg__logger_new_sink(&cfg, NULL, &l), ITG_EINVAL);
+  assert_int_equal(itg__logger_new_sink(&cfg, &mem_ops, &l), 0);
+  assert_int_equal(the_mem_sink.hdr.role, ITG_LOG_ROLE_RECEIVER);
+  assert_int_equal(the_mem_sink.batch, 16);
+  assert_int_equal(itg_logger_path(l, path, sizeof path), 0);
+  assert_string_equal(path, "memory");
+  assert_int_equal(itg_logger_spill_path(l, path, sizeof path), ITG_EINVAL);
+  for (seq = 0; seq < SINK_PER_LANE; seq++)
+    for (lane = 0; lane < 2; lane++) {
+      itg_logrec r = lane_rec(lane, seq);
+      assert_int_equal(itg_logger_push(l, lane, &r), 0);
+    }
+  assert_int_equal(itg_logger_close_stats(l, &st), 0);
+  assert_int_equal(the_mem_sink.closed, 1);
+  assert_int_equal(the_mem_sink.overflow, 0);
+  assert_true(the_mem_sink.flushes >= 1);
+  assert_int_equal(the_mem_sink.n, 2 * SINK_PER_LANE);
+  assert_true(the_mem_sink.largest <= 16);
+  assert_int_equal(st.records, 2 * SINK_PER_LANE);
+  assert_int_equal(st.batches, the_mem_sink.writes);
+  assert_int_equal(st.spilled, 2 * SINK_PER_LANE);
+  assert_int_equal(st.connected, 1);
+  assert_int_equal(st.error, 0);
+  for (i = 0; i < the_mem_sink.n; i++) {
+    const itg_logrec *r = &the_mem_sink.recs[i];
+    assert_true(r->flow_id < 2);
+    assert_true(rec_matches(r, r->flow_id, next[r->flow_id]++));
+  }
+  assert_int_equal(next[0], SINK_PER_LANE);
+  assert_int_equal(next[1], SINK_PER_LANE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cfg_defaults),
@@ -439,6 +567,7 @@ int main(void) {
       cmocka_unit_test(test_batch_above_capacity),
       cmocka_unit_test(test_timed_flush),
       cmocka_unit_test(test_full_disk),
+      cmocka_unit_test(test_sink_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

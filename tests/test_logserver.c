@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <uv.h>
 
-#include "core/logproto.h"
+#include "log/proto.h"
 #include "helpers/smallfs.h"
 #include "helpers/stall_logserver.h"
 #include "helpers/tmpdir.h"

@@ -164,7 +164,7 @@ static itg__ctl_msg ask(itg_receiver *r, const char *name, const char *host,
                    0);
   assert_int_equal(itg__sock_open(&a, 0, &fd), 0);
   assert_int_equal(itg__sock_connect(fd, &a, 5 * SEC), 0);
-  rd.len = 0;
+  itg__frame_reader_reset(&rd.fr);
   itg__ctl_init(&m, ITG__CTL_HELLO);
   m.version = ITG__CTL_VERSION;
   assert_int_equal(itg__ctl_send(fd, &m, 5 * SEC), 0);

@@ -118,7 +118,6 @@ extern "C" {
 #define ITG_PATH_MAX 512
 #define ITG_DEFAULT_SIG_PORT 9000
 #define ITG_DEFAULT_DATA_PORT 8999
-#define ITG_DEFAULT_LOG_PORT 9001
 /* IDT draws are bounded to [0, ITG_FLOW_IDT_MAX] seconds. */
 #define ITG_FLOW_IDT_MAX 3600.0
 /* An IDT law whose mean is below 1 / ITG_FLOW_RATE_MAX seconds (more than

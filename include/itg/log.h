@@ -212,6 +212,9 @@ ITG_API void itg_logreader_close(itg_logreader *r);
  * itg_logger_cfg. */
 typedef struct itg_logger itg_logger;
 
+/* The port a log server listens on and a logger ships to by default. */
+#define ITG_DEFAULT_LOG_PORT 9001
+
 /* How a logger reaches a log server (itg/logserver.h). */
 typedef enum itg_log_transport {
   ITG_LOG_TCP = 0, /* reliable: the server acknowledges what it wrote */

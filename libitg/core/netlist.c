@@ -108,3 +108,14 @@ int itg__net_allowed(const struct sockaddr *sa, const itg_logserver_net *nets,
       return 1;
   return 0;
 }
+
+void itg__net_ip_key(const struct sockaddr *sa, uint8_t key[16]) {
+  memset(key, 0, 16);
+  if (sa->sa_family == AF_INET) {
+    key[10] = 0xff;
+    key[11] = 0xff;
+    memcpy(key + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+  } else if (sa->sa_family == AF_INET6) {
+    memcpy(key, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+  }
+}

@@ -17,6 +17,11 @@ int itg__net_parse(const char *cidr, itg_logserver_net *out);
 int itg__net_parse_list(const char *list, itg_logserver_net *nets,
                         uint32_t max, uint32_t *n, char *bad, size_t badlen);
 
+/* Normalises an address to 16 bytes (IPv4 as IPv4-mapped IPv6) so both
+ * families compare alike: what the receiver and the log server count
+ * their peers by. */
+void itg__net_ip_key(const struct sockaddr *sa, uint8_t key[16]);
+
 /* Returns 1 if sa (IPv4 or IPv6; IPv4-mapped IPv6 taken as IPv4) is a
  * loopback address (127.0.0.0/8, ::1) or inside one of nets[0..n). */
 int itg__net_allowed(const struct sockaddr *sa, const itg_logserver_net *nets,

@@ -202,10 +202,8 @@ int itg__ctl_encode(const itg__ctl_msg *m, uint8_t *buf, size_t len) {
   encode_body(m, &c);
   if (c.bad)
     return ITG_ETRUNC;
-  buf[0] = (uint8_t)m->type;
-  buf[1] = ITG__CTL_VERSION;
-  itg__put_be16(buf + 2, 0);
-  itg__put_be32(buf + 4, (uint32_t)c.off);
+  itg__frame_hdr_put(buf, (uint8_t)m->type, ITG__CTL_VERSION,
+                     (uint32_t)c.off);
   return (int)(ITG__CTL_HDR_LEN + c.off);
 }
 
@@ -266,45 +264,60 @@ static void decode_body(cursor *c, itg__ctl_msg *m) {
     c->bad = 1;
 }
 
-int itg__ctl_decode(const uint8_t *buf, size_t len, itg__ctl_msg *out) {
-  uint32_t body;
-  cursor c;
-  if (len < ITG__CTL_HDR_LEN)
-    return ITG_ETRUNC;
-  if (buf[1] != ITG__CTL_VERSION)
-    return ITG_EVERSION;
-  body = itg__get_be32(buf + 4);
-  if (buf[0] < ITG__CTL_HELLO || buf[0] > ITG__CTL_ERROR ||
-      itg__get_be16(buf + 2) != 0 || body > ITG__CTL_MAX_BODY)
+/* Reads a frame's header: 0, or an error of itg__frame_hdr_get, or
+ * ITG_EBADMSG for a type that is no message. */
+static int ctl_hdr(const uint8_t *buf, size_t len, itg__frame_hdr *h) {
+  int rc = itg__frame_hdr_get(buf, len, ITG__CTL_VERSION, ITG__CTL_MAX_BODY,
+                              h);
+  if (rc == 0 && (h->type < ITG__CTL_HELLO || h->type > ITG__CTL_ERROR))
     return ITG_EBADMSG;
-  if (len - ITG__CTL_HDR_LEN < body)
+  return rc;
+}
+
+int itg__ctl_decode(const uint8_t *buf, size_t len, itg__ctl_msg *out) {
+  itg__frame_hdr h;
+  cursor c;
+  int rc = ctl_hdr(buf, len, &h);
+  if (rc < 0)
+    return rc;
+  if (len - ITG__CTL_HDR_LEN < h.body)
     return ITG_ETRUNC;
-  itg__ctl_init(out, (itg__ctl_type)buf[0]);
+  itg__ctl_init(out, (itg__ctl_type)h.type);
   memset(&c, 0, sizeof c);
   c.r = buf + ITG__CTL_HDR_LEN;
-  c.len = body;
+  c.len = h.body;
   decode_body(&c, out);
-  if (c.bad || c.off != body)
+  if (c.bad || c.off != h.body)
     return ITG_EBADMSG;
-  return (int)(ITG__CTL_HDR_LEN + body);
+  return (int)(ITG__CTL_HDR_LEN + h.body);
+}
+
+/* The reader's measure: the frame header, its type checked too. */
+static int ctl_measure(const uint8_t *buf, size_t avail, void *arg) {
+  itg__frame_hdr h;
+  int rc = ctl_hdr(buf, avail, &h);
+  (void)arg;
+  if (rc == ITG_ETRUNC)
+    return 0;
+  return rc < 0 ? rc : (int)(ITG__CTL_HDR_LEN + h.body);
 }
 
 uint8_t *itg__ctl_reader_space(itg__ctl_reader *r, size_t *room) {
-  *room = sizeof r->buf - r->len;
-  return r->buf + r->len;
+  return itg__frame_reader_space(&r->fr, r->buf, sizeof r->buf, room);
 }
 
-void itg__ctl_reader_commit(itg__ctl_reader *r, size_t n) { r->len += n; }
+void itg__ctl_reader_commit(itg__ctl_reader *r, size_t n) {
+  itg__frame_reader_commit(&r->fr, n);
+}
 
 int itg__ctl_reader_next(itg__ctl_reader *r, itg__ctl_msg *out) {
-  int n = itg__ctl_decode(r->buf, r->len, out);
-  if (n == ITG_ETRUNC)
-    return 0;
-  if (n < 0)
+  uint8_t *frame;
+  int n = itg__frame_reader_next(&r->fr, r->buf, sizeof r->buf, ctl_measure,
+                                 NULL, &frame);
+  if (n <= 0)
     return n;
-  r->len -= (size_t)n;
-  memmove(r->buf, r->buf + n, r->len);
-  return 1;
+  n = itg__ctl_decode(frame, (size_t)n, out);
+  return n < 0 ? n : 1;
 }
 
 int itg__ctl_send(itg__sock s, const itg__ctl_msg *m, int64_t timeout_ns) {

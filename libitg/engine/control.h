@@ -1,8 +1,8 @@
 /* The signaling protocol between a sender and a receiver.
  *
  * One TCP connection per flow, to the receiver's signaling port. Every
- * message is a frame: an 8-byte header followed by a body, big endian,
- * written and read byte by byte:
+ * message is a frame (core/frame.h): an 8-byte header followed by a body,
+ * big endian, written and read byte by byte:
  *   off 0  u8  message type (ITG__CTL_*)
  *   off 1  u8  protocol version (ITG__CTL_VERSION)
  *   off 2  u16 reserved, 0
@@ -41,6 +41,7 @@
 #ifndef ITG_ENGINE_CONTROL_H
 #define ITG_ENGINE_CONTROL_H
 
+#include "core/frame.h"
 #include "itg/flow.h"
 #include "platform/platform.h"
 
@@ -48,7 +49,7 @@
  * frame of another version does not decode: peers of different versions
  * part at their first message, each with ITG_EVERSION. */
 #define ITG__CTL_VERSION 2u
-#define ITG__CTL_HDR_LEN 8u
+#define ITG__CTL_HDR_LEN ITG__FRAME_HDR_LEN
 #define ITG__CTL_MAX_BODY 4096u
 #define ITG__CTL_MAX_FRAME (ITG__CTL_HDR_LEN + ITG__CTL_MAX_BODY)
 /* Room for a text field and its NUL. */
@@ -107,7 +108,7 @@ int itg__ctl_decode(const uint8_t *buf, size_t len, itg__ctl_msg *out);
 /* Cuts a byte stream into frames: bytes go in through space/commit and
  * whole messages come out of next. */
 typedef struct itg__ctl_reader {
-  size_t len;
+  itg__frame_reader fr;
   uint8_t buf[ITG__CTL_MAX_FRAME];
 } itg__ctl_reader;
 
@@ -119,7 +120,8 @@ uint8_t *itg__ctl_reader_space(itg__ctl_reader *r, size_t *room);
 void itg__ctl_reader_commit(itg__ctl_reader *r, size_t n);
 
 /* Takes the next whole message out. Returns 1 with *out filled, 0 if more
- * bytes are needed, or a decode error (the stream is then unusable). */
+ * bytes are needed, or a decode error (the stream is then unusable; a
+ * header that cannot start a message is refused before its body comes). */
 int itg__ctl_reader_next(itg__ctl_reader *r, itg__ctl_msg *out);
 
 /* ---- blocking use over a platform socket (the sender's side) ---------- */

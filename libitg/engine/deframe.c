@@ -2,38 +2,42 @@
  * deframe.h). */
 #include "engine/deframe.h"
 
-#include <string.h>
-
 void itg__deframe_init(itg__deframe *d, itg_wire_profile wire) {
   d->wire = wire;
-  d->start = 0;
-  d->len = 0;
+  itg__frame_reader_reset(&d->fr);
 }
 
 uint8_t *itg__deframe_space(itg__deframe *d, size_t *room) {
-  if (d->start > 0) {
-    memmove(d->buf, d->buf + d->start, d->len - d->start);
-    d->len -= d->start;
-    d->start = 0;
-  }
-  *room = sizeof d->buf - d->len;
-  return d->buf + d->len;
+  return itg__frame_reader_space(&d->fr, d->buf, sizeof d->buf, room);
 }
 
-void itg__deframe_commit(itg__deframe *d, size_t n) { d->len += n; }
+void itg__deframe_commit(itg__deframe *d, size_t n) {
+  itg__frame_reader_commit(&d->fr, n);
+}
 
-int itg__deframe_next(itg__deframe *d, itg_pkt_hdr *h, uint8_t **pkt) {
-  size_t avail = d->len - d->start;
-  int hl = itg_wire_decode(d->wire, 1, d->buf + d->start, avail, h);
+const uint8_t *itg__deframe_peek(const itg__deframe *d, size_t *avail) {
+  *avail = d->fr.len - d->fr.start;
+  return d->buf + d->fr.start;
+}
+
+/* The reader's measure: the length the packet header carries, decoded
+ * into d->hdr. */
+static int measure(const uint8_t *buf, size_t avail, void *arg) {
+  itg__deframe *d = arg;
+  int hl = itg_wire_decode(d->wire, 1, buf, avail, &d->hdr);
   if (hl == ITG_ETRUNC)
     return 0;
   if (hl < 0)
     return hl;
-  if (h->length < (uint32_t)hl || h->length > ITG_WIRE_MAX_PACKET)
+  if (d->hdr.length < (uint32_t)hl || d->hdr.length > ITG_WIRE_MAX_PACKET)
     return ITG_EBADMSG;
-  if (avail < h->length)
-    return 0;
-  *pkt = d->buf + d->start;
-  d->start += h->length;
-  return (int)h->length;
+  return (int)d->hdr.length;
+}
+
+int itg__deframe_next(itg__deframe *d, itg_pkt_hdr *h, uint8_t **pkt) {
+  int n = itg__frame_reader_next(&d->fr, d->buf, sizeof d->buf, measure, d,
+                                 pkt);
+  if (n > 0)
+    *h = d->hdr;
+  return n;
 }

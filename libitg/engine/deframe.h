@@ -1,9 +1,11 @@
 /* Cutting a TCP byte stream back into data packets, using the length each
- * packet header carries. Used by the receiver on TCP data connections and
- * by the sender on echoed TCP streams. */
+ * packet header carries: the stream reader of core/frame.h, measuring by
+ * the data packet header. Used by the receiver on TCP data connections
+ * and by the sender on echoed TCP streams. */
 #ifndef ITG_ENGINE_DEFRAME_H
 #define ITG_ENGINE_DEFRAME_H
 
+#include "core/frame.h"
 #include "itg/wire.h"
 
 /* Room for one whole packet of the largest size, so a packet that starts
@@ -12,8 +14,8 @@
 
 typedef struct itg__deframe {
   itg_wire_profile wire;
-  size_t start; /* first byte not yet taken */
-  size_t len;   /* bytes held, from buf[0] */
+  itg__frame_reader fr;
+  itg_pkt_hdr hdr; /* the header of the packet measured last */
   uint8_t buf[ITG__DEFRAME_CAP];
 } itg__deframe;
 
@@ -26,6 +28,10 @@ uint8_t *itg__deframe_space(itg__deframe *d, size_t *room);
 
 /* Accounts for n bytes written at itg__deframe_space. */
 void itg__deframe_commit(itg__deframe *d, size_t n);
+
+/* Returns the bytes held and not yet taken, their count in *avail (to
+ * look at a packet before it is whole). */
+const uint8_t *itg__deframe_peek(const itg__deframe *d, size_t *avail);
 
 /* Takes the next whole packet: returns its length with *pkt pointing at it
  * (valid until the next space call) and *h decoded, 0 if more bytes are

@@ -63,28 +63,6 @@ out_free_r:
   return ITG_ENOMEM;
 }
 
-int itg__rx_uv_err(int uverr) {
-  switch (uverr) {
-  case UV_EADDRINUSE:
-    return ITG_EADDRINUSE;
-  case UV_EADDRNOTAVAIL:
-  case UV_EAFNOSUPPORT:
-    return ITG_EADDR;
-  case UV_EACCES:
-  case UV_EPERM:
-    return ITG_EPERM;
-  case UV_ENOMEM:
-    return ITG_ENOMEM;
-  case UV_ETIMEDOUT:
-    return ITG_ETIMEDOUT;
-  case UV_EOF:
-  case UV_ECONNRESET:
-    return ITG_ECLOSED;
-  default:
-    return ITG_ESOCKET;
-  }
-}
-
 void itg__rx_count(itg_receiver *r, int dconns, int dflows) {
   uv_mutex_lock(&r->lock);
   r->conns = (uint32_t)((int)r->conns + dconns);

@@ -72,7 +72,7 @@ static int take_dgram(itg__rx_sock *s, itg__dgram *d, int64_t *now) {
   int hl;
   if (d->len < 4)
     return -1;
-  itg__rx_ip_key((const struct sockaddr *)&d->peer->ss, ip);
+  itg__net_ip_key((const struct sockaddr *)&d->peer->ss, ip);
   f = itg__rx_flow_find(r, s, ip, itg__get_be32(d->buf));
   if (f == NULL)
     return -1;
@@ -257,8 +257,8 @@ static void tcp_echo(itg__rx_tcp *t, const uint8_t *pkt, size_t len) {
  * connection cannot take a flow's place). Returns 0, 1 if more bytes are
  * needed, or -1. */
 static int tcp_bind_flow(itg__rx_tcp *t) {
-  const uint8_t *p = t->df.buf + t->df.start;
-  size_t avail = t->df.len - t->df.start;
+  size_t avail;
+  const uint8_t *p = itg__deframe_peek(&t->df, &avail);
   itg__rx_flow *f;
   itg_pkt_hdr h;
   int hl;
@@ -378,7 +378,7 @@ static void on_data_conn(uv_stream_t *server, int status) {
     itg__rx_tcp_close(t);
     return;
   }
-  itg__rx_ip_key((const struct sockaddr *)&ss, t->ip);
+  itg__net_ip_key((const struct sockaddr *)&ss, t->ip);
 }
 
 /* ---- data ports ----------------------------------------------------- */
@@ -432,7 +432,7 @@ static int open_tcp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
     rc = uv_tcp_getsockname(&s->listener, (struct sockaddr *)&local.ss, &len);
   if (rc != 0) {
     uv_close((uv_handle_t *)&s->listener, on_sock_freed);
-    return itg__rx_uv_err(rc);
+    return itg__uv_err(rc);
   }
   local.len = (socklen_t)len;
   s->port = itg__addr_port(&local);

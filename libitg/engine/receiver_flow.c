@@ -7,17 +7,6 @@
 #include "core/byteorder.h"
 #include "engine/receiver_internal.h"
 
-void itg__rx_ip_key(const struct sockaddr *sa, uint8_t key[16]) {
-  memset(key, 0, 16);
-  if (sa->sa_family == AF_INET) {
-    key[10] = 0xff;
-    key[11] = 0xff;
-    memcpy(key + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-  } else if (sa->sa_family == AF_INET6) {
-    memcpy(key, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-  }
-}
-
 static size_t bucket_of(const uint8_t ip[16], uint32_t id) {
   uint32_t h = id * 2654435761u;
   int i;

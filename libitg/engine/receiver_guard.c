@@ -82,19 +82,11 @@ static void on_sweep(uv_timer_t *h) {
   itg__rx_run_pending(r);
 }
 
-uint64_t itg__rx_sweep_every(uint64_t shortest_ms) {
-  /* A quarter of it: a connection goes at most 25 % late. */
-  uint64_t every = shortest_ms / 4;
-  if (every < ITG__RX_SWEEP_MIN_MS)
-    return ITG__RX_SWEEP_MIN_MS;
-  return every > ITG__RX_SWEEP_MAX_MS ? ITG__RX_SWEEP_MAX_MS : every;
-}
-
 void itg__rx_guard_start(itg_receiver *r) {
   uint64_t every = r->cfg.handshake_ms;
   if (r->cfg.idle_ms != 0 && r->cfg.idle_ms < every)
     every = r->cfg.idle_ms;
-  every = itg__rx_sweep_every(every);
+  every = itg__sweep_every(every);
   r->fd_limit = itg__fd_limit();
   r->peer_seed = (uint32_t)uv_hrtime() | 1u;
   uv_timer_init(&r->loop, &r->sweep);

@@ -8,6 +8,8 @@
 #include <uv.h>
 
 #include "core/idmap.h"
+#include "core/netlist.h"
+#include "core/sweep.h"
 #include "engine/control.h"
 #include "engine/deframe.h"
 #include "itg/logserver.h"
@@ -22,8 +24,6 @@
 #define ITG__RX_LINGER_MS 300      /* see receiver.h: end of a flow */
 #define ITG__RX_FLOW_LOG_CAP 8192  /* ring records of a per-flow logger */
 #define ITG__RX_FIRST_FREE_PORT 1024u /* below: privileged (root's) ports */
-#define ITG__RX_SWEEP_MIN_MS 5     /* the timeouts' check, at most this */
-#define ITG__RX_SWEEP_MAX_MS 1000  /* often, at least this often */
 
 typedef struct itg__rx_flow itg__rx_flow;
 typedef struct itg__rx_log_open itg__rx_log_open;
@@ -189,9 +189,6 @@ void itg__rx_count(itg_receiver *r, int dconns, int dflows);
 /* Keeps the first log error for itg_receiver_stop. */
 void itg__rx_log_error(itg_receiver *r, int err);
 
-/* Maps a libuv error to an ITG_E* code. */
-int itg__rx_uv_err(int uverr);
-
 /* Reports a flow event to cfg.on_flow. */
 void itg__rx_event(itg_receiver *r, const itg_flow_event *ev);
 
@@ -209,10 +206,6 @@ void itg__rx_peer_release(itg_receiver *r, itg__rx_peer *p);
  * opened its flow or sent its first packet), counting it in r->fds, or 0
  * if it is to be refused (counted). */
 int itg__rx_fd_admit(itg_receiver *r, int may_evict);
-
-/* How often to look for connections past a timeout of shortest_ms (the
- * log server's too). */
-uint64_t itg__rx_sweep_every(uint64_t shortest_ms);
 
 /* Starts the timer that enforces handshake_ms and idle_ms, r->sweep (on
  * the loop thread, before it runs; closed when the receiver stops). */
@@ -291,10 +284,6 @@ void itg__rx_log_release(itg_receiver *r, itg__rx_log *lg,
 void itg__rx_log_abandon(itg__rx_conn *c);
 
 /* ---- receiver_flow.c ---- */
-
-/* Normalises an address to 16 bytes (IPv4 as IPv4-mapped IPv6) so both
- * families compare alike. */
-void itg__rx_ip_key(const struct sockaddr *sa, uint8_t key[16]);
 
 /* Sets up a flow asked for by FLOW_OPEN on connection c. Returns 0 with
  * *out set, ITG__RX_LOG_OPENING while the log session it asks for opens,

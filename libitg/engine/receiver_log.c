@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/logproto.h"
+#include "log/proto.h"
 #include "core/netlist.h"
 #include "engine/receiver_internal.h"
 
@@ -190,7 +190,7 @@ static int listed(const itg_receiver *r, const itg__rx_log *lg) {
 static int server_allowed(const itg_receiver *r, const itg__addr *a,
                           const uint8_t peer_ip[16]) {
   uint8_t ip[16];
-  itg__rx_ip_key((const struct sockaddr *)&a->ss, ip);
+  itg__net_ip_key((const struct sockaddr *)&a->ss, ip);
   return memcmp(ip, peer_ip, 16) == 0 ||
          itg__net_allowed((const struct sockaddr *)&a->ss, r->log_nets,
                           r->n_log_nets);

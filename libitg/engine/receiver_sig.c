@@ -261,7 +261,7 @@ static void on_connection(uv_stream_t *server, int status) {
     return;
   }
   peer.len = (socklen_t)len;
-  itg__rx_ip_key((const struct sockaddr *)&peer.ss, c->ip);
+  itg__net_ip_key((const struct sockaddr *)&peer.ss, c->ip);
   c->from = itg__rx_peer_hold(r, c->ip);
   /* One over its address's limit is told so only if a descriptor is
    * free: it never takes another sender's place. */
@@ -306,7 +306,7 @@ int itg__rx_sig_listen(itg_receiver *r) {
   if (rc == 0)
     rc = uv_tcp_getsockname(&r->server, (struct sockaddr *)&a.ss, &len);
   if (rc != 0)
-    return itg__rx_uv_err(rc);
+    return itg__uv_err(rc);
   a.len = (socklen_t)len;
   r->port = itg__addr_port(&a);
   return 0;

@@ -238,6 +238,11 @@ int itg__rename_noreplace(const char *from, const char *to);
  * ITG_ENOMEM, ITG_ENOSPC (the disk or a quota is full) or ITG_EIO. */
 int itg__file_errno(int e);
 
+/* Maps a libuv error (UV_E*) to the error table: ITG_EADDRINUSE,
+ * ITG_EADDR, ITG_EPERM, ITG_ENOMEM, ITG_ETIMEDOUT, ITG_ECLOSED (the peer
+ * closed or reset) or ITG_ESOCKET. */
+int itg__uv_err(int uverr);
+
 /* Creates path for writing (binary, close-on-exec) only if nothing by that
  * name exists: an existing file is never truncated, and a symbolic link
  * (a reparse point on Windows), dangling or not, is never followed

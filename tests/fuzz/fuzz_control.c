@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK((size_t)n <= size);
     roundtrip(data, n, &m);
   }
-  r.len = 0;
+  itg__frame_reader_reset(&r.fr);
   while (off < size) {
     size_t room, k;
     uint8_t *at = itg__ctl_reader_space(&r, &room);

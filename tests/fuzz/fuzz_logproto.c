@@ -1,10 +1,10 @@
 /* Log-server traffic as the server reads it from a client: the input as a
- * TCP frame, as frames cut one after another from a stream, and as a UDP
+ * TCP frame, as frames cut from a stream that arrives in pieces, and as a UDP
  * batch datagram; a log name from a client as the server checks it. A
  * frame that decodes encodes back to the same bytes. */
 #include <string.h>
 
-#include "core/logproto.h"
+#include "log/proto.h"
 #include "fuzz.h"
 
 static void roundtrip(const uint8_t *frame, int len, const itg__lp_msg *m) {
@@ -25,22 +25,43 @@ static void roundtrip(const uint8_t *frame, int len, const itg__lp_msg *m) {
   FUZZ_CHECK(itg__lp_decode(buf, (size_t)n, &again) == n);
 }
 
+/* The input as a stream read in pieces of `step` bytes, as a session
+ * reads it. */
+static void stream(const uint8_t *data, size_t size, size_t step) {
+  static uint8_t buf[ITG__LP_MAX_FRAME];
+  static itg__lp_msg m;
+  itg__frame_reader r;
+  size_t off = 0;
+  itg__frame_reader_reset(&r);
+  while (off < size) {
+    size_t room, k;
+    uint8_t *at = itg__frame_reader_space(&r, buf, sizeof buf, &room);
+    int got;
+    FUZZ_CHECK(room > 0); /* no whole frame is held between passes */
+    k = size - off < step ? size - off : step;
+    if (k > room)
+      k = room;
+    memcpy(at, data + off, k);
+    itg__frame_reader_commit(&r, k);
+    off += k;
+    while ((got = itg__lp_next(&r, buf, sizeof buf, &m)) == 1)
+      FUZZ_CHECK(r.start <= r.len && r.len <= sizeof buf);
+    if (got < 0)
+      return; /* the stream is unusable from here, as documented */
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static itg__lp_msg m;
   static char name[ITG__LP_NAME_MAX + 2];
   uint32_t session, key;
   uint64_t seq;
-  size_t off = 0;
-  int n;
-  while (off < size) {
-    n = itg__lp_decode(data + off, size - off, &m);
-    if (n <= 0)
-      break;
-    FUZZ_CHECK((size_t)n <= size - off);
-    if (off == 0)
-      roundtrip(data, n, &m);
-    off += (size_t)n;
+  int n = itg__lp_decode(data, size, &m);
+  if (n > 0) {
+    FUZZ_CHECK((size_t)n <= size);
+    roundtrip(data, n, &m);
   }
+  stream(data, size, size > 0 ? (size_t)data[0] % 32 + 1 : 1);
   n = itg__lp_dgram_decode(data, size, &session, &key, &seq);
   if (n >= 0)
     FUZZ_CHECK(ITG__LP_UDP_HDR + (size_t)n * ITG_LOG_RECORD_LEN == size);

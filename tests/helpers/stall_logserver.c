@@ -5,14 +5,14 @@
 #include <string.h>
 #include <uv.h>
 
-#include "core/logproto.h"
+#include "log/proto.h"
 
 typedef struct client {
   uv_tcp_t tcp;
   struct stall_logserver *srv;
   struct client *next;
   uint8_t buf[2 * ITG__LP_MAX_FRAME];
-  size_t len;
+  itg__frame_reader rd; /* over buf */
   uint64_t taken; /* records of its session taken */
   int registered;
 } client;
@@ -80,16 +80,12 @@ static void keep(stall_logserver *s, const uint8_t *p, uint32_t n) {
  * the server reads. */
 static void take_frames(client *c) {
   stall_logserver *s = c->srv;
-  size_t at = 0;
   for (;;) {
     itg__lp_msg m, a;
-    int used;
     if (c->registered && !reading(s))
       break;
-    used = itg__lp_decode(c->buf + at, c->len - at, &m);
-    if (used <= 0)
+    if (itg__lp_next(&c->rd, c->buf, sizeof c->buf, &m) <= 0)
       break;
-    at += (size_t)used;
     if (m.type == ITG__LP_REGISTER) {
       itg__lp_init(&a, ITG__LP_REGISTER_ACK);
       uv_mutex_lock(&s->mu);
@@ -111,17 +107,16 @@ static void take_frames(client *c) {
       reply_msg(c, &a);
     }
   }
-  memmove(c->buf, c->buf + at, c->len - at);
-  c->len -= at;
   if (c->registered && !reading(s))
     uv_read_stop((uv_stream_t *)&c->tcp);
 }
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
   client *c = h->data;
+  size_t room;
+  uint8_t *p = itg__frame_reader_space(&c->rd, c->buf, sizeof c->buf, &room);
   (void)hint;
-  *buf = uv_buf_init((char *)c->buf + c->len,
-                     (unsigned)(sizeof c->buf - c->len));
+  *buf = uv_buf_init((char *)p, (unsigned)room);
 }
 
 static void on_read(uv_stream_t *h, ssize_t n, const uv_buf_t *buf) {
@@ -131,7 +126,7 @@ static void on_read(uv_stream_t *h, ssize_t n, const uv_buf_t *buf) {
     uv_read_stop(h);
     return;
   }
-  c->len += (size_t)n;
+  itg__frame_reader_commit(&c->rd, (size_t)n);
   take_frames(c);
 }
 

@@ -1,5 +1,5 @@
-/* The log-server protocol's frames and datagrams (see core/logproto.h). */
-#include "core/logproto.h"
+/* The log-server protocol's frames and datagrams (see log/proto.h). */
+#include "log/proto.h"
 
 #include <string.h>
 
@@ -117,10 +117,7 @@ int itg__lp_encode(const itg__lp_msg *m, const itg_logrec *batch, uint8_t *buf,
   if (w.bad)
     return ITG_ETRUNC;
   body = w.at - ITG__LP_HDR_LEN;
-  buf[0] = (uint8_t)m->type;
-  buf[1] = (uint8_t)ITG__LP_VERSION;
-  itg__put_be16(buf + 2, 0);
-  itg__put_be32(buf + 4, (uint32_t)body);
+  itg__frame_hdr_put(buf, (uint8_t)m->type, ITG__LP_VERSION, (uint32_t)body);
   return (int)w.at;
 }
 
@@ -175,15 +172,13 @@ static void get_text(get *r, char *dst, size_t cap) {
 }
 
 int itg__lp_decode(const uint8_t *buf, size_t len, itg__lp_msg *out) {
+  itg__frame_hdr h;
   get r;
   uint32_t body, i;
-  if (len < ITG__LP_HDR_LEN)
-    return ITG_ETRUNC;
-  if (buf[1] != ITG__LP_VERSION)
-    return ITG_EVERSION;
-  body = itg__get_be32(buf + 4);
-  if (itg__get_be16(buf + 2) != 0 || body > ITG__LP_MAX_BODY)
-    return ITG_EBADMSG;
+  int rc = itg__frame_hdr_get(buf, len, ITG__LP_VERSION, ITG__LP_MAX_BODY, &h);
+  if (rc < 0)
+    return rc;
+  body = h.body;
   if (len - ITG__LP_HDR_LEN < body)
     return ITG_ETRUNC;
   itg__lp_init(out, (itg__lp_type)buf[0]);
@@ -233,6 +228,27 @@ int itg__lp_decode(const uint8_t *buf, size_t len, itg__lp_msg *out) {
   if (r.bad || r.at != body)
     return ITG_EBADMSG;
   return (int)(ITG__LP_HDR_LEN + body);
+}
+
+/* The reader's measure: the frame header of this protocol. */
+static int lp_measure(const uint8_t *buf, size_t avail, void *arg) {
+  itg__frame_hdr h;
+  int rc = itg__frame_hdr_get(buf, avail, ITG__LP_VERSION, ITG__LP_MAX_BODY,
+                              &h);
+  (void)arg;
+  if (rc == ITG_ETRUNC)
+    return 0;
+  return rc < 0 ? rc : (int)(ITG__LP_HDR_LEN + h.body);
+}
+
+int itg__lp_next(itg__frame_reader *r, uint8_t *buf, size_t cap,
+                 itg__lp_msg *out) {
+  uint8_t *frame;
+  int n = itg__frame_reader_next(r, buf, cap, lp_measure, NULL, &frame);
+  if (n <= 0)
+    return n;
+  n = itg__lp_decode(frame, (size_t)n, out);
+  return n < 0 ? n : 1;
 }
 
 size_t itg__lp_dgram_encode(uint32_t session, uint32_t key, uint64_t seq,

@@ -1,14 +1,14 @@
 /* The log server's public face: configuration, allowed networks, its loop
  * thread with the TCP and UDP ports and the flush timer, counters and
- * stopping. Clients and their sessions are in logserver_session.c. */
+ * stopping. Clients and their sessions are in log/server_session.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/logfile.h"
 #include "core/netlist.h"
-#include "engine/logserver_internal.h"
-#include "engine/receiver_internal.h"
+#include "core/sweep.h"
+#include "log/server_internal.h"
 #include "platform/platform.h"
 
 void itg_logserver_cfg_init(itg_logserver_cfg *cfg) {
@@ -30,7 +30,8 @@ int itg_logserver_cfg_allow(itg_logserver_cfg *cfg, const char *cidr) {
   return 0;
 }
 
-int itg__ls_allowed(const itg_logserver *s, const struct sockaddr *sa) {
+/* Returns 1 if the address may use the server (loopback or cfg.allow). */
+static int allowed(const itg_logserver *s, const struct sockaddr *sa) {
   return itg__net_allowed(sa, s->cfg.allow, s->cfg.n_allow);
 }
 
@@ -57,11 +58,6 @@ int itg_logserver_new(const itg_logserver_cfg *cfg, itg_logserver **out) {
   return 0;
 }
 
-void itg__ls_event(itg_logserver *s, const itg_log_session_event *ev) {
-  if (s->cfg.on_session != NULL)
-    s->cfg.on_session(ev, s->cfg.user);
-}
-
 /* Frees a refused client (its handle is its first member). */
 static void free_refused(uv_handle_t *h) { free(h); }
 
@@ -71,7 +67,7 @@ static const char *refusal(itg_logserver *s, const struct sockaddr *sa,
   itg__ls_client *c;
   uint32_t same = 0;
   *status = ITG_ELIMIT;
-  if (!itg__ls_allowed(s, sa)) {
+  if (!allowed(s, sa)) {
     *status = ITG_EPERM;
     return "address not allowed";
   }
@@ -104,7 +100,7 @@ static void on_connection(uv_stream_t *server, int status) {
     memcpy(&a.ss, &ss, sizeof ss);
     a.len = (socklen_t)len;
     itg__addr_format(&a, c->peer, sizeof c->peer);
-    itg__rx_ip_key((struct sockaddr *)&ss, c->ip);
+    itg__net_ip_key((struct sockaddr *)&ss, c->ip);
     why = refusal(s, (struct sockaddr *)&ss, c->ip, &why_status);
   }
   if (why != NULL) {
@@ -135,7 +131,7 @@ static void on_udp(uv_udp_t *h, ssize_t n, const uv_buf_t *buf,
   itg_logserver *s = h->data;
   (void)buf;
   if (n <= 0 || from == NULL || (flags & UV_UDP_PARTIAL) ||
-      !itg__ls_allowed(s, from))
+      !allowed(s, from))
     return;
   itg__ls_udp_batch(s, s->dgram, (size_t)n);
 }
@@ -196,7 +192,7 @@ static int bind_ports(itg_logserver *s) {
   if (rc == 0)
     rc = uv_listen((uv_stream_t *)&s->server, 128, on_connection);
   if (rc != 0)
-    return itg__rx_uv_err(rc);
+    return itg__uv_err(rc);
   if (uv_tcp_getsockname(&s->server, (struct sockaddr *)&ss, &len) != 0)
     return ITG_ESOCKET;
   memcpy(&a.ss, &ss, sizeof ss);
@@ -204,7 +200,7 @@ static int bind_ports(itg_logserver *s) {
   itg__addr_set_port(&a, s->cfg.port == 0 ? 0 : s->port);
   rc = uv_udp_bind(&s->udp, (const struct sockaddr *)&a.ss, 0);
   if (rc != 0)
-    return itg__rx_uv_err(rc);
+    return itg__uv_err(rc);
   len = (int)sizeof ss;
   if (uv_udp_getsockname(&s->udp, (struct sockaddr *)&ss, &len) != 0)
     return ITG_ESOCKET;
@@ -215,7 +211,7 @@ static int bind_ports(itg_logserver *s) {
     uv_recv_buffer_size((uv_handle_t *)&s->udp, &size);
   }
   rc = uv_udp_recv_start(&s->udp, on_udp_alloc, on_udp);
-  return rc != 0 ? itg__rx_uv_err(rc) : 0;
+  return rc != 0 ? itg__uv_err(rc) : 0;
 }
 
 int itg_logserver_start(itg_logserver *s) {
@@ -240,8 +236,8 @@ int itg_logserver_start(itg_logserver *s) {
   if (rc < 0)
     goto out_close;
   uv_timer_start(&s->flush, on_flush, s->cfg.flush_ms, s->cfg.flush_ms);
-  uv_timer_start(&s->sweep, on_sweep, itg__rx_sweep_every(s->cfg.handshake_ms),
-                 itg__rx_sweep_every(s->cfg.handshake_ms));
+  uv_timer_start(&s->sweep, on_sweep, itg__sweep_every(s->cfg.handshake_ms),
+                 itg__sweep_every(s->cfg.handshake_ms));
   rc = ITG_ETHREAD;
   if (uv_async_init(&s->loop, &s->wake, on_wake) != 0)
     goto out_close;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/logfile.h"
-#include "engine/logserver_internal.h"
+#include "log/server_internal.h"
 #include "platform/platform.h"
 
 /* A frame on its way to a client. */
@@ -54,6 +54,11 @@ static void send_msg(itg__ls_client *c, const itg__lp_msg *msg, int close_after)
     free(m);
     itg__ls_client_close(c);
   }
+}
+
+void itg__ls_event(itg_logserver *s, const itg_log_session_event *ev) {
+  if (s->cfg.on_session != NULL)
+    s->cfg.on_session(ev, s->cfg.user);
 }
 
 static void event_init(const itg__ls_client *c, itg_log_session_kind kind,
@@ -395,14 +400,14 @@ static int on_frame(itg__ls_client *c, const itg__lp_msg *m) {
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
   itg__ls_client *c = h->data;
+  size_t room;
+  uint8_t *p = itg__frame_reader_space(&c->rd, c->rbuf, sizeof c->rbuf, &room);
   (void)hint;
-  *buf = uv_buf_init((char *)c->rbuf + c->rlen,
-                     (unsigned)(sizeof c->rbuf - c->rlen));
+  *buf = uv_buf_init((char *)p, (unsigned)room);
 }
 
 static void on_read(uv_stream_t *h, ssize_t n, const uv_buf_t *buf) {
   itg__ls_client *c = h->data;
-  size_t at = 0;
   (void)buf;
   if (n == 0 || c->closing)
     return;
@@ -412,22 +417,19 @@ static void on_read(uv_stream_t *h, ssize_t n, const uv_buf_t *buf) {
   }
   if (c->draining)
     return; /* dropped: on_alloc hands out the same room again */
-  c->rlen += (size_t)n;
+  itg__frame_reader_commit(&c->rd, (size_t)n);
   for (;;) {
     itg__lp_msg m;
-    int used = itg__lp_decode(c->rbuf + at, c->rlen - at, &m);
-    if (used == ITG_ETRUNC)
+    int rc = itg__lp_next(&c->rd, c->rbuf, sizeof c->rbuf, &m);
+    if (rc == 0)
       break;
-    if (used < 0) {
+    if (rc < 0) {
       itg__ls_client_close(c);
       return;
     }
-    at += (size_t)used;
     if (on_frame(c, &m) < 0)
       return;
   }
-  memmove(c->rbuf, c->rbuf + at, c->rlen - at);
-  c->rlen -= at;
   /* What was read is handed to the OS before it is acknowledged, so a
    * client keeps whatever a crash of this process could lose. */
   if (c->registered && c->transport == ITG__LP_TCP && c->next_seq > c->acked) {

@@ -1,4 +1,4 @@
-/* A logger's remote sink (see core/logship.h).
+/* A logger's remote sink (see log/ship.h).
  *
  * TCP: the socket is non-blocking. Encoded frames wait in `out` (room for
  * two of the largest frames: one on the wire while the next is added);
@@ -20,14 +20,14 @@
  * Batches smaller than ITG__SHIP_UDP_GATHER records gather into one
  * datagram of about a packet's size (1 296 bytes: no fragments on an
  * Ethernet path) that leaves when full or at the next flush. */
-#include "core/logship.h"
+#include "log/ship.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
 
-#include "core/logproto.h"
+#include "log/proto.h"
 #include "platform/platform.h"
 
 #define ITG__SHIP_CONNECT_NS 500000000LL
@@ -59,8 +59,8 @@ struct itg__ship {
   size_t keep_cap, keep_head, keep_n;
   uint8_t *out;      /* TCP: frames not yet sent */
   size_t out_cap, out_off, out_len;
-  uint8_t *in;       /* frames from the server */
-  size_t in_len;
+  uint8_t *in;       /* frames from the server, ITG__LP_MAX_FRAME bytes */
+  itg__frame_reader rd; /* over `in` */
   int left;          /* LEAVE_ACK received */
   size_t need_recs, need_bytes; /* room ship_tcp waits for */
   itg_logrec gather[ITG__SHIP_UDP_GATHER]; /* UDP: small batches, not sent */
@@ -109,7 +109,7 @@ static int fail_over(itg__ship *s) {
   s->keep_head = s->keep_n = 0;
   s->gather_n = 0;
   s->out_off = s->out_len = 0;
-  s->in_len = 0;
+  itg__frame_reader_reset(&s->rd);
   itg__sock_close(s->sock);
   itg__sock_close(s->usock);
   s->sock = s->usock = ITG__BAD_SOCK;
@@ -136,22 +136,22 @@ static void keep_add(itg__ship *s, const itg_logrec *recs, size_t n) {
  * unusable. */
 static int take_input(itg__ship *s) {
   for (;;) {
-    itg__lp_msg m;
-    int n = itg__stream_recv(s->sock, s->in + s->in_len,
-                             ITG__LP_MAX_FRAME - s->in_len);
-    size_t at = 0;
+    size_t room;
+    uint8_t *p = itg__frame_reader_space(&s->rd, s->in, ITG__LP_MAX_FRAME,
+                                         &room);
+    int n = itg__stream_recv(s->sock, p, room);
     if (n < 0)
       return n;
     if (n == 0)
       return 0;
-    s->in_len += (size_t)n;
+    itg__frame_reader_commit(&s->rd, (size_t)n);
     for (;;) {
-      int used = itg__lp_decode(s->in + at, s->in_len - at, &m);
-      if (used == ITG_ETRUNC)
+      itg__lp_msg m;
+      int rc = itg__lp_next(&s->rd, s->in, ITG__LP_MAX_FRAME, &m);
+      if (rc == 0)
         break;
-      if (used < 0)
-        return used;
-      at += (size_t)used;
+      if (rc < 0)
+        return rc;
       if (m.type == ITG__LP_ACK && m.seq > s->acked && m.seq <= s->shipped) {
         keep_drop(s, m.seq - s->acked);
         s->acked = m.seq;
@@ -164,8 +164,6 @@ static int take_input(itg__ship *s) {
         return ITG_EBADMSG;
       }
     }
-    memmove(s->in, s->in + at, s->in_len - at);
-    s->in_len -= at;
   }
 }
 
@@ -280,10 +278,12 @@ static int register_session(itg__ship *s) {
   rc = n < 0 ? n : send_frame(sock, buf, (size_t)n);
   if (rc < 0)
     goto out_close;
-  s->in_len = 0;
+  itg__frame_reader_reset(&s->rd);
   end = (int64_t)uv_hrtime() + ITG__SHIP_ACK_NS;
   for (;;) {
     int64_t left = end - (int64_t)uv_hrtime();
+    size_t room;
+    uint8_t *p;
     if (left <= 0) {
       rc = ITG_ETIMEDOUT;
       goto out_close;
@@ -300,20 +300,19 @@ static int register_session(itg__ship *s) {
       goto out_close;
     if (rc == 0)
       continue;
-    n = itg__stream_recv(sock, s->in + s->in_len, ITG__LP_MAX_FRAME - s->in_len);
+    p = itg__frame_reader_space(&s->rd, s->in, ITG__LP_MAX_FRAME, &room);
+    n = itg__stream_recv(sock, p, room);
     if (n <= 0) {
       rc = n < 0 ? n : ITG_ESOCKET;
       goto out_close;
     }
-    s->in_len += (size_t)n;
-    n = itg__lp_decode(s->in, s->in_len, &m);
-    if (n == ITG_ETRUNC)
+    itg__frame_reader_commit(&s->rd, (size_t)n);
+    n = itg__lp_next(&s->rd, s->in, ITG__LP_MAX_FRAME, &m);
+    if (n == 0)
       continue;
     rc = n < 0 ? n : m.type != ITG__LP_REGISTER_ACK ? ITG_EBADMSG : m.status;
     if (rc < 0)
       goto out_close;
-    memmove(s->in, s->in + n, s->in_len - (size_t)n);
-    s->in_len -= (size_t)n;
     break;
   }
   if (s->cfg.transport == ITG_LOG_UDP) {

@@ -1,13 +1,14 @@
-/* The log server's insides, shared by logserver.c (loop, ports, access)
- * and logserver_session.c (clients, sessions, files). Everything here runs
- * on the server's loop thread unless said otherwise. */
-#ifndef ITG_ENGINE_LOGSERVER_INTERNAL_H
-#define ITG_ENGINE_LOGSERVER_INTERNAL_H
+/* The log server's insides, shared by server.c (loop, ports, access)
+ * and server_session.c (clients, sessions, files), which server.c calls
+ * into and which calls nothing of server.c. Everything here runs on the
+ * server's loop thread unless said otherwise. */
+#ifndef ITG_LOG_SERVER_INTERNAL_H
+#define ITG_LOG_SERVER_INTERNAL_H
 
 #include <stdatomic.h>
 #include <uv.h>
 
-#include "core/logproto.h"
+#include "log/proto.h"
 #include "itg/logserver.h"
 
 /* A UDP session's leave waits this long for its last datagrams. */
@@ -33,7 +34,7 @@ typedef struct itg__ls_client {
   char file[ITG_PATH_MAX]; /* name in the directory */
   char path[2 * ITG_PATH_MAX + 16];
   char peer[ITG_HOST_MAX];
-  uint8_t ip[16];     /* the peer's address (itg__rx_ip_key) */
+  uint8_t ip[16];     /* the peer's address (itg__net_ip_key) */
   uint64_t deadline;  /* loop ms by which it must register */
   char host[32];
   uint64_t next_seq;  /* offset of the next record expected */
@@ -47,7 +48,7 @@ typedef struct itg__ls_client {
   uint64_t leave_total;
   int leave_asked;
   int dirty;          /* written since the last flush */
-  size_t rlen;
+  itg__frame_reader rd; /* over rbuf */
   uint8_t rbuf[ITG__LP_MAX_FRAME];
 } itg__ls_client;
 
@@ -72,9 +73,6 @@ struct itg_logserver {
   _Atomic uint64_t n_open, n_total, n_incomplete, n_refused, n_records,
       n_missing, n_expired;
 };
-
-/* Returns 1 if the address may use the server (loopback or cfg.allow). */
-int itg__ls_allowed(const itg_logserver *s, const struct sockaddr *sa);
 
 /* Takes a new TCP connection (accepted already, allowed). */
 void itg__ls_client_start(itg_logserver *s, itg__ls_client *c);

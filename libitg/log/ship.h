@@ -1,9 +1,9 @@
 /* A logger's remote sink: ships record batches to a log server over TCP or
- * UDP (protocol in core/logproto.h), spilling to a local log file what the
+ * UDP (protocol in log/proto.h), spilling to a local log file what the
  * server cannot take (see itg_logger_cfg in itg/log.h). Used by the
  * logger's writer thread only: nothing here is thread-safe. */
-#ifndef ITG_CORE_LOGSHIP_H
-#define ITG_CORE_LOGSHIP_H
+#ifndef ITG_LOG_SHIP_H
+#define ITG_LOG_SHIP_H
 
 #include "itg/log.h"
 

@@ -1,8 +1,8 @@
 /* The log-server protocol, spoken between a logger shipping its records
- * (core/logship.c) and the log server (engine/logserver*.c).
+ * (log/ship.c) and the log server (log/server*.c).
  *
  * Every client holds one TCP connection to the server. Messages on it are
- * frames: an 8-byte header, big endian, then a body:
+ * frames (core/frame.h): an 8-byte header, big endian, then a body:
  *   off 0  u8  message type (ITG__LP_*)
  *   off 1  u8  protocol version (ITG__LP_VERSION)
  *   off 2  u16 reserved, 0
@@ -29,16 +29,17 @@
  *   record, off 16 the records (at most ITG__LP_MAX_UDP_RECS)
  * so a gap in the offsets is the exact number of records lost.
  */
-#ifndef ITG_CORE_LOGPROTO_H
-#define ITG_CORE_LOGPROTO_H
+#ifndef ITG_LOG_PROTO_H
+#define ITG_LOG_PROTO_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/frame.h"
 #include "itg/log.h"
 
 #define ITG__LP_VERSION 1u
-#define ITG__LP_HDR_LEN 8u
+#define ITG__LP_HDR_LEN ITG__FRAME_HDR_LEN
 #define ITG__LP_MAX_RECS 2048u
 #define ITG__LP_MAX_BODY (8u + ITG__LP_MAX_RECS * ITG_LOG_RECORD_LEN)
 #define ITG__LP_MAX_FRAME (ITG__LP_HDR_LEN + ITG__LP_MAX_BODY)
@@ -97,6 +98,13 @@ int itg__lp_encode(const itg__lp_msg *m, const itg_logrec *batch, uint8_t *buf,
  * ITG_ETRUNC if buf holds only part of it, ITG_EVERSION, or ITG_EBADMSG
  * (unknown type, reserved bits, a body too long, malformed fields). */
 int itg__lp_decode(const uint8_t *buf, size_t len, itg__lp_msg *out);
+
+/* Takes the next whole message out of a stream read through r into
+ * buf[0..cap) (cap at least ITG__LP_MAX_FRAME). Returns 1 with *out
+ * filled (a BATCH's records point into buf), 0 if more bytes are needed,
+ * or a decode error (the stream is then unusable). */
+int itg__lp_next(itg__frame_reader *r, uint8_t *buf, size_t cap,
+                 itg__lp_msg *out);
 
 /* Writes a UDP batch datagram into buf (room for ITG__LP_MAX_DGRAM).
  * Returns its length. n is at most ITG__LP_MAX_UDP_RECS. */

@@ -1,5 +1,5 @@
 /* The logger: one SPSC ring per producer lane, drained in batches by one
- * writer thread into a log file or to a log server (core/logship.c; see
+ * writer thread into a sink: a log file or a log server (log/sink.h; see
  * itg/log.h).
  *
  * The hot path is a ring push. A producer touches the mutex only when its
@@ -22,14 +22,12 @@
 #include <string.h>
 #include <uv.h>
 
-#include "core/logfile.h"
-#include "core/logship.h"
 #include "core/ring.h"
-#include "itg/flow.h"
+#include "log/logger.h"
 
 struct itg_logger {
-  itg_logwriter *w; /* file sink, or */
-  itg__ship *ship;  /* remote sink */
+  const itg__log_sink_ops *sink;
+  void *sink_state;
   itg__ring **ring;
   uint32_t lanes;
   uint32_t batch;
@@ -52,11 +50,9 @@ struct itg_logger {
   _Atomic uint64_t missing;
   _Atomic int connected;
   _Atomic uint64_t lost;
-  uint64_t taken; /* file sink: records given to the writer (writer thread) */
   itg_log_error_cb on_error;
   void *error_user;
-  char path[ITG_PATH_MAX]; /* file sink: the file made */
-  char spill_path[512];
+  char path[512]; /* the sink's local file, named after it closed too */
 };
 
 void itg_logger_cfg_init(itg_logger_cfg *cfg) {
@@ -71,8 +67,8 @@ void itg_logger_cfg_init(itg_logger_cfg *cfg) {
   cfg->transport = ITG_LOG_TCP;
 }
 
-/* Publishes the remote sink's counters for itg_logger_get_stats. */
-static void ship_counters(itg_logger *l, const itg__ship_stats *st) {
+/* Publishes the sink's counters for itg_logger_get_stats. */
+static void sink_counters(itg_logger *l, const itg__log_sink_stats *st) {
   atomic_store_explicit(&l->spilled, st->spilled, memory_order_relaxed);
   atomic_store_explicit(&l->lost, st->lost, memory_order_relaxed);
   atomic_store_explicit(&l->reconnects, st->reconnects, memory_order_relaxed);
@@ -80,39 +76,29 @@ static void ship_counters(itg_logger *l, const itg__ship_stats *st) {
   atomic_store_explicit(&l->connected, st->connected, memory_order_relaxed);
 }
 
-static void take_ship_counters(itg_logger *l) {
-  itg__ship_stats st;
-  itg__ship_get_stats(l->ship, &st);
-  ship_counters(l, &st);
+static void take_sink_counters(itg_logger *l) {
+  itg__log_sink_stats st;
+  l->sink->stats(l->sink_state, &st);
+  sink_counters(l, &st);
 }
 
 /* Keeps the first sink error (later ones are consequences of it) and
- * tells of it. A failed file writer holds nothing more: what it was given
- * and did not write is lost, and so is all that follows. */
+ * tells of it, with the records lost as the sink counted them. */
 static void note_error(itg_logger *l, int rc) {
   itg_log_error e;
   int none = 0;
-  if (l->w != NULL)
-    atomic_store_explicit(&l->lost, l->taken - itg_logwriter_written(l->w),
-                          memory_order_relaxed);
   if (!atomic_compare_exchange_strong(&l->error, &none, rc) ||
       l->on_error == NULL)
     return;
-  e.path = l->ship != NULL ? l->spill_path : l->path;
+  e.path = l->path;
   e.error = rc;
   e.lost = atomic_load_explicit(&l->lost, memory_order_relaxed);
   l->on_error(&e, l->error_user);
 }
 
 static void sink_write(itg_logger *l, size_t n) {
-  int rc;
-  if (l->ship != NULL) {
-    rc = itg__ship_write(l->ship, l->scratch, n);
-    take_ship_counters(l);
-  } else {
-    l->taken += n;
-    rc = itg_logwriter_write(l->w, l->scratch, n);
-  }
+  int rc = l->sink->write(l->sink_state, l->scratch, n);
+  take_sink_counters(l);
   if (rc != 0) {
     note_error(l, rc);
     return;
@@ -170,11 +156,9 @@ static void writer_main(void *arg) {
     drain(l, timed_out || stop);
     /* A remote sink gathers small batches; they leave after each pass. A
      * file is handed to the operating system only on the timer. */
-    if (timed_out || stop || l->ship != NULL) {
-      int rc = l->ship != NULL ? itg__ship_flush(l->ship)
-                               : itg_logwriter_flush(l->w);
-      if (l->ship != NULL)
-        take_ship_counters(l);
+    if (timed_out || stop || l->sink->flush_each_pass) {
+      int rc = l->sink->flush(l->sink_state);
+      take_sink_counters(l);
       if (rc != 0)
         note_error(l, rc);
     }
@@ -223,50 +207,25 @@ static int lanes_pressed(void *arg) {
   return 0;
 }
 
-/* Opens the file, or the session with the log server. */
-static int open_sink(itg_logger *l, const itg_logger_cfg *cfg,
-                     const itg_log_hdr *hdr) {
-  itg__ship_cfg sc;
-  int rc;
-  if (!remote(cfg) && cfg->create_new)
-    return itg__logwriter_create(cfg->path, hdr, l->path, sizeof l->path,
-                                 &l->w);
-  if (!remote(cfg)) {
-    snprintf(l->path, sizeof l->path, "%s", cfg->path);
-    return itg_logwriter_open(cfg->path, hdr, &l->w);
-  }
-  memset(&sc, 0, sizeof sc);
-  sc.host = cfg->server_host;
-  sc.port = cfg->server_port;
-  sc.transport = cfg->transport;
-  sc.token = cfg->token;
-  sc.name = cfg->path != NULL && cfg->path[0] != '\0' ? cfg->path : NULL;
-  sc.spill_path = cfg->spill_path;
-  sc.flows = cfg->flow_ids;
-  sc.nflows = cfg->n_flow_ids;
-  sc.batch = cfg->batch;
-  sc.hdr = *hdr;
-  sc.hurry = lanes_pressed;
-  sc.hurry_arg = l;
-  rc = itg__ship_open(&sc, &l->ship);
-  if (rc == 0) {
-    snprintf(l->spill_path, sizeof l->spill_path, "%s",
-             itg__ship_spill_path(l->ship));
-    take_ship_counters(l);
-  }
-  return rc;
+int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out) {
+  if (cfg == NULL)
+    return ITG_EINVAL;
+  return itg__logger_new_sink(
+      cfg, remote(cfg) ? &itg__log_sink_remote : &itg__log_sink_file, out);
 }
 
-int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out) {
+int itg__logger_new_sink(const itg_logger_cfg *cfg,
+                         const itg__log_sink_ops *sink, itg_logger **out) {
   itg_logger *l;
   itg_log_hdr hdr;
   uint32_t i, cap;
   int rc;
-  if (cfg == NULL || out == NULL || !cfg_ok(cfg))
+  if (cfg == NULL || sink == NULL || out == NULL || !cfg_ok(cfg))
     return ITG_EINVAL;
   l = calloc(1, sizeof *l);
   if (l == NULL)
     return ITG_ENOMEM;
+  l->sink = sink;
   l->lanes = cfg->lanes;
   l->batch = cfg->batch;
   l->flush_ns = (uint64_t)cfg->flush_ms * 1000000u;
@@ -306,18 +265,22 @@ int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out) {
   if (uv_cond_init(&l->room) != 0)
     goto out_destroy_work;
   make_header(cfg, &hdr);
-  rc = open_sink(l, cfg, &hdr);
+  rc = sink->open(cfg, &hdr, lanes_pressed, l, &l->sink_state);
   if (rc != 0)
     goto out_destroy_room;
+  snprintf(l->path, sizeof l->path, "%s", sink->path(l->sink_state));
+  take_sink_counters(l);
   rc = ITG_ETHREAD;
   if (uv_thread_create(&l->thread, writer_main, l) != 0)
-    goto out_close_writer;
+    goto out_close_sink;
   *out = l;
   return 0;
 
-out_close_writer:
-  itg__ship_close(l->ship, NULL);
-  itg_logwriter_close(l->w);
+out_close_sink:
+  {
+    itg__log_sink_stats st;
+    sink->close(l->sink_state, &st);
+  }
 out_destroy_room:
   uv_cond_destroy(&l->room);
 out_destroy_work:
@@ -380,25 +343,28 @@ void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out) {
   out->lost = atomic_load_explicit(&l->lost, memory_order_relaxed);
 }
 
-int itg_logger_spill_path(const itg_logger *l, char *buf, size_t len) {
-  if (l == NULL || buf == NULL || l->ship == NULL)
-    return ITG_EINVAL;
-  if (len > 0)
-    snprintf(buf, len, "%s", l->spill_path);
-  return 0;
-}
-
-int itg_logger_path(const itg_logger *l, char *buf, size_t len) {
-  if (l == NULL || buf == NULL || l->w == NULL)
+/* Copies the sink's local file into buf if it is a spill file (spill
+ * set) or the log (spill 0). */
+static int sink_path(const itg_logger *l, int spill, char *buf, size_t len) {
+  if (l == NULL || buf == NULL || l->sink->spills != spill)
     return ITG_EINVAL;
   if (len > 0)
     snprintf(buf, len, "%s", l->path);
   return 0;
 }
 
+int itg_logger_spill_path(const itg_logger *l, char *buf, size_t len) {
+  return sink_path(l, 1, buf, len);
+}
+
+int itg_logger_path(const itg_logger *l, char *buf, size_t len) {
+  return sink_path(l, 0, buf, len);
+}
+
 int itg_logger_close(itg_logger *l) { return itg_logger_close_stats(l, NULL); }
 
 int itg_logger_close_stats(itg_logger *l, itg_logger_stats *final) {
+  itg__log_sink_stats st;
   int rc, rc_close;
   uint32_t i;
   if (l == NULL)
@@ -408,20 +374,8 @@ int itg_logger_close_stats(itg_logger *l, itg_logger_stats *final) {
   uv_cond_signal(&l->work);
   uv_mutex_unlock(&l->mu);
   uv_thread_join(&l->thread);
-  if (l->ship != NULL) {
-    itg__ship_stats st;
-    rc_close = itg__ship_close(l->ship, &st);
-    ship_counters(l, &st);
-  } else {
-    /* Flushed first, so that what it wrote is counted before it goes. */
-    rc_close = itg_logwriter_flush(l->w);
-    if (rc_close != 0)
-      note_error(l, rc_close);
-    rc = itg_logwriter_close(l->w);
-    if (rc_close == 0)
-      rc_close = rc;
-    l->w = NULL;
-  }
+  rc_close = l->sink->close(l->sink_state, &st);
+  sink_counters(l, &st);
   if (rc_close != 0)
     note_error(l, rc_close);
   rc = atomic_load(&l->error);
