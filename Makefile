@@ -2,7 +2,8 @@
 #
 #   make            library (static + shared) and programs, in build/
 #   make check      the developer's loop, about a minute, as any user:
-#                   builds, runs the unit tests and the integration
+#                   builds, runs the unit tests, the layering check
+#                   (tests/check, libitg/LAYERS.md) and the integration
 #                   tests that need neither root nor installs (a script's
 #                   "# needs:" line says which do); installs nothing, and
 #                   stops at once, naming make setup, when a dependency is
@@ -165,6 +166,9 @@ ifeq ($(T),)
 check: check-deps
 	$(Q)$(MAKE) --no-print-directory $(CHECK_J) tests
 	$(Q)rc=0; sh tests/run-unit.sh $(BUILD) || rc=1; \
+	python3 tests/check/layers_test.py $(CC) >$(BUILD)/layers-test.log 2>&1 && \
+	  echo "layers self-test: ok" || { cat $(BUILD)/layers-test.log; rc=1; }; \
+	python3 tests/check/layers.py --build $(BUILD) || rc=1; \
 	sh tests/integration/run.sh -s root,install $(BUILD) || rc=1; \
 	exit $$rc
 else ifeq ($(filter test_%,$(T)),$(T))
