@@ -160,13 +160,13 @@ CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
 
 check-deps:
-	$(Q)sh tests/check/deps.sh $(CC)
+	$(Q)sh tests/check/deps.sh "$(CC)"
 
 ifeq ($(T),)
 check: check-deps
 	$(Q)$(MAKE) --no-print-directory $(CHECK_J) tests
 	$(Q)rc=0; sh tests/run-unit.sh $(BUILD) || rc=1; \
-	python3 tests/check/layers_test.py $(CC) >$(BUILD)/layers-test.log 2>&1 && \
+	python3 tests/check/layers_test.py "$(CC)" >$(BUILD)/layers-test.log 2>&1 && \
 	  echo "layers self-test: ok" || { cat $(BUILD)/layers-test.log; rc=1; }; \
 	python3 tests/check/layers.py --build $(BUILD) || rc=1; \
 	sh tests/integration/run.sh -s root,install $(BUILD) || rc=1; \

@@ -5,7 +5,7 @@
 # Usage: deps.sh [CC]
 CC=${1:-cc}
 missing=""
-command -v "$CC" >/dev/null 2>&1 || missing="$missing C compiler ($CC)"
+command -v "${CC%% *}" >/dev/null 2>&1 || missing="$missing C compiler ($CC)"
 if [ -z "$missing" ]; then
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/itg-deps.XXXXXX") || exit 1
   trap 'rm -rf "$tmp"' EXIT
@@ -16,7 +16,8 @@ if [ -z "$missing" ]; then
     shift 2
     printf '#include <stddef.h>\n#include <stdarg.h>\n#include <setjmp.h>\n#include <%s>\nint main(void) { return 0; }\n' \
       "$header" >"$tmp/t.c"
-    "$CC" -o "$tmp/t" "$tmp/t.c" "$@" >/dev/null 2>&1 ||
+    # shellcheck disable=SC2086
+    $CC -o "$tmp/t" "$tmp/t.c" "$@" >/dev/null 2>&1 ||
       missing="$missing $name ($header, $*)"
   }
   has libuv uv.h -luv

@@ -7,12 +7,13 @@ and nothing else.
 Usage: layers_test.py [CC]   (default: cc)
 """
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CC = sys.argv[1] if len(sys.argv) > 1 else "cc"
+CC = shlex.split(sys.argv[1] if len(sys.argv) > 1 else "cc")
 
 CLEAN = {
     "include/itg.h": '#include "itg/common.h"\n',
@@ -106,7 +107,7 @@ def build(top, files):
         if path.endswith(".c"):
             obj = os.path.join(top, "build", "obj", path[:-2] + ".o")
             os.makedirs(os.path.dirname(obj), exist_ok=True)
-            subprocess.run([CC, "-c", "-I", os.path.join(top, "include"),
+            subprocess.run(CC + ["-c", "-I", os.path.join(top, "include"),
                             "-I", os.path.join(top, "libitg"),
                             os.path.join(top, path), "-o", obj], check=True)
 
