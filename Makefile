@@ -1,6 +1,18 @@
 # libitg: top-level GNU Makefile.
 #
 #   make            library (static + shared) and programs, in build/
+#   make check      the developer's loop, about a minute, as any user:
+#                   builds, runs the unit tests, the layering check
+#                   (tests/check, libitg/LAYERS.md) and the integration
+#                   tests that need neither root nor installs (a script's
+#                   "# needs:" line says which do); installs nothing, and
+#                   stops at once, naming make setup, when a dependency is
+#                   missing
+#   make check T=test_wire   one unit test program (tests/test_wire.c):
+#                   a name beginning with test_
+#   make check T=dec         one integration script (tests/integration/
+#                   dec.sh; T=dec.sh too), whatever it needs
+#   make setup      installs what building and testing need (Debian; root)
 #   make test       set-up, build, unit + integration tests and the short
 #                   hostile soak (tests/soak), then the unit and integration
 #                   tests again under AddressSanitizer and UBSan with the
@@ -79,7 +91,7 @@ SONAME := libitg.so.$(VMAJOR)
 SHARED := $(BUILD)/lib/libitg.so.$(VERSION)
 
 .PHONY: all lib programs tests test test-unit test-integration \
-	demo setup install uninstall clean accept
+	check check-deps demo setup install uninstall clean accept
 .DEFAULT_GOAL := all
 # Objects of programs, tests and examples are built through pattern rules;
 # keep them, so a second make rebuilds nothing.
@@ -142,6 +154,33 @@ test-unit: tests
 
 test-integration: tests
 	$(Q)ITG_SAN=$(SAN) sh tests/integration/run.sh $(BUILD)
+
+# The loop builds with every CPU unless make was given -j itself.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
+
+check-deps:
+	$(Q)sh tests/check/deps.sh "$(CC)"
+
+ifeq ($(T),)
+check: check-deps
+	$(Q)$(MAKE) --no-print-directory $(CHECK_J) tests
+	$(Q)rc=0; sh tests/run-unit.sh $(BUILD) || rc=1; \
+	python3 tests/check/layers_test.py "$(CC)" >$(BUILD)/layers-test.log 2>&1 && \
+	  echo "layers self-test: ok" || { cat $(BUILD)/layers-test.log; rc=1; }; \
+	python3 tests/check/layers.py --build $(BUILD) || rc=1; \
+	sh tests/integration/run.sh -s root,install $(BUILD) || rc=1; \
+	exit $$rc
+else ifeq ($(filter test_%,$(T)),$(T))
+$(if $(wildcard tests/$(T).c),,$(error make check: no unit test $(T) (tests/$(T).c)))
+check: check-deps
+	$(Q)$(MAKE) --no-print-directory $(CHECK_J) $(BUILD)/tests/$(T)$(EXE)
+	$(Q)$(BUILD)/tests/$(T)$(EXE)
+else
+check: check-deps
+	$(Q)$(MAKE) --no-print-directory $(CHECK_J) tests
+	$(Q)sh tests/integration/run.sh $(BUILD) $(T)
+endif
 
 demo: setup
 	$(Q)$(MAKE) --no-print-directory all

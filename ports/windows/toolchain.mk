@@ -10,7 +10,7 @@ windows_LIBS := -L$(windows_DEPS)/lib -luv_a -lgsl -lgslcblas \
 	-lws2_32 -liphlpapi -luserenv -lpsapi -luser32 -ladvapi32 -lbcrypt -lm
 # test_pacer.c checks the once-per-process calibration in fresh child
 # processes made with fork(), which Windows does not have. (The platform
-# layers' own tests are test_platform_posix.c and test_platform_win.c.)
+# contract's test, test_platform.c, runs here as on POSIX.)
 windows_SKIP := tests/test_pacer.c
 windows_VARS := CC=x86_64-w64-mingw32-gcc AR=x86_64-w64-mingw32-ar \
 	PLATFORM=win EXE=.exe LDFLAGS=-static \

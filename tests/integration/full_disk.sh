@@ -6,6 +6,7 @@
 # session with the records it wrote whole and acknowledged: those plus the
 # sender's spill file are every packet, each once, and no empty file is
 # left behind.
+# needs: root (mounts a tmpfs; skipped without)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 

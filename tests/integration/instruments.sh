@@ -7,6 +7,7 @@
 # what the brackets allow. Then TCP (every payload byte, no empty
 # segment), SIGTERM and the time bound, wirestats on a capture whose
 # figures are known, and blaster against its sink.
+# needs: root (packet capture: wiretap)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 

@@ -8,6 +8,7 @@
 # swig, a JDK and Maven are installed when missing. Maven keeps what it
 # downloads in its usual local repository (~/.m2), so only the first run
 # downloads. Prints one closing line: "java: N passed, M failed".
+# needs: install (swig, JDK, Maven and its downloads)
 set -u
 BUILD=${1:-build}
 case "$BUILD" in

@@ -8,6 +8,7 @@
 # sender sent, none lost (the receiver lets its log go to that server,
 # neither loopback nor the sender's, with --log-servers). The namespaces go away at the end, failed or not.
 # Needs root (ip netns add); a system that refuses it fails the test.
+# needs: root (network namespaces, tc)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 

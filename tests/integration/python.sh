@@ -8,6 +8,7 @@
 # make test) the package links the sanitizer runtimes and Python runs with
 # the ASan runtime preloaded.
 # Usage, from the repository root: sh tests/integration/python.sh BUILD_DIR
+# needs: install (pip: cffi, pytest, numpy, scipy)
 set -u
 BUILD=${1:-build}
 case "$BUILD" in /*) ;; *) BUILD="$(pwd)/$BUILD" ;; esac

@@ -6,6 +6,7 @@
 # server killed (SIGKILL) and restarted mid-run, its files plus the
 # sender's spill file hold every packet; over UDP the records written plus
 # the gap count are every record shipped.
+# needs: root (packet capture: wiretap)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 

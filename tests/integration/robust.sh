@@ -3,6 +3,7 @@
 # port during a flow leave that flow's log complete and the receiver serves
 # the next sender; a sender killed mid-flow leaves the receiver with every
 # packet that crossed the wire, still serving others.
+# needs: root (packet capture: wiretap)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Repeatable experiments: the same seed puts the same sequence of packet
 # sizes on the wire twice (seen by wiretap); another seed does not.
+# needs: root (packet capture: wiretap)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 

@@ -4,6 +4,7 @@
 # receiver's log holds exactly the packets that crossed the wire, none is
 # lost, and the sender's log agrees. The achieved rate is printed, not
 # asserted (timing is the benchmark's business).
+# needs: root (packet capture: wiretap)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
