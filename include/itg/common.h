@@ -81,9 +81,13 @@ ITG_API const char *itg_err_name(int err);
 /* Returns the library's version as "MAJOR.MINOR.PATCH". */
 ITG_API const char *itg_version_string(void);
 
-/* Returns the version as MAJOR*10000 + MINOR*100 + PATCH, to compare the
- * library a program runs with against the header it was built with. */
+/* Returns the version as MAJOR*10000 + MINOR*100 + PATCH. */
 ITG_API unsigned itg_version_number(void);
+
+/* Returns the library's version as ITG_VERSION_HEX encodes it,
+ * (MAJOR << 16) | (MINOR << 8) | PATCH, to compare the library a program
+ * runs with against the header it was built with. */
+ITG_API unsigned itg_version_hex(void);
 
 #ifdef __cplusplus
 }
