@@ -299,15 +299,23 @@ static void test_wait_until_never_early(void **state) {
   }
 }
 
-static void test_stats_null_safe(void **state) {
+/* Counters reach only a caller's struct of a size the library knows:
+ * the struct_size member alone up to the whole struct. */
+static void test_stats_checked(void **state) {
   itg_pacer *p;
   itg_pacer_stats st = {.departures = 77};
   (void)state;
   assert_int_equal(itg_pacer_new(ITG_WAIT_SPIN, 0, &p), 0);
-  itg_pacer_get_stats(NULL, &st);
+  assert_int_equal(itg_pacer_get_stats(NULL, &st), ITG_EINVAL);
   assert_int_equal(st.departures, 77);
-  itg_pacer_get_stats(p, NULL);
-  itg_pacer_get_stats(p, &st);
+  assert_int_equal(itg_pacer_get_stats_size(p, NULL, sizeof st), ITG_EINVAL);
+  assert_int_equal(itg_pacer_get_stats_size(p, &st, sizeof st + 1),
+                   ITG_EINVAL);
+  assert_int_equal(itg_pacer_get_stats_size(p, &st, sizeof(size_t) - 1),
+                   ITG_EINVAL);
+  assert_int_equal(st.departures, 77);
+  assert_int_equal(itg_pacer_get_stats(p, &st), 0);
+  assert_int_equal(st.struct_size, sizeof st);
   assert_int_equal(st.departures, 0);
   assert_int_equal(st.late, 0);
   assert_int_equal(st.late_max_ns, 0);
@@ -329,7 +337,7 @@ int main(void) {
       cmocka_unit_test(test_advance),
       cmocka_unit_test(test_never_early),
       cmocka_unit_test(test_wait_until_never_early),
-      cmocka_unit_test(test_stats_null_safe),
+      cmocka_unit_test(test_stats_checked),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

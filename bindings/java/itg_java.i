@@ -441,6 +441,7 @@ static void itgj_strings_free(char **v, size_t n)
 %ignore itg_logger_push;
 %ignore itg_logger_get_stats;
 %ignore itg_logger_close;
+%ignore itg_logger_close_stats;
 /* Pacing stays in C: only the clocks are offered. */
 %ignore itg_pacer;
 %ignore itg_pacer_stats;

@@ -45,6 +45,7 @@ typedef enum itg_wait_mode {
 } itg_wait_mode;
 
 typedef struct itg_pacer_stats {
+  size_t struct_size; /* set by the call filling it (itg/common.h) */
   uint64_t departures;   /* instants waited for */
   uint64_t late;         /* departures reached after their instant + 1 us */
   int64_t late_max_ns;   /* largest lateness seen */
@@ -91,9 +92,15 @@ ITG_API int64_t itg_pacer_wait_until(itg_pacer *p, int64_t deadline_ns);
  * call once per packet. Returns the lateness in ns (>= 0). */
 ITG_API int64_t itg_pacer_wait(itg_pacer *p, int64_t idt_ns);
 
-/* Copies the pacer's lateness counters into *out (nothing if either is
- * NULL). */
-ITG_API void itg_pacer_get_stats(const itg_pacer *p, itg_pacer_stats *out);
+/* Copies the pacer's lateness counters into *out. Returns 0, or
+ * ITG_EINVAL (NULL argument, or a size this library does not know: the
+ * macro passes sizeof *out). */
+ITG_API int itg_pacer_get_stats_size(const itg_pacer *p, itg_pacer_stats *out,
+                                     size_t size);
+#ifndef SWIG
+#define itg_pacer_get_stats(p, out)                                            \
+  itg_pacer_get_stats_size((p), (out), sizeof *(out))
+#endif
 
 #ifdef __cplusplus
 }

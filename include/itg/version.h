@@ -3,8 +3,8 @@
 #ifndef ITG_VERSION_H
 #define ITG_VERSION_H
 
-#define ITG_VERSION_MAJOR 0
-#define ITG_VERSION_MINOR 1
+#define ITG_VERSION_MAJOR 1
+#define ITG_VERSION_MINOR 0
 #define ITG_VERSION_PATCH 0
 
 /* The version as one number that grows with each release, for #if tests:

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "core/growable.h"
 #include "core/logfile.h"
 #include "core/logship.h"
 #include "core/ring.h"
@@ -59,8 +60,11 @@ struct itg_logger {
   char spill_path[512];
 };
 
-void itg_logger_cfg_init(itg_logger_cfg *cfg) {
+int itg_logger_cfg_init_size(itg_logger_cfg *out, size_t size) {
+  itg_logger_cfg defaults, *cfg = &defaults;
+
   memset(cfg, 0, sizeof *cfg);
+  cfg->struct_size = sizeof *cfg;
   cfg->role = ITG_LOG_ROLE_SENDER;
   cfg->clock = ITG_LOG_CLOCK_REALTIME;
   cfg->batch = 64;
@@ -69,6 +73,7 @@ void itg_logger_cfg_init(itg_logger_cfg *cfg) {
   cfg->flush_ms = 200;
   cfg->server_port = ITG_DEFAULT_LOG_PORT;
   cfg->transport = ITG_LOG_TCP;
+  return itg__struct_out(out, size, cfg, sizeof *cfg);
 }
 
 /* Publishes the remote sink's counters for itg_logger_get_stats. */
@@ -257,12 +262,15 @@ static int open_sink(itg_logger *l, const itg_logger_cfg *cfg,
   return rc;
 }
 
-int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out) {
+int itg_logger_new(const itg_logger_cfg *caller, itg_logger **out) {
+  itg_logger_cfg copy;
+  const itg_logger_cfg *cfg = &copy;
   itg_logger *l;
   itg_log_hdr hdr;
   uint32_t i, cap;
   int rc;
-  if (cfg == NULL || out == NULL || !cfg_ok(cfg))
+  if (caller == NULL || out == NULL ||
+      ITG__CFG_IN(&copy, caller, itg_logger_cfg, NULL, 0) != 0 || !cfg_ok(cfg))
     return ITG_EINVAL;
   l = calloc(1, sizeof *l);
   if (l == NULL)
@@ -366,9 +374,13 @@ int itg_logger_push(itg_logger *l, uint32_t lane, const itg_logrec *rec) {
   return 0;
 }
 
-void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out) {
-  if (l == NULL || out == NULL)
-    return;
+int itg_logger_get_stats_size(itg_logger *l, itg_logger_stats *dst,
+                              size_t size) {
+  itg_logger_stats full, *out = &full;
+
+  if (l == NULL)
+    return ITG_EINVAL;
+  memset(out, 0, sizeof *out);
   out->records = atomic_load_explicit(&l->records, memory_order_relaxed);
   out->batches = atomic_load_explicit(&l->batches, memory_order_relaxed);
   out->full_waits = atomic_load_explicit(&l->full_waits, memory_order_relaxed);
@@ -378,6 +390,7 @@ void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out) {
   out->missing = atomic_load_explicit(&l->missing, memory_order_relaxed);
   out->connected = atomic_load_explicit(&l->connected, memory_order_relaxed);
   out->lost = atomic_load_explicit(&l->lost, memory_order_relaxed);
+  return itg__struct_out(dst, size, out, sizeof *out);
 }
 
 int itg_logger_spill_path(const itg_logger *l, char *buf, size_t len) {
@@ -396,9 +409,12 @@ int itg_logger_path(const itg_logger *l, char *buf, size_t len) {
   return 0;
 }
 
-int itg_logger_close(itg_logger *l) { return itg_logger_close_stats(l, NULL); }
+int itg_logger_close(itg_logger *l) {
+  return itg_logger_close_stats_size(l, NULL, 0);
+}
 
-int itg_logger_close_stats(itg_logger *l, itg_logger_stats *final) {
+int itg_logger_close_stats_size(itg_logger *l, itg_logger_stats *final,
+                                size_t size) {
   int rc, rc_close;
   uint32_t i;
   if (l == NULL)
@@ -425,10 +441,11 @@ int itg_logger_close_stats(itg_logger *l, itg_logger_stats *final) {
   if (rc_close != 0)
     note_error(l, rc_close);
   rc = atomic_load(&l->error);
-  if (final != NULL)
-    itg_logger_get_stats(l, final);
   if (rc == 0)
     rc = rc_close;
+  if (final != NULL && itg_logger_get_stats_size(l, final, size) != 0 &&
+      rc == 0)
+    rc = ITG_EINVAL;
   uv_cond_destroy(&l->room);
   uv_cond_destroy(&l->work);
   uv_mutex_destroy(&l->mu);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/growable.h"
 #include "core/margin.h"
 #include "core/parse.h"
 #include "platform/platform.h"
@@ -230,7 +231,9 @@ int64_t itg_pacer_wait(itg_pacer *p, int64_t idt_ns) {
   return itg_pacer_wait_until(p, itg_pacer_advance(p, idt_ns));
 }
 
-void itg_pacer_get_stats(const itg_pacer *p, itg_pacer_stats *out) {
-  if (p != NULL && out != NULL)
-    *out = p->stats;
+int itg_pacer_get_stats_size(const itg_pacer *p, itg_pacer_stats *out,
+                             size_t size) {
+  if (p == NULL)
+    return ITG_EINVAL;
+  return itg__struct_out(out, size, &p->stats, sizeof p->stats);
 }
