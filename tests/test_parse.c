@@ -83,9 +83,23 @@ static void test_error_table(void **state) {
   assert_string_equal(itg_version_string(), ITG_VERSION_STRING);
 }
 
+/* The version number macro grows with each part (so #if can compare
+ * releases) and agrees with the library's. */
+static void test_version_hex(void **state) {
+  (void)state;
+  assert_int_equal(ITG_VERSION_HEX, (ITG_VERSION_MAJOR << 16) |
+                                        (ITG_VERSION_MINOR << 8) |
+                                        ITG_VERSION_PATCH);
+  assert_int_equal(itg_version_hex(), ITG_VERSION_HEX);
+  assert_int_equal(itg_version_number(), ITG_VERSION_MAJOR * 10000 +
+                                             ITG_VERSION_MINOR * 100 +
+                                             ITG_VERSION_PATCH);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_u64),
+      cmocka_unit_test(test_version_hex),
       cmocka_unit_test(test_i64_and_port),
       cmocka_unit_test(test_double_and_ms),
       cmocka_unit_test(test_error_table),

@@ -1054,7 +1054,8 @@ static void test_decode_files(void **state) {
   assert_int_equal(st[2].error, 0);
   itg_stats_free(s3);
 
-  assert_int_equal(itg_decode_files(paths, 0, s2, NULL, NULL), ITG_EINVAL);
+  assert_int_equal(itg_decode_files_size(paths, 0, s2, NULL, NULL, 0),
+                   ITG_EINVAL);
   itg_series_free(ser);
   itg_stats_free(s2);
   itg_stats_free(s);

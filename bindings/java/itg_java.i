@@ -441,10 +441,12 @@ static void itgj_strings_free(char **v, size_t n)
 %ignore itg_logger_push;
 %ignore itg_logger_get_stats;
 %ignore itg_logger_close;
+%ignore itg_logger_close_stats;
 /* Pacing stays in C: only the clocks are offered. */
 %ignore itg_pacer;
 %ignore itg_pacer_stats;
-%ignore itg_pacer_init;
+%ignore itg_pacer_new;
+%ignore itg_pacer_free;
 %ignore itg_pacer_advance;
 %ignore itg_pacer_next;
 %ignore itg_pacer_wait_until;

@@ -60,6 +60,35 @@ static int itgpy_read_records(itg_logreader *r, itg_logrec *out, size_t max,
 }
 """
 
+# The public API's growable structs are filled and read through macros
+# that pass sizeof at the caller's compile time to an itg_*_size function
+# (include/itg/common.h). The preprocessed headers hold only the _size
+# functions; these declare the macros as functions, which cffi's API mode
+# compiles as calls in C, so the sizes are the ones of the headers the
+# extension is built with.
+SIZED_CDEF = """
+int itg_flow_cfg_init(itg_flow_cfg *cfg);
+int itg_sender_cfg_init(itg_sender_cfg *cfg);
+int itg_receiver_cfg_init(itg_receiver_cfg *cfg);
+int itg_logger_cfg_init(itg_logger_cfg *cfg);
+int itg_logserver_cfg_init(itg_logserver_cfg *cfg);
+int itg_sender_flow_result(const itg_sender *s, size_t i, itg_flow_result *out);
+int itg_sender_log_stats(const itg_sender *s, itg_logger_stats *out,
+                         char *spill, size_t len);
+int itg_receiver_get_stats(itg_receiver *r, itg_receiver_stats *out);
+int itg_logger_get_stats(itg_logger *l, itg_logger_stats *out);
+int itg_logger_close_stats(itg_logger *l, itg_logger_stats *final);
+int itg_logserver_get_stats(itg_logserver *s, itg_logserver_stats *out);
+int itg_pacer_get_stats(const itg_pacer *p, itg_pacer_stats *out);
+int itg_stats_flow(const itg_stats *s, size_t i, itg_flow_stats *out);
+int itg_stats_total(const itg_stats *s, itg_stats_meter meter,
+                    itg_flow_stats *out);
+int itg_series_get(const itg_series *s, size_t flow, size_t interval,
+                   itg_series_point *out);
+int itg_decode_files(const char *const *paths, size_t n, itg_stats *stats,
+                     itg_series *series, itg_decode_status *st);
+"""
+
 HELPERS_CDEF = """
 int itgpy_read_records(itg_logreader *r, itg_logrec *out, size_t max,
                        size_t *got);
@@ -224,6 +253,7 @@ def make_ffi(cfg: Dict[str, object]) -> FFI:
     ffi = FFI()
     ffi.cdef(_declarations(include_dir))
     ffi.cdef(_constants(include_dir))
+    ffi.cdef(SIZED_CDEF)
     ffi.cdef(HELPERS_CDEF)
     ffi.set_source("itg._itg", '#include "itg.h"\n' + HELPERS_C, **cfg)  # type: ignore[arg-type]
     return ffi

@@ -106,6 +106,25 @@
 /* itg_decode_files fills one status per path: an array of n elements. */
 %array_class(itg_decode_status, itg_decode_status_array);
 
+/* Growable structs (itg/common.h): the headers hide from SWIG the macros
+ * that pass sizeof to the itg_*_size functions, and the wrappers call the
+ * macros, declared below as functions, so that the sizes are taken where
+ * the wrappers are compiled, against the headers they include. */
+%ignore itg_flow_cfg_init_size;
+%ignore itg_sender_cfg_init_size;
+%ignore itg_receiver_cfg_init_size;
+%ignore itg_logger_cfg_init_size;
+%ignore itg_sender_flow_result_size;
+%ignore itg_sender_log_stats_size;
+%ignore itg_receiver_get_stats_size;
+%ignore itg_logger_get_stats_size;
+%ignore itg_logger_close_stats_size;
+%ignore itg_pacer_get_stats_size;
+%ignore itg_stats_flow_size;
+%ignore itg_stats_total_size;
+%ignore itg_series_get_size;
+%ignore itg_decode_files_size;
+
 %include "itg/version.h"
 %include "itg/common.h"
 %include "itg/dist.h"
@@ -116,3 +135,22 @@
 %include "itg/flow.h"
 %include "itg/sender.h"
 %include "itg/receiver.h"
+
+int itg_flow_cfg_init(itg_flow_cfg *cfg);
+int itg_sender_cfg_init(itg_sender_cfg *cfg);
+int itg_receiver_cfg_init(itg_receiver_cfg *cfg);
+int itg_logger_cfg_init(itg_logger_cfg *cfg);
+int itg_sender_flow_result(const itg_sender *s, size_t i, itg_flow_result *out);
+int itg_sender_log_stats(const itg_sender *s, itg_logger_stats *out,
+                         char *spill, size_t len);
+int itg_receiver_get_stats(itg_receiver *r, itg_receiver_stats *out);
+int itg_logger_get_stats(itg_logger *l, itg_logger_stats *out);
+int itg_logger_close_stats(itg_logger *l, itg_logger_stats *final);
+int itg_pacer_get_stats(const itg_pacer *p, itg_pacer_stats *out);
+int itg_stats_flow(const itg_stats *s, size_t i, itg_flow_stats *out);
+int itg_stats_total(const itg_stats *s, itg_stats_meter meter,
+                    itg_flow_stats *out);
+int itg_series_get(const itg_series *s, size_t flow, size_t interval,
+                   itg_series_point *out);
+int itg_decode_files(const char *const *paths, size_t n, itg_stats *stats,
+                     itg_series *series, itg_decode_status *st);

@@ -23,6 +23,7 @@ int main(int argc, char **argv) {
   itg_flow_cfg flow;
   itg_stats *stats;
   itg_flow_stats total;
+  itg_decode_status st; /* what reading the log met */
   char err[256];
   int rc;
 
@@ -62,7 +63,7 @@ int main(int argc, char **argv) {
   /* Decode the receiver's log into per-flow and total statistics. */
   if ((rc = itg_stats_new(&stats)) != 0)
     return fail("stats", rc);
-  rc = itg_decode_files(&log, 1, stats, NULL, NULL);
+  rc = itg_decode_files(&log, 1, stats, NULL, &st);
   if (rc == 0)
     rc = itg_stats_total(stats, ITG_STATS_MAIN, &total);
   itg_stats_free(stats);

@@ -143,6 +143,7 @@ typedef struct itg_dist_spec {
 } itg_dist_spec;
 
 typedef struct itg_flow_cfg {
+  size_t struct_size; /* set by itg_flow_cfg_init (itg/common.h) */
   uint32_t flow_id; /* 0: the sender numbers its flows 1, 2, ... */
   char dst_host[ITG_HOST_MAX];
   uint16_t dst_port;
@@ -179,8 +180,14 @@ typedef struct itg_flow_cfg {
 /* Fills cfg with the defaults listed above (flow id 0, no source address
  * or port, UDP, one-way meter, native wire, -C 1000, -c 512, 10 s, no
  * packet or byte limit, no start delay, no seed, TOS and TTL -1, no
- * receiver log server: port 9001 and TCP when one is set). */
-ITG_API void itg_flow_cfg_init(itg_flow_cfg *cfg);
+ * receiver log server: port 9001 and TCP when one is set), and
+ * cfg->struct_size with `size`: itg_flow_cfg_init(cfg) passes sizeof *cfg.
+ * Returns 0, or ITG_EINVAL (NULL cfg, or a size this library does not
+ * know: see itg/common.h), cfg untouched. */
+ITG_API int itg_flow_cfg_init_size(itg_flow_cfg *cfg, size_t size);
+#ifndef SWIG
+#define itg_flow_cfg_init(cfg) itg_flow_cfg_init_size((cfg), sizeof *(cfg))
+#endif
 
 /* Applies options argv[0..argc) on top of *cfg (see the reference above).
  * Each law option's parameters are checked as itg_flow_validate would
@@ -189,8 +196,10 @@ ITG_API void itg_flow_cfg_init(itg_flow_cfg *cfg);
  * unchanged and err (if not NULL) receives a message naming the offending
  * word, e.g. "-C: 'abc' is not a number", "unknown option '-Q'",
  * "-C: missing value". Returns 0, ITG_EINVAL (unknown option, bad or
- * missing value, bad law parameters or trace contents), ITG_ENOENT (a trace
- * file that does not exist), ITG_EIO or ITG_ENOMEM. */
+ * missing value, bad law parameters or trace contents, an option setting a
+ * field that cfg's layout, from an older header, does not have, or a
+ * struct_size this library does not know), ITG_ENOENT (a trace file that
+ * does not exist), ITG_EIO or ITG_ENOMEM. */
 ITG_API int itg_flow_parse_args(itg_flow_cfg *cfg, int argc,
                                 const char *const *argv, char *err,
                                 size_t errlen);
@@ -239,7 +248,9 @@ ITG_API double itg_dist_spec_draw(const itg_dist_spec *spec, itg_dist *d,
 /* Writes a one-line description of the flow into buf (always terminated
  * when len > 0, cut short if buf is too small), e.g. "UDP 127.0.0.1:8999
  * IDT constant(0.001 s) size constant(64 B) for 10 s". Laws show their
- * parameters in their own unit ("normal(10, 2 ms)"). */
+ * parameters in their own unit ("normal(10, 2 ms)"). A cfg whose
+ * struct_size this library does not know is described by that refusal;
+ * a NULL cfg gives "". */
 ITG_API void itg_flow_describe(const itg_flow_cfg *cfg, char *buf,
                                size_t len);
 

@@ -254,6 +254,7 @@ typedef void (*itg_log_error_cb)(const itg_log_error *e, void *user);
  * spill file takes the records only while the server cannot be
  * registered with. */
 typedef struct itg_logger_cfg {
+  size_t struct_size; /* set by itg_logger_cfg_init (itg/common.h) */
   const char *path;   /* log file to create (required for a file sink);
                          with a remote sink, the log name asked of the
                          server (NULL or "": the server chooses) */
@@ -287,6 +288,7 @@ typedef struct itg_logger_cfg {
 } itg_logger_cfg;
 
 typedef struct itg_logger_stats {
+  size_t struct_size; /* set by the call filling it (itg/common.h) */
   uint64_t records;    /* written to the sink */
   uint64_t batches;    /* writes made */
   uint64_t full_waits; /* times a producer found its lane full */
@@ -302,8 +304,13 @@ typedef struct itg_logger_stats {
                           (0 while spilling, and after close) */
 } itg_logger_stats;
 
-/* Fills cfg with the defaults. */
-ITG_API void itg_logger_cfg_init(itg_logger_cfg *cfg);
+/* Fills cfg with the defaults and cfg->struct_size with `size`:
+ * itg_logger_cfg_init(cfg) passes sizeof *cfg. Returns 0, or ITG_EINVAL
+ * (NULL cfg, or a size this library does not know), cfg untouched. */
+ITG_API int itg_logger_cfg_init_size(itg_logger_cfg *cfg, size_t size);
+#ifndef SWIG
+#define itg_logger_cfg_init(cfg) itg_logger_cfg_init_size((cfg), sizeof *(cfg))
+#endif
 
 /* Opens the sink and starts the writer thread. The file header takes the
  * role and clock from cfg, the host name and the current wall-clock time.
@@ -321,8 +328,15 @@ ITG_API int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out);
 ITG_API int itg_logger_push(itg_logger *l, uint32_t lane,
                             const itg_logrec *rec);
 
-/* Copies the counters (safe from any thread; NULL arguments do nothing). */
-ITG_API void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out);
+/* Copies the counters (safe from any thread). Returns 0, or ITG_EINVAL
+ * (NULL argument, or a size this library does not know: the macro passes
+ * sizeof *out), out untouched. */
+ITG_API int itg_logger_get_stats_size(itg_logger *l, itg_logger_stats *out,
+                                      size_t size);
+#ifndef SWIG
+#define itg_logger_get_stats(l, out) \
+  itg_logger_get_stats_size((l), (out), sizeof *(out))
+#endif
 
 /* Copies the spill file's path of a remote sink into buf (always
  * terminated when len > 0). Returns 0, or ITG_EINVAL (a file sink, or a
@@ -341,9 +355,17 @@ ITG_API int itg_logger_path(const itg_logger *l, char *buf, size_t len);
  * error. */
 ITG_API int itg_logger_close(itg_logger *l);
 
-/* Like itg_logger_close, and copies the final counters into *final (if not
- * NULL): for a remote sink over UDP, `missing` is known only then. */
-ITG_API int itg_logger_close_stats(itg_logger *l, itg_logger_stats *final);
+/* Like itg_logger_close, and copies the final counters into *final: for a
+ * remote sink over UDP, `missing` is known only then. The macro passes
+ * sizeof *final; a size this library does not know leaves *final untouched
+ * (the logger is closed all the same) and gives ITG_EINVAL, unless a sink
+ * error comes first. */
+ITG_API int itg_logger_close_stats_size(itg_logger *l, itg_logger_stats *final,
+                                        size_t size);
+#ifndef SWIG
+#define itg_logger_close_stats(l, final) \
+  itg_logger_close_stats_size((l), (final), sizeof *(final))
+#endif
 
 #ifdef __cplusplus
 }

@@ -83,6 +83,7 @@ typedef void (*itg_log_session_cb)(const itg_log_session_event *ev,
                                    void *user);
 
 typedef struct itg_logserver_cfg {
+  size_t struct_size; /* set by itg_logserver_cfg_init (itg/common.h) */
   char bind_host[ITG_HOST_MAX]; /* "" for every address, IPv4 and IPv6 */
   uint16_t port;                /* default 9001; 0 picks free ports */
   char dir[ITG_PATH_MAX];       /* where the files go ("" current dir) */
@@ -103,6 +104,7 @@ typedef struct itg_logserver_cfg {
 } itg_logserver_cfg;
 
 typedef struct itg_logserver_stats {
+  size_t struct_size; /* set by the call filling it (itg/common.h) */
   uint64_t sessions_open;
   uint64_t sessions_total;  /* registered since start */
   uint64_t incomplete;      /* sessions ended without their client leaving */
@@ -113,8 +115,14 @@ typedef struct itg_logserver_stats {
                                time (handshake_ms) */
 } itg_logserver_stats;
 
-/* Fills cfg with the defaults. */
-ITG_API void itg_logserver_cfg_init(itg_logserver_cfg *cfg);
+/* Fills cfg with the defaults and cfg->struct_size with `size`:
+ * itg_logserver_cfg_init(cfg) passes sizeof *cfg. Returns 0, or ITG_EINVAL
+ * (NULL cfg, or a size this library does not know), cfg untouched. */
+ITG_API int itg_logserver_cfg_init_size(itg_logserver_cfg *cfg, size_t size);
+#ifndef SWIG
+#define itg_logserver_cfg_init(cfg)                                            \
+  itg_logserver_cfg_init_size((cfg), sizeof *(cfg))
+#endif
 
 /* Adds an allowed network written "ADDR/PREFIX" (or a bare address, a
  * network of one). Returns 0, ITG_EINVAL (NULL argument, not a network)
@@ -136,9 +144,16 @@ ITG_API uint16_t itg_logserver_port(const itg_logserver *s);
 /* Returns the UDP port in use (after start). */
 ITG_API uint16_t itg_logserver_udp_port(const itg_logserver *s);
 
-/* Copies the counters (safe from any thread). */
-ITG_API void itg_logserver_get_stats(itg_logserver *s,
-                                     itg_logserver_stats *out);
+/* Copies the counters (safe from any thread). Returns 0, or ITG_EINVAL
+ * (NULL argument, or a size this library does not know: the macro passes
+ * sizeof *out). */
+ITG_API int itg_logserver_get_stats_size(itg_logserver *s,
+                                         itg_logserver_stats *out,
+                                         size_t size);
+#ifndef SWIG
+#define itg_logserver_get_stats(s, out) \
+  itg_logserver_get_stats_size((s), (out), sizeof *(out))
+#endif
 
 /* Closes every session (flushed; marked incomplete if its client had not
  * left) and stops the thread. Safe from any thread; idempotent. Returns 0

@@ -12,7 +12,7 @@
  * In every mode a wait never returns before its instant.
  *
  * HYBRID's margins are measured once per process, by the first HYBRID
- * itg_pacer_init (about 30 ms: 25 sleeps of 100 us and 25 of 1 ms). The
+ * itg_pacer_new (about 30 ms: 25 sleeps of 100 us and 25 of 1 ms). The
  * margin, how early the last sleep ends before the spin, is the 90th
  * percentile of how late the short sleeps woke plus 10 us, kept within
  * [20 us, 2 ms]. Where long sleeps wake markedly later than short ones (deep
@@ -45,23 +45,18 @@ typedef enum itg_wait_mode {
 } itg_wait_mode;
 
 typedef struct itg_pacer_stats {
+  size_t struct_size; /* set by the call filling it (itg/common.h) */
   uint64_t departures;   /* instants waited for */
   uint64_t late;         /* departures reached after their instant + 1 us */
   int64_t late_max_ns;   /* largest lateness seen */
   int64_t late_sum_ns;   /* sum of lateness, for the mean */
 } itg_pacer_stats;
 
-/* A pacer lives in the caller's memory (no allocation); its fields are
- * private. */
-typedef struct itg_pacer {
-  int64_t next_ns;   /* the next departure instant, monotonic clock */
-  int64_t margin_ns; /* how early HYBRID's last sleep ends */
-  int64_t coarse_ns; /* how much earlier HYBRID's first sleep ends than
-                        its last one (0: one sleep) */
-  itg_wait_mode mode;
-  int margin_tracks; /* 1: margin_ns follows the sleeps' overshoots */
-  itg_pacer_stats stats;
-} itg_pacer;
+/* A pacer is opaque: it may gain fields in any release. The per-packet
+ * calls (itg_pacer_wait, _advance, _wait_until) reach it through the one
+ * pointer the caller holds, which costs nothing measurable next to
+ * reading the clock. */
+typedef struct itg_pacer itg_pacer;
 
 /* Returns the monotonic clock in nanoseconds (arbitrary origin). */
 ITG_API int64_t itg_clock_mono_ns(void);
@@ -69,11 +64,15 @@ ITG_API int64_t itg_clock_mono_ns(void);
 /* Returns the wall clock in nanoseconds since the Unix epoch (UTC). */
 ITG_API int64_t itg_clock_real_ns(void);
 
-/* Sets up a pacer whose schedule starts at start_ns (monotonic clock; the
+/* Creates a pacer whose schedule starts at start_ns (monotonic clock; the
  * first departure is at start_ns + the first IDT passed to
- * itg_pacer_wait), with zeroed counters. Returns 0, or ITG_EINVAL for a
- * NULL pacer or an unknown mode. */
-ITG_API int itg_pacer_init(itg_pacer *p, itg_wait_mode mode, int64_t start_ns);
+ * itg_pacer_wait), with zeroed counters. Returns 0, ITG_EINVAL (NULL out
+ * or an unknown mode) or ITG_ENOMEM. */
+ITG_API int itg_pacer_new(itg_wait_mode mode, int64_t start_ns,
+                          itg_pacer **out);
+
+/* Frees a pacer; NULL is accepted. */
+ITG_API void itg_pacer_free(itg_pacer *p);
 
 /* Advances the schedule by idt_ns without waiting (a negative idt_ns
  * counts as 0; the instant stops at INT64_MAX rather than wrap), and
@@ -93,9 +92,15 @@ ITG_API int64_t itg_pacer_wait_until(itg_pacer *p, int64_t deadline_ns);
  * call once per packet. Returns the lateness in ns (>= 0). */
 ITG_API int64_t itg_pacer_wait(itg_pacer *p, int64_t idt_ns);
 
-/* Copies the pacer's lateness counters into *out (nothing if either is
- * NULL). */
-ITG_API void itg_pacer_get_stats(const itg_pacer *p, itg_pacer_stats *out);
+/* Copies the pacer's lateness counters into *out. Returns 0, or
+ * ITG_EINVAL (NULL argument, or a size this library does not know: the
+ * macro passes sizeof *out). */
+ITG_API int itg_pacer_get_stats_size(const itg_pacer *p, itg_pacer_stats *out,
+                                     size_t size);
+#ifndef SWIG
+#define itg_pacer_get_stats(p, out)                                            \
+  itg_pacer_get_stats_size((p), (out), sizeof *(out))
+#endif
 
 #ifdef __cplusplus
 }

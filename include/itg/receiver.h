@@ -128,6 +128,7 @@ typedef struct itg_flow_event {
 typedef void (*itg_flow_event_cb)(const itg_flow_event *ev, void *user);
 
 typedef struct itg_receiver_cfg {
+  size_t struct_size; /* set by itg_receiver_cfg_init (itg/common.h) */
   char bind_host[ITG_HOST_MAX]; /* "" for any address, IPv4 and IPv6 */
   uint16_t sig_port;            /* default 9000; 0 picks a free port */
   char log_path[ITG_PATH_MAX];  /* default log for all flows ("" none) */
@@ -192,6 +193,7 @@ typedef struct itg_receiver_cfg {
 } itg_receiver_cfg;
 
 typedef struct itg_receiver_stats {
+  size_t struct_size; /* set by the call filling it (itg/common.h) */
   uint64_t packets;     /* logged */
   uint64_t bytes;
   uint64_t malformed;   /* datagrams dropped as not ours */
@@ -208,8 +210,14 @@ typedef struct itg_receiver_stats {
                               flow in time, or for being idle */
 } itg_receiver_stats;
 
-/* Fills cfg with the defaults. */
-ITG_API void itg_receiver_cfg_init(itg_receiver_cfg *cfg);
+/* Fills cfg with the defaults and cfg->struct_size with `size`:
+ * itg_receiver_cfg_init(cfg) passes sizeof *cfg. Returns 0, or ITG_EINVAL
+ * (NULL cfg, or a size this library does not know), cfg untouched. */
+ITG_API int itg_receiver_cfg_init_size(itg_receiver_cfg *cfg, size_t size);
+#ifndef SWIG
+#define itg_receiver_cfg_init(cfg)                                             \
+  itg_receiver_cfg_init_size((cfg), sizeof *(cfg))
+#endif
 
 /* Creates a receiver. Returns 0, ITG_EINVAL (a field out of range, a
  * string not terminated, cfg.log_servers not a list of networks) or
@@ -226,9 +234,15 @@ ITG_API int itg_receiver_start(itg_receiver *r);
 /* Returns the signaling port in use (after start). */
 ITG_API uint16_t itg_receiver_port(const itg_receiver *r);
 
-/* Copies the counters (safe from any thread). */
-ITG_API void itg_receiver_get_stats(itg_receiver *r,
-                                    itg_receiver_stats *out);
+/* Copies the counters (safe from any thread). Returns 0, or ITG_EINVAL
+ * (NULL argument, or a size this library does not know: the macro passes
+ * sizeof *out). */
+ITG_API int itg_receiver_get_stats_size(itg_receiver *r,
+                                        itg_receiver_stats *out, size_t size);
+#ifndef SWIG
+#define itg_receiver_get_stats(r, out) \
+  itg_receiver_get_stats_size((r), (out), sizeof *(out))
+#endif
 
 /* Waits until every flow that has started has ended and no sender is
  * connected, at most timeout_ns (< 0: no limit). Returns 0 or

@@ -44,6 +44,7 @@ extern "C" {
 typedef struct itg_sender itg_sender;
 
 typedef struct itg_sender_cfg {
+  size_t struct_size; /* set by itg_sender_cfg_init (itg/common.h) */
   itg_wait_mode wait;         /* default ITG_WAIT_HYBRID */
   char log_path[ITG_PATH_MAX]; /* sender log ("" for none) */
   uint32_t log_batch;         /* D, records per write (default 64) */
@@ -62,6 +63,7 @@ typedef struct itg_sender_cfg {
 
 /* What happened to one flow. */
 typedef struct itg_flow_result {
+  size_t struct_size; /* set by the call filling it (itg/common.h) */
   uint32_t flow_id;
   int status;             /* 0, or the ITG_E* code that ended the flow */
   char error[160];        /* a sentence about status, "" if 0 */
@@ -83,8 +85,13 @@ typedef struct itg_flow_result {
   int64_t late_sum_ns;
 } itg_flow_result;
 
-/* Fills cfg with the defaults. */
-ITG_API void itg_sender_cfg_init(itg_sender_cfg *cfg);
+/* Fills cfg with the defaults and cfg->struct_size with `size`:
+ * itg_sender_cfg_init(cfg) passes sizeof *cfg. Returns 0, or ITG_EINVAL
+ * (NULL cfg, or a size this library does not know), cfg untouched. */
+ITG_API int itg_sender_cfg_init_size(itg_sender_cfg *cfg, size_t size);
+#ifndef SWIG
+#define itg_sender_cfg_init(cfg) itg_sender_cfg_init_size((cfg), sizeof *(cfg))
+#endif
 
 /* Creates a sender. Returns 0, ITG_EINVAL or ITG_ENOMEM. */
 ITG_API int itg_sender_new(const itg_sender_cfg *cfg, itg_sender **out);
@@ -123,9 +130,14 @@ ITG_API int itg_sender_run(itg_sender *s);
 ITG_API size_t itg_sender_flow_count(const itg_sender *s);
 
 /* Copies flow i's result (valid once the sender has ended; during the run
- * the counters are a snapshot). Returns 0 or ITG_EINVAL. */
-ITG_API int itg_sender_flow_result(const itg_sender *s, size_t i,
-                                   itg_flow_result *out);
+ * the counters are a snapshot). Returns 0 or ITG_EINVAL (i out of range,
+ * or a size this library does not know: the macro passes sizeof *out). */
+ITG_API int itg_sender_flow_result_size(const itg_sender *s, size_t i,
+                                        itg_flow_result *out, size_t size);
+#ifndef SWIG
+#define itg_sender_flow_result(s, i, out) \
+  itg_sender_flow_result_size((s), (i), (out), sizeof *(out))
+#endif
 
 /* Copies the sender log's final counters into *out (spilled, missing: see
  * itg_logger_stats) and, for a log shipped to a log server (log_server),
@@ -133,9 +145,15 @@ ITG_API int itg_sender_flow_result(const itg_sender *s, size_t i,
  * when len > 0; "" for a file log). Valid once itg_sender_wait has seen
  * every flow end. Returns 0, ITG_EINVAL (NULL sender or out, or the
  * sender keeps no log) or ITG_ESTATE (the log is not closed yet: the
- * sender has not ended, or never started). */
-ITG_API int itg_sender_log_stats(const itg_sender *s, itg_logger_stats *out,
-                                 char *spill, size_t len);
+ * sender has not ended, or never started); the macro passes sizeof *out,
+ * and a size this library does not know gives ITG_EINVAL too. */
+ITG_API int itg_sender_log_stats_size(const itg_sender *s,
+                                      itg_logger_stats *out, size_t size,
+                                      char *spill, size_t len);
+#ifndef SWIG
+#define itg_sender_log_stats(s, out, spill, len)                               \
+  itg_sender_log_stats_size((s), (out), sizeof *(out), (spill), (len))
+#endif
 
 /* Stops (if running), waits, and frees; NULL is accepted. */
 ITG_API void itg_sender_free(itg_sender *s);

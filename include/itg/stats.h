@@ -101,6 +101,7 @@ typedef enum itg_stats_meter {
 /* Results for one entry (one flow, one meter) or a total. Times and
  * delays are in nanoseconds. */
 typedef struct itg_flow_stats {
+  size_t struct_size; /* set by the call filling it (itg/common.h) */
   uint32_t flow_id;  /* 0 in a total */
   uint32_t meter;    /* ITG_STATS_OWD, _RTT or _SENT */
   uint32_t flows;    /* entries counted: 1, or the total's count */
@@ -149,8 +150,14 @@ ITG_API int itg_stats_add(itg_stats *s, const itg_logrec *recs, size_t n);
 ITG_API size_t itg_stats_flow_count(const itg_stats *s);
 
 /* Fills *out with entry i (0 <= i < itg_stats_flow_count). Returns 0 or
- * ITG_EINVAL (i out of range). */
-ITG_API int itg_stats_flow(const itg_stats *s, size_t i, itg_flow_stats *out);
+ * ITG_EINVAL (i out of range, or a size this library does not know: the
+ * macro passes sizeof *out). */
+ITG_API int itg_stats_flow_size(const itg_stats *s, size_t i,
+                                itg_flow_stats *out, size_t size);
+#ifndef SWIG
+#define itg_stats_flow(s, i, out) \
+  itg_stats_flow_size((s), (i), (out), sizeof *(out))
+#endif
 
 /* Returns the main meter: ITG_STATS_OWD if any entry is one-way (or there
  * is no entry at all), else ITG_STATS_RTT if any is round trip, else
@@ -159,9 +166,14 @@ ITG_API itg_stats_meter itg_stats_main_meter(const itg_stats *s);
 
 /* Fills *out with the total over the entries measured with meter
  * (ITG_STATS_MAIN: itg_stats_main_meter). A meter without entries gives
- * zeros. Returns 0, ITG_EINVAL (unknown meter) or ITG_ENOMEM. */
-ITG_API int itg_stats_total(const itg_stats *s, itg_stats_meter meter,
-                            itg_flow_stats *out);
+ * zeros. Returns 0, ITG_EINVAL (unknown meter, or a size this library
+ * does not know: the macro passes sizeof *out) or ITG_ENOMEM. */
+ITG_API int itg_stats_total_size(const itg_stats *s, itg_stats_meter meter,
+                                 itg_flow_stats *out, size_t size);
+#ifndef SWIG
+#define itg_stats_total(s, meter, out) \
+  itg_stats_total_size((s), (meter), (out), sizeof *(out))
+#endif
 
 /* Writes the report as JSON into buf[0..len), NUL-terminated, and sets
  * *needed (if not NULL) to the length the whole text needs, NUL included.
@@ -203,6 +215,7 @@ typedef struct itg_series itg_series;
 #define ITG_SERIES_TOTAL ((size_t)-1)
 
 typedef struct itg_series_point {
+  size_t struct_size; /* set by the call filling it (itg/common.h) */
   uint32_t flow_id;  /* 0 for the total */
   uint32_t reserved; /* 0 */
   int64_t start_ns;  /* from the start of the first interval */
@@ -246,9 +259,15 @@ ITG_API size_t itg_series_interval_count(const itg_series *s);
 
 /* Fills *out with one flow's (or, with ITG_SERIES_TOTAL, the total's)
  * values in one interval. Returns 0 or ITG_EINVAL (an index out of
- * range). */
-ITG_API int itg_series_get(const itg_series *s, size_t flow, size_t interval,
-                           itg_series_point *out);
+ * range, or a size this library does not know: the macro passes
+ * sizeof *out). */
+ITG_API int itg_series_get_size(const itg_series *s, size_t flow,
+                                size_t interval, itg_series_point *out,
+                                size_t size);
+#ifndef SWIG
+#define itg_series_get(s, flow, interval, out) \
+  itg_series_get_size((s), (flow), (interval), (out), sizeof *(out))
+#endif
 
 /* Writes the CSV rows of intervals first .. first + count - 1 (clamped to
  * the series) into buf[0..len), NUL-terminated, preceded by the header
@@ -269,6 +288,7 @@ ITG_API int itg_series_csv(const itg_series *s, itg_series_field field,
 
 /* What happened to one file in itg_decode_files. */
 typedef struct itg_decode_status {
+  size_t struct_size; /* set by the call filling it (itg/common.h) */
   int32_t error;    /* 0 when read to its clean end, else the ITG_E* code
                        that stopped it, or ITG_EBADMSG when it was read to
                        its end past damaged blocks (damaged > 0) */
@@ -292,15 +312,21 @@ typedef struct itg_decode_status {
  * (not opened), one that ends inside a record or a block, and one that
  * ends cleanly but holds records of a flow without that flow's FLOW_END
  * (every writer ends each flow it logs with one; a full disk or a crash
- * stops it before). st, if not NULL, has n elements and receives each
- * file's status. Returns 0 when every file was read to its end without
- * damage, the error of the first file that was not (st says which and
- * where), ITG_EINVAL (no paths or a NULL path), or the error of
- * itg_stats_add / itg_series_add that stopped decoding (ITG_ENOMEM,
- * ITG_ELIMIT). */
-ITG_API int itg_decode_files(const char *const *paths, size_t n,
-                             itg_stats *stats, itg_series *series,
-                             itg_decode_status *st);
+ * stops it before). st, if not NULL, has n elements of `size` bytes each
+ * (the macro passes sizeof *st; without statuses, call
+ * itg_decode_files_size with st NULL and size 0) and receives each file's
+ * status. Returns 0 when every file was read to its end without damage,
+ * the error of the first file that was not (st says which and where),
+ * ITG_EINVAL (no paths, a NULL path, or an element size this library does
+ * not know), or the error of itg_stats_add / itg_series_add that stopped
+ * decoding (ITG_ENOMEM, ITG_ELIMIT). */
+ITG_API int itg_decode_files_size(const char *const *paths, size_t n,
+                                  itg_stats *stats, itg_series *series,
+                                  itg_decode_status *st, size_t size);
+#ifndef SWIG
+#define itg_decode_files(paths, n, stats, series, st)                          \
+  itg_decode_files_size((paths), (n), (stats), (series), (st), sizeof *(st))
+#endif
 
 #ifdef __cplusplus
 }

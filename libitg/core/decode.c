@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/growable.h"
 #include "core/idmap.h"
 
 #define BATCH 256
@@ -119,16 +120,18 @@ out_close_reader:
   return rc;
 }
 
-int itg_decode_files(const char *const *paths, size_t n, itg_stats *stats,
-                     itg_series *series, itg_decode_status *st) {
+int itg_decode_files_size(const char *const *paths, size_t n,
+                          itg_stats *stats, itg_series *series,
+                          itg_decode_status *st, size_t size) {
   int first_err = 0;
-  if (paths == NULL || n == 0)
+  if (paths == NULL || n == 0 ||
+      (st != NULL && !itg__struct_size_ok(size, sizeof *st)))
     return ITG_EINVAL;
   for (size_t i = 0; i < n; i++)
     if (paths[i] == NULL)
       return ITG_EINVAL;
   if (st != NULL)
-    memset(st, 0, n * sizeof *st);
+    memset(st, 0, n * size);
   for (size_t i = 0; i < n; i++) {
     itg_decode_status one;
     int fatal = 0;
@@ -136,7 +139,7 @@ int itg_decode_files(const char *const *paths, size_t n, itg_stats *stats,
     memset(&one, 0, sizeof one);
     rc = decode_one(paths[i], stats, series, &one, &fatal);
     if (st != NULL)
-      st[i] = one;
+      itg__struct_out((char *)st + i * size, size, &one, sizeof one);
     if (fatal)
       return rc;
     if (rc != 0 && first_err == 0)

@@ -34,3 +34,5 @@ unsigned itg_version_number(void) {
   return ITG_VERSION_MAJOR * 10000u + ITG_VERSION_MINOR * 100u +
          ITG_VERSION_PATCH;
 }
+
+unsigned itg_version_hex(void) { return ITG_VERSION_HEX; }

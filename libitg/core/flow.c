@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/flow_presets.h"
+#include "core/growable.h"
 #include "core/parse.h"
 
 /* How a law option's numbers become the spec's parameters. */
@@ -322,10 +323,11 @@ static int itg__spec_check(const itg_dist_spec *s, int idt, double lo,
   return 0;
 }
 
-void itg_flow_cfg_init(itg_flow_cfg *cfg) {
-  if (cfg == NULL)
-    return;
+int itg_flow_cfg_init_size(itg_flow_cfg *out, size_t size) {
+  itg_flow_cfg defaults, *cfg = &defaults;
+
   memset(cfg, 0, sizeof *cfg);
+  cfg->struct_size = sizeof *cfg;
   strcpy(cfg->dst_host, "127.0.0.1");
   cfg->dst_port = ITG_DEFAULT_DATA_PORT;
   cfg->sig_port = ITG_DEFAULT_SIG_PORT;
@@ -343,6 +345,7 @@ void itg_flow_cfg_init(itg_flow_cfg *cfg) {
   cfg->ttl = -1;
   cfg->recv_log_port = ITG_DEFAULT_LOG_PORT;
   cfg->recv_log_transport = ITG_LOG_TCP;
+  return itg__struct_out(out, size, cfg, sizeof *cfg);
 }
 
 /* Takes the next word as the value of option `opt`. */
@@ -678,6 +681,27 @@ static int itg__parse_word(itg__fp *fp) {
   return 0;
 }
 
+/* Writes the parsed copy c back into the caller's cfg. An option that set
+ * a field past the caller's layout (a program built against an older
+ * header, given an option that came later) is refused rather than lost. */
+static int itg__flow_cfg_out(itg_flow_cfg *cfg, const itg_flow_cfg *c,
+                             char *err, size_t errlen) {
+  size_t size = cfg->struct_size;
+  itg_flow_cfg defaults;
+
+  itg_flow_cfg_init(&defaults);
+  if (memcmp((const char *)c + size, (const char *)&defaults + size,
+             sizeof defaults - size) != 0) {
+    itg__set_err(err, errlen,
+                 "an option sets a field this program's itg_flow_cfg (%zu "
+                 "of %zu bytes) does not have: it was built against an "
+                 "older libitg",
+                 size, sizeof defaults);
+    return ITG_EINVAL;
+  }
+  return itg__struct_out(cfg, size, c, sizeof *c);
+}
+
 int itg_flow_parse_args(itg_flow_cfg *cfg, int argc, const char *const *argv,
                         char *err, size_t errlen) {
   itg__fp fp;
@@ -691,7 +715,9 @@ int itg_flow_parse_args(itg_flow_cfg *cfg, int argc, const char *const *argv,
     return ITG_EINVAL;
   }
   memset(&fp, 0, sizeof fp);
-  fp.cfg = *cfg;
+  rc = ITG__CFG_IN(&fp.cfg, cfg, itg_flow_cfg, err, errlen);
+  if (rc != 0)
+    return rc;
   fp.argc = argc;
   fp.argv = argv;
   fp.err = err;
@@ -706,8 +732,7 @@ int itg_flow_parse_args(itg_flow_cfg *cfg, int argc, const char *const *argv,
     if (fp.cfg.size.p[0] * fp.cfg.size.scale < (double)hdr)
       fp.cfg.size.p[0] = (double)hdr / fp.cfg.size.scale;
   }
-  *cfg = fp.cfg;
-  return 0;
+  return itg__flow_cfg_out(cfg, &fp.cfg, err, errlen);
 }
 
 int itg_flow_parse_line(itg_flow_cfg *cfg, const char *line, char *err,
@@ -787,7 +812,9 @@ static int itg__terminated(const char *s, size_t size, const char *what,
   return ITG_EINVAL;
 }
 
-int itg_flow_validate(const itg_flow_cfg *cfg, char *err, size_t errlen) {
+int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
+  itg_flow_cfg copy;
+  const itg_flow_cfg *cfg = &copy;
   const itg_dist_spec *size;
   size_t hdr;
   int rc;
@@ -795,10 +822,13 @@ int itg_flow_validate(const itg_flow_cfg *cfg, char *err, size_t errlen) {
     errlen = 0;
   else if (errlen > 0)
     err[0] = '\0';
-  if (cfg == NULL) {
+  if (caller == NULL) {
     itg__set_err(err, errlen, "no configuration");
     return ITG_EINVAL;
   }
+  rc = ITG__CFG_IN(&copy, caller, itg_flow_cfg, err, errlen);
+  if (rc != 0)
+    return rc;
   if ((rc = itg__terminated(cfg->dst_host, sizeof cfg->dst_host,
                             "destination host", err, errlen)) != 0 ||
       (rc = itg__terminated(cfg->src_host, sizeof cfg->src_host,
@@ -915,14 +945,18 @@ static void itg__cat_law(char *buf, size_t len, size_t *pos,
   itg__cat(buf, len, pos, "%s(%s)", itg__kind_name(s->kind), params);
 }
 
-void itg_flow_describe(const itg_flow_cfg *cfg, char *buf, size_t len) {
+void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
+  itg_flow_cfg copy;
+  const itg_flow_cfg *cfg = &copy;
   size_t pos = 0;
   const char *bound = "for";
   int host_len;
   if (buf == NULL || len == 0)
     return;
   buf[0] = '\0';
-  if (cfg == NULL)
+  /* A struct whose size is refused is described by the refusal. */
+  if (caller == NULL ||
+      ITG__CFG_IN(&copy, caller, itg_flow_cfg, buf, len) != 0)
     return;
   host_len = (int)sizeof cfg->dst_host;
   itg__cat(buf, len, &pos,

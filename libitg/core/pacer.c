@@ -1,11 +1,12 @@
 /* The pacer: an absolute departure schedule on the monotonic clock, three
  * ways of waiting for it, and the once-per-process calibration of how
  * early a hybrid sleep must end. */
-#include "itg/pacer.h"
+#include "core/pacer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/growable.h"
 #include "core/margin.h"
 #include "core/parse.h"
 #include "platform/platform.h"
@@ -117,11 +118,9 @@ int64_t itg_clock_mono_ns(void) { return (int64_t)uv_hrtime(); }
 
 int64_t itg_clock_real_ns(void) { return itg__real_ns(); }
 
-int itg_pacer_init(itg_pacer *p, itg_wait_mode mode, int64_t start_ns) {
+int itg__pacer_init(itg_pacer *p, itg_wait_mode mode, int64_t start_ns) {
   int rc;
 
-  if (p == NULL)
-    return ITG_EINVAL;
   switch (mode) {
   case ITG_WAIT_HYBRID:
   case ITG_WAIT_SLEEP:
@@ -144,6 +143,26 @@ int itg_pacer_init(itg_pacer *p, itg_wait_mode mode, int64_t start_ns) {
   }
   return 0;
 }
+
+int itg_pacer_new(itg_wait_mode mode, int64_t start_ns, itg_pacer **out) {
+  itg_pacer *p;
+  int rc;
+
+  if (out == NULL)
+    return ITG_EINVAL;
+  p = malloc(sizeof *p);
+  if (p == NULL)
+    return ITG_ENOMEM;
+  rc = itg__pacer_init(p, mode, start_ns);
+  if (rc != 0) {
+    free(p);
+    return rc;
+  }
+  *out = p;
+  return 0;
+}
+
+void itg_pacer_free(itg_pacer *p) { free(p); }
 
 int64_t itg_pacer_advance(itg_pacer *p, int64_t idt_ns) {
   if (idt_ns > 0)
@@ -212,7 +231,9 @@ int64_t itg_pacer_wait(itg_pacer *p, int64_t idt_ns) {
   return itg_pacer_wait_until(p, itg_pacer_advance(p, idt_ns));
 }
 
-void itg_pacer_get_stats(const itg_pacer *p, itg_pacer_stats *out) {
-  if (p != NULL && out != NULL)
-    *out = p->stats;
+int itg_pacer_get_stats_size(const itg_pacer *p, itg_pacer_stats *out,
+                             size_t size) {
+  if (p == NULL)
+    return ITG_EINVAL;
+  return itg__struct_out(out, size, &p->stats, sizeof p->stats);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/growable.h"
 #include "core/idmap.h"
 #include "core/record_kind.h"
 #include "core/seqwin.h"
@@ -332,8 +333,9 @@ static void add_cell(const itg_series *s, const sflow *f, int64_t idx,
   }
 }
 
-int itg_series_get(const itg_series *s, size_t flow, size_t interval,
-                   itg_series_point *out) {
+/* Fills *out, the library's layout, with one point. */
+static int point(const itg_series *s, size_t flow, size_t interval,
+                 itg_series_point *out) {
   cell sum;
   int64_t idx;
   if (s == NULL || out == NULL || interval >= itg_series_interval_count(s) ||
@@ -362,6 +364,17 @@ int itg_series_get(const itg_series *s, size_t flow, size_t interval,
   out->bitrate_kbps =
       (double)sum.bytes * 8.0 / 1000.0 / ((double)s->interval_ns / 1e9);
   return 0;
+}
+
+int itg_series_get_size(const itg_series *s, size_t flow, size_t interval,
+                        itg_series_point *out, size_t size) {
+  itg_series_point full;
+  int rc;
+
+  if (out == NULL || !itg__struct_size_ok(size, sizeof full))
+    return ITG_EINVAL;
+  rc = point(s, flow, interval, &full);
+  return rc != 0 ? rc : itg__struct_out(out, size, &full, sizeof full);
 }
 
 /* ---- CSV ----------------------------------------------------------------- */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/growable.h"
 #include "core/histogram.h"
 #include "core/idmap.h"
 #include "core/record_kind.h"
@@ -456,7 +457,8 @@ size_t itg_stats_flow_count(const itg_stats *s) {
   return s != NULL ? s->nentries : 0;
 }
 
-int itg_stats_flow(const itg_stats *s, size_t i, itg_flow_stats *out) {
+/* Fills *out, the library's layout, with entry i. */
+static int flow_entry(const itg_stats *s, size_t i, itg_flow_stats *out) {
   const entry *e;
   summary m;
   if (s == NULL || out == NULL || i >= s->nentries)
@@ -472,6 +474,17 @@ int itg_stats_flow(const itg_stats *s, size_t i, itg_flow_stats *out) {
   return 0;
 }
 
+int itg_stats_flow_size(const itg_stats *s, size_t i, itg_flow_stats *out,
+                        size_t size) {
+  itg_flow_stats full;
+  int rc;
+
+  if (out == NULL || !itg__struct_size_ok(size, sizeof full))
+    return ITG_EINVAL;
+  rc = flow_entry(s, i, &full);
+  return rc != 0 ? rc : itg__struct_out(out, size, &full, sizeof full);
+}
+
 itg_stats_meter itg_stats_main_meter(const itg_stats *s) {
   int rtt = 0, sent = 0;
   for (size_t i = 0; s != NULL && i < s->nentries; i++) {
@@ -485,8 +498,9 @@ itg_stats_meter itg_stats_main_meter(const itg_stats *s) {
   return sent ? ITG_STATS_SENT : ITG_STATS_OWD;
 }
 
-int itg_stats_total(const itg_stats *s, itg_stats_meter meter,
-                    itg_flow_stats *out) {
+/* Fills *out, the library's layout, with the total over meter. */
+static int total(const itg_stats *s, itg_stats_meter meter,
+                 itg_flow_stats *out) {
   summary tot, one;
   itg__hist *h;
   int rc = 0;
@@ -520,4 +534,15 @@ int itg_stats_total(const itg_stats *s, itg_stats_meter meter,
   itg__hist_clear(h);
   free(h);
   return rc;
+}
+
+int itg_stats_total_size(const itg_stats *s, itg_stats_meter meter,
+                         itg_flow_stats *out, size_t size) {
+  itg_flow_stats full;
+  int rc;
+
+  if (out == NULL || !itg__struct_size_ok(size, sizeof full))
+    return ITG_EINVAL;
+  rc = total(s, meter, &full);
+  return rc != 0 ? rc : itg__struct_out(out, size, &full, sizeof full);
 }

@@ -4,12 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/growable.h"
 #include "core/logfile.h"
 #include "core/netlist.h"
 #include "engine/receiver_internal.h"
 
-void itg_receiver_cfg_init(itg_receiver_cfg *cfg) {
+int itg_receiver_cfg_init_size(itg_receiver_cfg *out, size_t size) {
+  itg_receiver_cfg defaults, *cfg = &defaults;
+
   memset(cfg, 0, sizeof *cfg);
+  cfg->struct_size = sizeof *cfg;
   cfg->sig_port = ITG_DEFAULT_SIG_PORT;
   cfg->log_batch = 64;
   cfg->max_flows = 1024;
@@ -21,13 +25,18 @@ void itg_receiver_cfg_init(itg_receiver_cfg *cfg) {
   cfg->max_peer_flows = 256;
   cfg->fd_reserve = 64;
   cfg->echo_queue = 64 * 1024;
+  return itg__struct_out(out, size, cfg, sizeof *cfg);
 }
 
-int itg_receiver_new(const itg_receiver_cfg *cfg, itg_receiver **out) {
+int itg_receiver_new(const itg_receiver_cfg *caller, itg_receiver **out) {
+  itg_receiver_cfg copy;
+  const itg_receiver_cfg *cfg = &copy;
   itg_logserver_net nets[ITG_LOGSERVER_MAX_NETS];
   uint32_t n_nets;
   itg_receiver *r;
-  if (cfg == NULL || out == NULL || cfg->log_batch == 0 ||
+  if (caller == NULL || out == NULL ||
+      ITG__CFG_IN(&copy, caller, itg_receiver_cfg, NULL, 0) != 0 ||
+      cfg->log_batch == 0 ||
       cfg->max_flows == 0 || cfg->rcvbuf < 0 || cfg->cpu < -1 ||
       cfg->handshake_ms == 0 || cfg->max_peer_conns == 0 ||
       cfg->max_peer_flows == 0 ||
@@ -192,10 +201,13 @@ uint16_t itg_receiver_port(const itg_receiver *r) {
   return r != NULL ? r->port : 0;
 }
 
-void itg_receiver_get_stats(itg_receiver *r, itg_receiver_stats *out) {
-  memset(out, 0, sizeof *out);
+int itg_receiver_get_stats_size(itg_receiver *r, itg_receiver_stats *dst,
+                                size_t size) {
+  itg_receiver_stats full, *out = &full;
+
   if (r == NULL)
-    return;
+    return ITG_EINVAL;
+  memset(out, 0, sizeof *out);
   out->packets = atomic_load(&r->n_packets);
   out->bytes = atomic_load(&r->n_bytes);
   out->malformed = atomic_load(&r->n_malformed);
@@ -207,6 +219,7 @@ void itg_receiver_get_stats(itg_receiver *r, itg_receiver_stats *out) {
   out->echo_backlog = atomic_load(&r->n_echo_backlog);
   out->conns_refused = atomic_load(&r->n_conns_refused);
   out->conns_expired = atomic_load(&r->n_conns_expired);
+  return itg__struct_out(dst, size, out, sizeof *out);
 }
 
 int itg_receiver_wait_idle(itg_receiver *r, int64_t timeout_ns) {

@@ -5,23 +5,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/growable.h"
 #include "engine/sender_ctl.h"
 #include "engine/sender_send.h"
 #include "engine/sender_setup.h"
 
-void itg_sender_cfg_init(itg_sender_cfg *cfg) {
+int itg_sender_cfg_init_size(itg_sender_cfg *out, size_t size) {
+  itg_sender_cfg defaults, *cfg = &defaults;
+
   memset(cfg, 0, sizeof *cfg);
+  cfg->struct_size = sizeof *cfg;
   cfg->wait = ITG_WAIT_HYBRID;
   cfg->log_batch = 64;
   cfg->log_server_port = ITG_DEFAULT_LOG_PORT;
   cfg->log_transport = ITG_LOG_TCP;
   cfg->connect_timeout_ns = 5000000000LL;
   cfg->cpu = -1;
+  return itg__struct_out(out, size, cfg, sizeof *cfg);
 }
 
-int itg_sender_new(const itg_sender_cfg *cfg, itg_sender **out) {
+int itg_sender_new(const itg_sender_cfg *caller, itg_sender **out) {
+  itg_sender_cfg copy;
+  const itg_sender_cfg *cfg = &copy;
   itg_sender *s;
-  if (cfg == NULL || out == NULL || cfg->wait < ITG_WAIT_HYBRID ||
+  if (caller == NULL || out == NULL ||
+      ITG__CFG_IN(&copy, caller, itg_sender_cfg, NULL, 0) != 0 ||
+      cfg->wait < ITG_WAIT_HYBRID ||
       cfg->wait > ITG_WAIT_SPIN || cfg->log_batch == 0 ||
       cfg->connect_timeout_ns <= 0 || cfg->cpu < -1 ||
       strnlen(cfg->log_path, ITG_PATH_MAX) == ITG_PATH_MAX ||
@@ -56,8 +65,10 @@ static int refuse(char *err, size_t errlen, int rc, const char *fmt, ...) {
   return rc;
 }
 
-int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow, char *err,
+int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *caller, char *err,
                         size_t errlen) {
+  itg_flow_cfg copy;
+  const itg_flow_cfg *flow = &copy;
   itg__tx_flow *f;
   size_t i;
   int rc;
@@ -65,9 +76,12 @@ int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow, char *err,
     errlen = 0;
   else if (errlen > 0)
     err[0] = '\0';
-  if (s == NULL || flow == NULL)
+  if (s == NULL || caller == NULL)
     return refuse(err, errlen, ITG_EINVAL, "no %s",
                   s == NULL ? "sender" : "flow");
+  rc = ITG__CFG_IN(&copy, caller, itg_flow_cfg, err, errlen);
+  if (rc != 0)
+    return rc;
   if (s->started)
     return refuse(err, errlen, ITG_ESTATE,
                   "flows cannot be added once the sender has started");
@@ -305,10 +319,11 @@ static uint64_t load_u64(_Atomic uint64_t *v) {
   return atomic_load_explicit(v, memory_order_relaxed);
 }
 
-int itg_sender_flow_result(const itg_sender *s, size_t i,
-                           itg_flow_result *out) {
+int itg_sender_flow_result_size(const itg_sender *s, size_t i,
+                                itg_flow_result *dst, size_t size) {
+  itg_flow_result full, *out = &full;
   itg__tx_flow *f;
-  if (s == NULL || out == NULL || i >= s->n)
+  if (s == NULL || dst == NULL || i >= s->n)
     return ITG_EINVAL;
   f = s->flows[i];
   memset(out, 0, sizeof *out);
@@ -329,17 +344,18 @@ int itg_sender_flow_result(const itg_sender *s, size_t i,
   memcpy(out->error, f->error, sizeof out->error);
   out->received = f->received;
   uv_mutex_unlock((uv_mutex_t *)&s->lock);
-  return 0;
+  return itg__struct_out(dst, size, out, sizeof *out);
 }
 
-int itg_sender_log_stats(const itg_sender *s, itg_logger_stats *out,
-                         char *spill, size_t len) {
+int itg_sender_log_stats_size(const itg_sender *s, itg_logger_stats *out,
+                              size_t size, char *spill, size_t len) {
   if (s == NULL || out == NULL ||
       (s->cfg.log_path[0] == '\0' && s->cfg.log_server[0] == '\0'))
     return ITG_EINVAL;
   if (!s->log_closed)
     return ITG_ESTATE;
-  *out = s->log_final;
+  if (itg__struct_out(out, size, &s->log_final, sizeof s->log_final) != 0)
+    return ITG_EINVAL;
   if (spill != NULL && len > 0)
     snprintf(spill, len, "%s", s->log_spill);
   return 0;

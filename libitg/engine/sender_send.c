@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/pacer.h"
 #include "engine/sender_send.h"
 
 /* A packet decided but not yet sent. */
@@ -296,7 +297,7 @@ void itg__tx_send_main(void *arg) {
   /* The pacer calibrates itself on first use and the thread has just
    * started: the schedules begin after both, so no packet is born late and
    * sent in a catch-up burst. */
-  itg_pacer_init(&pacer, s->cfg.wait, 0);
+  itg__pacer_init(&pacer, s->cfg.wait, 0);
   h.v = malloc(s->n * sizeof *h.v);
   h.n = 0;
   if (h.v == NULL) {

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "core/growable.h"
 #include "core/ring.h"
 #include "log/logger.h"
 
@@ -55,8 +56,11 @@ struct itg_logger {
   char path[512]; /* the sink's local file, named after it closed too */
 };
 
-void itg_logger_cfg_init(itg_logger_cfg *cfg) {
+int itg_logger_cfg_init_size(itg_logger_cfg *out, size_t size) {
+  itg_logger_cfg defaults, *cfg = &defaults;
+
   memset(cfg, 0, sizeof *cfg);
+  cfg->struct_size = sizeof *cfg;
   cfg->role = ITG_LOG_ROLE_SENDER;
   cfg->clock = ITG_LOG_CLOCK_REALTIME;
   cfg->batch = 64;
@@ -65,6 +69,7 @@ void itg_logger_cfg_init(itg_logger_cfg *cfg) {
   cfg->flush_ms = 200;
   cfg->server_port = ITG_DEFAULT_LOG_PORT;
   cfg->transport = ITG_LOG_TCP;
+  return itg__struct_out(out, size, cfg, sizeof *cfg);
 }
 
 /* Publishes the sink's counters for itg_logger_get_stats. */
@@ -207,11 +212,13 @@ static int lanes_pressed(void *arg) {
   return 0;
 }
 
-int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out) {
-  if (cfg == NULL)
+int itg_logger_new(const itg_logger_cfg *caller, itg_logger **out) {
+  itg_logger_cfg cfg;
+
+  if (caller == NULL || ITG__CFG_IN(&cfg, caller, itg_logger_cfg, NULL, 0) != 0)
     return ITG_EINVAL;
   return itg__logger_new_sink(
-      cfg, remote(cfg) ? &itg__log_sink_remote : &itg__log_sink_file, out);
+      &cfg, remote(&cfg) ? &itg__log_sink_remote : &itg__log_sink_file, out);
 }
 
 int itg__logger_new_sink(const itg_logger_cfg *cfg,
@@ -329,9 +336,13 @@ int itg_logger_push(itg_logger *l, uint32_t lane, const itg_logrec *rec) {
   return 0;
 }
 
-void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out) {
-  if (l == NULL || out == NULL)
-    return;
+int itg_logger_get_stats_size(itg_logger *l, itg_logger_stats *dst,
+                              size_t size) {
+  itg_logger_stats full, *out = &full;
+
+  if (l == NULL)
+    return ITG_EINVAL;
+  memset(out, 0, sizeof *out);
   out->records = atomic_load_explicit(&l->records, memory_order_relaxed);
   out->batches = atomic_load_explicit(&l->batches, memory_order_relaxed);
   out->full_waits = atomic_load_explicit(&l->full_waits, memory_order_relaxed);
@@ -341,6 +352,7 @@ void itg_logger_get_stats(itg_logger *l, itg_logger_stats *out) {
   out->missing = atomic_load_explicit(&l->missing, memory_order_relaxed);
   out->connected = atomic_load_explicit(&l->connected, memory_order_relaxed);
   out->lost = atomic_load_explicit(&l->lost, memory_order_relaxed);
+  return itg__struct_out(dst, size, out, sizeof *out);
 }
 
 /* Copies the sink's local file into buf if it is a spill file (spill
@@ -361,9 +373,12 @@ int itg_logger_path(const itg_logger *l, char *buf, size_t len) {
   return sink_path(l, 0, buf, len);
 }
 
-int itg_logger_close(itg_logger *l) { return itg_logger_close_stats(l, NULL); }
+int itg_logger_close(itg_logger *l) {
+  return itg_logger_close_stats_size(l, NULL, 0);
+}
 
-int itg_logger_close_stats(itg_logger *l, itg_logger_stats *final) {
+int itg_logger_close_stats_size(itg_logger *l, itg_logger_stats *final,
+                                size_t size) {
   itg__log_sink_stats st;
   int rc, rc_close;
   uint32_t i;
@@ -379,10 +394,11 @@ int itg_logger_close_stats(itg_logger *l, itg_logger_stats *final) {
   if (rc_close != 0)
     note_error(l, rc_close);
   rc = atomic_load(&l->error);
-  if (final != NULL)
-    itg_logger_get_stats(l, final);
   if (rc == 0)
     rc = rc_close;
+  if (final != NULL && itg_logger_get_stats_size(l, final, size) != 0 &&
+      rc == 0)
+    rc = ITG_EINVAL;
   uv_cond_destroy(&l->room);
   uv_cond_destroy(&l->work);
   uv_mutex_destroy(&l->mu);

@@ -5,29 +5,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/growable.h"
 #include "core/logfile.h"
 #include "core/netlist.h"
 #include "core/sweep.h"
 #include "log/server_internal.h"
 #include "platform/platform.h"
 
-void itg_logserver_cfg_init(itg_logserver_cfg *cfg) {
+int itg_logserver_cfg_init_size(itg_logserver_cfg *out, size_t size) {
+  itg_logserver_cfg defaults, *cfg = &defaults;
+
   memset(cfg, 0, sizeof *cfg);
+  cfg->struct_size = sizeof *cfg;
   cfg->port = ITG_DEFAULT_LOG_PORT;
   cfg->max_clients = 1024;
   cfg->max_peer_clients = 256;
   cfg->handshake_ms = 10000;
   cfg->flush_ms = 1000;
+  return itg__struct_out(out, size, cfg, sizeof *cfg);
 }
 
-int itg_logserver_cfg_allow(itg_logserver_cfg *cfg, const char *cidr) {
+int itg_logserver_cfg_allow(itg_logserver_cfg *caller, const char *cidr) {
+  itg_logserver_cfg copy, *cfg = &copy;
   itg_logserver_net net;
-  if (cfg == NULL || cidr == NULL || itg__net_parse(cidr, &net) != 0)
+  if (caller == NULL || cidr == NULL ||
+      ITG__CFG_IN(&copy, caller, itg_logserver_cfg, NULL, 0) != 0 ||
+      itg__net_parse(cidr, &net) != 0)
     return ITG_EINVAL;
   if (cfg->n_allow >= ITG_LOGSERVER_MAX_NETS)
     return ITG_ELIMIT;
   cfg->allow[cfg->n_allow++] = net;
-  return 0;
+  return itg__struct_out(caller, caller->struct_size, cfg, sizeof *cfg);
 }
 
 /* Returns 1 if the address may use the server (loopback or cfg.allow). */
@@ -35,11 +43,15 @@ static int allowed(const itg_logserver *s, const struct sockaddr *sa) {
   return itg__net_allowed(sa, s->cfg.allow, s->cfg.n_allow);
 }
 
-int itg_logserver_new(const itg_logserver_cfg *cfg, itg_logserver **out) {
+int itg_logserver_new(const itg_logserver_cfg *caller, itg_logserver **out) {
+  itg_logserver_cfg copy;
+  const itg_logserver_cfg *cfg = &copy;
   itg_logserver *s;
-  if (cfg == NULL || out == NULL || cfg->max_clients == 0 ||
-      cfg->max_peer_clients == 0 || cfg->handshake_ms == 0 ||
-      cfg->flush_ms == 0 || cfg->n_allow > ITG_LOGSERVER_MAX_NETS ||
+  if (caller == NULL || out == NULL ||
+      ITG__CFG_IN(&copy, caller, itg_logserver_cfg, NULL, 0) != 0 ||
+      cfg->max_clients == 0 || cfg->max_peer_clients == 0 ||
+      cfg->handshake_ms == 0 || cfg->flush_ms == 0 ||
+      cfg->n_allow > ITG_LOGSERVER_MAX_NETS ||
       strnlen(cfg->bind_host, ITG_HOST_MAX) == ITG_HOST_MAX ||
       strnlen(cfg->dir, ITG_PATH_MAX) == ITG_PATH_MAX ||
       strnlen(cfg->token, sizeof cfg->token) == sizeof cfg->token)
@@ -267,10 +279,13 @@ uint16_t itg_logserver_udp_port(const itg_logserver *s) {
   return s != NULL ? s->udp_port : 0;
 }
 
-void itg_logserver_get_stats(itg_logserver *s, itg_logserver_stats *out) {
-  memset(out, 0, sizeof *out);
+int itg_logserver_get_stats_size(itg_logserver *s, itg_logserver_stats *dst,
+                                 size_t size) {
+  itg_logserver_stats full, *out = &full;
+
   if (s == NULL)
-    return;
+    return ITG_EINVAL;
+  memset(out, 0, sizeof *out);
   out->sessions_open = atomic_load(&s->n_open);
   out->sessions_total = atomic_load(&s->n_total);
   out->incomplete = atomic_load(&s->n_incomplete);
@@ -278,6 +293,7 @@ void itg_logserver_get_stats(itg_logserver *s, itg_logserver_stats *out) {
   out->records = atomic_load(&s->n_records);
   out->missing = atomic_load(&s->n_missing);
   out->expired = atomic_load(&s->n_expired);
+  return itg__struct_out(dst, size, out, sizeof *out);
 }
 
 int itg_logserver_stop(itg_logserver *s) {

@@ -286,7 +286,7 @@ static int do_series(const options *o, const itg_stats *stats) {
   int status = 0;
   if (rc != 0)
     goto out_report;
-  rc = itg_decode_files(o->logs, o->nlogs, NULL, ser, NULL);
+  rc = itg_decode_files_size(o->logs, o->nlogs, NULL, ser, NULL, 0);
   if (rc == ITG_ELIMIT) {
     DEC_ERROR("the series would need more than %u cells (flows "
               "times intervals): choose a longer interval",

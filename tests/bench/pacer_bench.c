@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 
+#include "core/pacer.h"
 #include "core/parse.h"
-#include "itg/pacer.h"
 
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -46,7 +46,7 @@ static int run(itg_wait_mode mode, const char *name, int64_t rate,
   size_t n = (size_t)((double)rate * seconds);
   int64_t *late = malloc(n * sizeof *late);
   int64_t *gap_err = malloc(n * sizeof *gap_err);
-  itg_pacer p;
+  itg_pacer *p = NULL;
   itg_pacer_stats st;
   int rc = 1;
 
@@ -55,15 +55,15 @@ static int run(itg_wait_mode mode, const char *name, int64_t rate,
     goto out_free;
   }
   /* Start one interval from now, so the first wait is a real one. */
-  if (itg_pacer_init(&p, mode, itg_clock_mono_ns()) != 0)
+  if (itg_pacer_new(mode, itg_clock_mono_ns(), &p) != 0)
     goto out_free;
   double cpu0 = cpu_seconds();
   int64_t t0 = itg_clock_mono_ns();
   for (size_t i = 0; i < n; i++)
-    late[i] = itg_pacer_wait(&p, idt);
+    late[i] = itg_pacer_wait(p, idt);
   int64_t wall = itg_clock_mono_ns() - t0;
   double cpu = cpu_seconds() - cpu0;
-  itg_pacer_get_stats(&p, &st);
+  itg_pacer_get_stats(p, &st);
 
   /* Interval error: (t_k - t_{k-1}) - idt = late_k - late_{k-1}. */
   for (size_t i = 1; i < n; i++) {
@@ -84,9 +84,31 @@ static int run(itg_wait_mode mode, const char *name, int64_t rate,
          100.0 * (double)st.late / (double)st.departures);
   rc = 0;
 out_free:
+  itg_pacer_free(p);
   free(late);
   free(gap_err);
   return rc;
+}
+
+/* What the pacer itself costs a packet: one itg_pacer_wait whose instant
+ * has passed (no waiting), the best of 5 rounds of a million calls. */
+static int call_cost(double *ns) {
+  itg_pacer *p;
+  int64_t best = INT64_MAX;
+
+  if (itg_pacer_new(ITG_WAIT_SPIN, 0, &p) != 0)
+    return 1;
+  for (int round = 0; round < 5; round++) {
+    int64_t t0 = itg_clock_mono_ns();
+    for (int i = 0; i < 1000000; i++)
+      itg_pacer_wait(p, 0);
+    int64_t t = itg_clock_mono_ns() - t0;
+    if (t < best)
+      best = t;
+  }
+  itg_pacer_free(p);
+  *ns = (double)best / 1e6;
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -98,18 +120,23 @@ int main(int argc, char **argv) {
                {ITG_WAIT_SPIN, "spin"}};
   static const int64_t rates[] = {1000, 10000, 100000};
   double seconds = 2.0;
-  itg_pacer probe;
+  itg_pacer *probe;
+  double cost_ns;
 
   if (argc > 2 || (argc == 2 && (itg__parse_double(argv[1], &seconds) != 0 ||
                                  seconds < 0.1 || seconds > 3600))) {
     fprintf(stderr, "usage: pacer_bench [seconds per run, 0.1 to 3600]\n");
     return 2;
   }
-  if (itg_pacer_init(&probe, ITG_WAIT_HYBRID, 0) != 0)
+  if (itg_pacer_new(ITG_WAIT_HYBRID, 0, &probe) != 0)
     return 1;
   printf("hybrid margin %.1f us, first sleep %.1f us early (0: none); "
          "times in us; gap = |interval - idt|; late%% = share > 1 us late\n",
-         probe.margin_ns / 1e3, probe.coarse_ns / 1e3);
+         probe->margin_ns / 1e3, probe->coarse_ns / 1e3);
+  itg_pacer_free(probe);
+  if (call_cost(&cost_ns) != 0)
+    return 1;
+  printf("itg_pacer_wait on a passed instant: %.1f ns a call\n", cost_ns);
   printf("%-6s %7s %7s %8s %8s %9s %9s %8s %8s %8s %7s %5s %8s\n", "mode",
          "rate", "waits", "late_p50", "late_p99", "late_p999", "late_max",
          "gap_p50", "gap_p99", "drift", "cpu_s", "cpu%", "late%");
