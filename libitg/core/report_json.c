@@ -4,17 +4,6 @@
 
 #include "core/text.h"
 
-static const char *meter_name(uint32_t meter) {
-  switch (meter) {
-  case ITG_STATS_RTT:
-    return "rtt";
-  case ITG_STATS_SENT:
-    return "sent";
-  default:
-    return "owd";
-  }
-}
-
 static void key_u64(itg__text *t, const char *key, uint64_t v) {
   itg__text_str(t, key);
   itg__text_u64(t, v);
@@ -44,7 +33,7 @@ static void put_object(itg__text *t, const itg_flow_stats *f) {
   key_real(t, ",\"bitrate_kbps\":", f->bitrate_kbps);
   key_real(t, ",\"rate_pps\":", f->rate_pps);
   itg__text_str(t, ",\"meter\":\"");
-  itg__text_str(t, meter_name(f->meter));
+  itg__text_str(t, itg_stats_meter_name((itg_stats_meter)f->meter));
   key_secs(t, "\",\"duration_s\":", (double)f->duration_ns);
   key_secs(t, ",\"delay_p50_s\":", (double)f->delay_p50_ns);
   key_secs(t, ",\"delay_p99_s\":", (double)f->delay_p99_ns);

@@ -145,17 +145,6 @@ static int parse_args(int argc, char **argv, options *o) {
 static const char rule[] =
     "----------------------------------------------------------\n";
 
-static const char *meter_title(uint32_t meter) {
-  switch (meter) {
-  case ITG_STATS_RTT:
-    return "round-trip time";
-  case ITG_STATS_SENT:
-    return "sent packets";
-  default:
-    return "one-way delay";
-  }
-}
-
 static void line_secs(const char *label, double ns) {
   printf("%-25s= %15.9f s\n", label, ns / 1e9);
 }
@@ -203,7 +192,7 @@ static int print_text(const itg_stats *s) {
   for (size_t i = 0; i < n; i++) {
     itg_stats_flow(s, i, &f);
     printf("%sFlow number: %u (%s)\n%s", rule, (unsigned)f.flow_id,
-           meter_title(f.meter), rule);
+           itg_stats_meter_title((itg_stats_meter)f.meter), rule);
     print_block(&f);
   }
   if (n > 0)
@@ -218,7 +207,7 @@ static int print_text(const itg_stats *s) {
            "****************  TOTAL RESULTS   ******************\n"
            "__________________________________________________________\n"
            "%-25s= %s\n",
-           "Meter", meter_title(f.meter));
+           "Meter", itg_stats_meter_title((itg_stats_meter)f.meter));
     line_count("Number of flows", f.flows);
     print_block(&f);
     fputs(rule, stdout);

@@ -17,7 +17,8 @@ from .log import (Damage, LogHeader, LogRecord, RecordBatch, _damage_from_c, _he
 if TYPE_CHECKING:
     import numpy
 
-METERS = {"owd": lib.ITG_STATS_OWD, "rtt": lib.ITG_STATS_RTT, "sent": lib.ITG_STATS_SENT}
+METERS = {ffi.string(lib.itg_stats_meter_name(m)).decode(): m
+          for m in (lib.ITG_STATS_OWD, lib.ITG_STATS_RTT, lib.ITG_STATS_SENT)}
 
 
 @dataclass(frozen=True)
