@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/flow_presets.h"
-#include "core/parse.h"
+#include "itg/parse.h"
 
 /* How a law option's numbers become the spec's parameters. */
 typedef enum itg__unit {
@@ -146,7 +146,7 @@ static int itg__value(itg__fp *fp, const char *opt, const char **out) {
 /* Reads a number for option `opt`. */
 static int itg__number(itg__fp *fp, const char *opt, const char *w,
                        double *out) {
-  int rc = itg__parse_double(w, out);
+  int rc = itg_parse_double(w, out);
   if (rc == ITG_ERANGE)
     itg__flow_set_err(fp->err, fp->errlen, "%s: '%s' is out of range", opt, w);
   else if (rc != 0)
@@ -159,7 +159,7 @@ static int itg__number(itg__fp *fp, const char *opt, const char *w,
 static int itg__whole(itg__fp *fp, const char *opt, const char *w,
                       uint64_t min, uint64_t max, const char *range,
                       uint64_t *out) {
-  int rc = itg__parse_u64(w, min, max, out);
+  int rc = itg_parse_u64(w, min, max, out);
   if (rc == ITG_ERANGE)
     itg__flow_set_err(fp->err, fp->errlen, "%s: '%s' is out of range (%s)",
                       opt, w, range);
@@ -172,7 +172,7 @@ static int itg__whole(itg__fp *fp, const char *opt, const char *w,
 /* Reads a duration in milliseconds for option `opt`. */
 static int itg__millis(itg__fp *fp, const char *opt, const char *w,
                        int64_t *out_ns) {
-  int rc = itg__parse_ms(w, out_ns);
+  int rc = itg_parse_ms(w, out_ns);
   if (rc == ITG_ERANGE)
     itg__flow_set_err(fp->err, fp->errlen,
                       "%s: '%s' is out of range (0 ms to one year)", opt, w);
@@ -287,9 +287,9 @@ static int itg__parse_law(itg__fp *fp, const itg__law_opt *lo) {
 static int itg__parse_seed(itg__fp *fp, const char *opt, const char *w) {
   uint64_t u;
   double x;
-  if (itg__parse_u64(w, 0, UINT64_MAX, &u) == 0) {
+  if (itg_parse_u64(w, 0, UINT64_MAX, &u) == 0) {
     fp->cfg.seed = u;
-  } else if (itg__parse_double(w, &x) == 0 && x > 0 && x < 1) {
+  } else if (itg_parse_double(w, &x) == 0 && x > 0 && x < 1) {
     fp->cfg.seed = (uint64_t)floor(ldexp(x, 64));
   } else {
     itg__flow_set_err(fp->err, fp->errlen,
@@ -305,8 +305,8 @@ static int itg__parse_seed(itg__fp *fp, const char *opt, const char *w) {
 static int itg__parse_log_server(itg__fp *fp, const char *opt, const char *w) {
   itg_flow_cfg *c = &fp->cfg;
   const char *next = fp->i < fp->argc ? fp->argv[fp->i] : NULL;
-  if (itg__parse_host_port(w, c->recv_log_server, sizeof c->recv_log_server,
-                           &c->recv_log_port) != 0) {
+  if (itg_parse_host_port(w, c->recv_log_server, sizeof c->recv_log_server,
+                          &c->recv_log_port) != 0) {
     itg__flow_set_err(fp->err, fp->errlen, "%s: '%.64s' is not ADDR[:PORT]",
                       opt, w);
     return ITG_EINVAL;

@@ -10,13 +10,6 @@
  * of one). Returns 0 or ITG_EINVAL. */
 int itg__net_parse(const char *cidr, itg_logserver_net *out);
 
-/* Parses a comma-separated list of networks (white space around each
- * ignored; "" is the empty list) into nets[0..max), setting *n. Returns 0,
- * ITG_EINVAL (an entry that is not a network: its text, cut to fit, goes
- * to bad[0..badlen)) or ITG_ELIMIT (more than max). */
-int itg__net_parse_list(const char *list, itg_logserver_net *nets,
-                        uint32_t max, uint32_t *n, char *bad, size_t badlen);
-
 /* Returns 1 if sa (IPv4 or IPv6; IPv4-mapped IPv6 taken as IPv4) is a
  * loopback address (127.0.0.0/8, ::1) or inside one of nets[0..n). */
 int itg__net_allowed(const struct sockaddr *sa, const itg_logserver_net *nets,

@@ -4,8 +4,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "core/parse.h"
-#include "itg/common.h"
+#include "itg.h"
 
 void itg__cli_error(const char *prog, const char *msg) {
   fprintf(stderr, "%s: %s\n", prog, msg);
@@ -32,7 +31,7 @@ int itg__cli_cpu(const char *prog, const char *usage, const char *v,
                  int *cpu) {
   char msg[128];
   int64_t n;
-  if (itg__parse_i64(v, 0, 4095, &n) != 0) {
+  if (itg_parse_i64(v, 0, 4095, &n) != 0) {
     snprintf(msg, sizeof msg, "--cpu: '%.64s' is not a CPU number", v);
     return itg__cli_bad_usage(prog, msg, usage);
   }

@@ -1,5 +1,7 @@
 /* What the command-line programs share: messages, usage errors, version
- * lines, and turning SIGINT / SIGTERM into a call the program chooses. */
+ * lines, and turning SIGINT / SIGTERM into a call the program chooses.
+ * Programs use the public API only (itg.h), so that they link against the
+ * shared library too. */
 #ifndef ITG_PROGRAMS_CLI_H
 #define ITG_PROGRAMS_CLI_H
 

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/parse.h"
 #include "itg.h"
 #include "programs/cli.h"
 
@@ -116,7 +115,7 @@ static int parse_args(int argc, char **argv, options *o) {
         return bad_usage("one series at a time (-c gives them all); "
                          "unexpected",
                          a);
-      if (itg__parse_ms(val, &ns) != 0 || ns <= 0)
+      if (itg_parse_ms(val, &ns) != 0 || ns <= 0)
         return bad_usage("the interval must be a positive number of "
                          "milliseconds, not",
                          val);

@@ -4,9 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/parse.h"
 #include "itg.h"
-#include "platform/platform.h"
 #include "programs/cli.h"
 
 static const char prog[] = "itg-log";
@@ -103,7 +101,7 @@ static int parse_args(int argc, char **argv, itg_logserver_cfg *cfg) {
       }
     } else if (strcmp(a, "--max-clients") == 0 ||
                strcmp(a, "--peer-clients") == 0) {
-      if (itg__parse_u64(v, 1, 1000000, &n) != 0) {
+      if (itg_parse_u64(v, 1, 1000000, &n) != 0) {
         snprintf(msg, sizeof msg, "%s: '%.64s' is not a count in 1..1000000",
                  a, v);
         return itg__cli_bad_usage(prog, msg, usage_text);
@@ -113,13 +111,13 @@ static int parse_args(int argc, char **argv, itg_logserver_cfg *cfg) {
       else
         cfg->max_peer_clients = (uint32_t)n;
     } else if (strcmp(a, "--handshake") == 0) {
-      if (itg__parse_u64(v, 1, 86400000, &n) != 0) {
+      if (itg_parse_u64(v, 1, 86400000, &n) != 0) {
         snprintf(msg, sizeof msg, "%s: '%.64s' is not a time in 1..86400000 "
                  "ms", a, v);
         return itg__cli_bad_usage(prog, msg, usage_text);
       }
       cfg->handshake_ms = (uint32_t)n;
-    } else if (itg__parse_port(v, &cfg->port) != 0) {
+    } else if (itg_parse_port(v, &cfg->port) != 0) {
       snprintf(msg, sizeof msg, "%s: '%.64s' is not a port", a, v);
       return itg__cli_bad_usage(prog, msg, usage_text);
     }
@@ -147,7 +145,7 @@ int main(int argc, char **argv) {
   status = parse_args(argc, argv, &cfg);
   if (status >= 0)
     return status;
-  itg__fd_limit_raise(); /* one descriptor per client */
+  itg_fd_limit_raise(); /* one descriptor per client */
   if (uv_sem_init(&quit, 0) != 0 || itg_logserver_new(&cfg, &s) != 0) {
     itg__cli_error(prog, "out of memory");
     return ITG__CLI_EXIT_FAIL;

@@ -6,11 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/logfile.h"
-#include "core/netlist.h"
-#include "core/parse.h"
 #include "itg.h"
-#include "platform/platform.h"
 #include "programs/cli.h"
 
 static const char prog[] = "itg-recv";
@@ -172,7 +168,7 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
       rc = itg__cli_value(prog, usage_text, argc, argv, &i, &v);
       if (rc != 0)
         return rc;
-      if (itg__parse_u64(v, b->min, b->max, &n) != 0) {
+      if (itg_parse_u64(v, b->min, b->max, &n) != 0) {
         snprintf(msg, sizeof msg, "%s: '%.64s' is not a number in %llu..%llu",
                  a, v, (unsigned long long)b->min,
                  (unsigned long long)b->max);
@@ -208,8 +204,8 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
       itg_logserver_net nets[ITG_LOGSERVER_MAX_NETS];
       uint32_t n_nets;
       char bad[64];
-      rc = itg__net_parse_list(v, nets, ITG_LOGSERVER_MAX_NETS, &n_nets, bad,
-                               sizeof bad);
+      rc = itg_logserver_net_list_parse(v, nets, ITG_LOGSERVER_MAX_NETS,
+                                        &n_nets, bad, sizeof bad);
       if (rc == ITG_ELIMIT)
         snprintf(msg, sizeof msg, "--log-servers: more than %u networks",
                  (unsigned)ITG_LOGSERVER_MAX_NETS);
@@ -224,14 +220,14 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
       rc = itg__cli_cpu(prog, usage_text, v, &cfg->cpu);
     else if (strcmp(a, "--rcvbuf") == 0) {
       int64_t bytes;
-      if (itg__parse_i64(v, 4096, INT32_MAX, &bytes) != 0) {
+      if (itg_parse_i64(v, 4096, INT32_MAX, &bytes) != 0) {
         snprintf(msg, sizeof msg,
                  "--rcvbuf: '%.64s' is not a size in 4096..2147483647", v);
         return itg__cli_bad_usage(prog, msg, usage_text);
       }
       cfg->rcvbuf = (int)bytes;
     } else if (strcmp(a, "-q") == 0 || strcmp(a, "--max-flows") == 0) {
-      if (itg__parse_u64(v, 1, 1000000, &n) != 0) {
+      if (itg_parse_u64(v, 1, 1000000, &n) != 0) {
         snprintf(msg, sizeof msg, "%s: '%.64s' is not a count in 1..1000000",
                  a, v);
         return itg__cli_bad_usage(prog, msg, usage_text);
@@ -240,7 +236,7 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
         cfg->log_batch = (uint32_t)n;
       else
         cfg->max_flows = (uint32_t)n;
-    } else if (itg__parse_port(v, &cfg->sig_port) != 0) {
+    } else if (itg_parse_port(v, &cfg->sig_port) != 0) {
       snprintf(msg, sizeof msg, "%s: '%.64s' is not a port", a, v);
       return itg__cli_bad_usage(prog, msg, usage_text);
     }
@@ -269,7 +265,7 @@ int main(int argc, char **argv) {
   status = parse_args(argc, argv, &cfg);
   if (status >= 0)
     return status;
-  itg__fd_limit_raise(); /* one descriptor per connection and data port */
+  itg_fd_limit_raise(); /* one descriptor per connection and data port */
   if (uv_sem_init(&quit, 0) != 0 || itg_receiver_new(&cfg, &r) != 0) {
     itg__cli_error(prog, "out of memory");
     return ITG__CLI_EXIT_FAIL;
@@ -282,7 +278,7 @@ int main(int argc, char **argv) {
   }
   rc = itg_receiver_start(r);
   if (rc < 0) {
-    if (rc == ITG_ENOENT && itg__log_dir_check(cfg.log_dir) != 0)
+    if (rc == ITG_ENOENT && itg_log_dir_check(cfg.log_dir) != 0)
       snprintf(msg, sizeof msg, "--log-dir: '%.200s' is not a directory",
                cfg.log_dir);
     else

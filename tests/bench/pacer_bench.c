@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 
-#include "core/parse.h"
+#include "itg/parse.h"
 #include "itg/pacer.h"
 
 static int cmp_i64(const void *a, const void *b) {
@@ -100,7 +100,7 @@ int main(int argc, char **argv) {
   double seconds = 2.0;
   itg_pacer probe;
 
-  if (argc > 2 || (argc == 2 && (itg__parse_double(argv[1], &seconds) != 0 ||
+  if (argc > 2 || (argc == 2 && (itg_parse_double(argv[1], &seconds) != 0 ||
                                  seconds < 0.1 || seconds > 3600))) {
     fprintf(stderr, "usage: pacer_bench [seconds per run, 0.1 to 3600]\n");
     return 2;
