@@ -246,57 +246,37 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
   return -1;
 }
 
-static void on_signal(void *user, int signum) {
-  (void)signum;
-  uv_sem_post(user);
+static int create(const void *cfg, void **server) {
+  return itg_receiver_new(cfg, (itg_receiver **)server);
 }
 
-int main(int argc, char **argv) {
-  itg_receiver_cfg cfg;
+static void destroy(void *server) { itg_receiver_free(server); }
+
+static int start(void *server) { return itg_receiver_start(server); }
+
+static void start_failed(const void *c, int rc, char *msg, size_t len) {
+  const itg_receiver_cfg *cfg = c;
+  if (rc == ITG_ENOENT && itg_log_dir_check(cfg->log_dir) != 0)
+    snprintf(msg, len, "--log-dir: '%.200s' is not a directory",
+             cfg->log_dir);
+  else
+    snprintf(msg, len, "cannot start on %.100s port %u: %s",
+             cfg->bind_host[0] ? cfg->bind_host : "every address",
+             (unsigned)cfg->sig_port, itg_strerror(rc));
+}
+
+static size_t ports(void *server, itg__cli_port *out) {
+  out[0].name = "sig";
+  out[0].port = itg_receiver_port(server);
+  return 1;
+}
+
+static int stop(void *server) { return itg_receiver_stop(server); }
+
+static int summary(void *server, int stop_rc) {
   itg_receiver_stats st;
-  itg__cli_sigwatch w;
-  itg_receiver *r;
-  uv_sem_t quit;
   char msg[256];
-  int rc, status;
-  itg_receiver_cfg_init(&cfg);
-  cfg.on_flow = on_flow;
-  cfg.on_log_error = on_log_error;
-  status = parse_args(argc, argv, &cfg);
-  if (status >= 0)
-    return status;
-  itg_fd_limit_raise(); /* one descriptor per connection and data port */
-  if (uv_sem_init(&quit, 0) != 0 || itg_receiver_new(&cfg, &r) != 0) {
-    itg__cli_error(prog, "out of memory");
-    return ITG__CLI_EXIT_FAIL;
-  }
-  /* The watch starts first, so a signal during start-up is not lost. */
-  if (itg__cli_sigwatch_start(&w, on_signal, &quit) != 0) {
-    itg__cli_error(prog, "cannot watch for signals");
-    itg_receiver_free(r);
-    return ITG__CLI_EXIT_FAIL;
-  }
-  rc = itg_receiver_start(r);
-  if (rc < 0) {
-    if (rc == ITG_ENOENT && itg_log_dir_check(cfg.log_dir) != 0)
-      snprintf(msg, sizeof msg, "--log-dir: '%.200s' is not a directory",
-               cfg.log_dir);
-    else
-      snprintf(msg, sizeof msg, "cannot start on %.100s port %u: %s",
-               cfg.bind_host[0] ? cfg.bind_host : "every address",
-               (unsigned)cfg.sig_port, itg_strerror(rc));
-    itg__cli_error(prog, msg);
-    itg__cli_sigwatch_stop(&w);
-    itg_receiver_free(r);
-    return ITG__CLI_EXIT_FAIL;
-  }
-  /* On stdout, flushed, for a script that started it on port 0. */
-  printf("%s: listening sig=%u\n", prog, (unsigned)itg_receiver_port(r));
-  fflush(stdout);
-  uv_sem_wait(&quit);
-  rc = itg_receiver_stop(r);
-  itg__cli_sigwatch_stop(&w);
-  itg_receiver_get_stats(r, &st);
+  itg_receiver_get_stats(server, &st);
   fprintf(stderr, "%s: %llu packets, %llu bytes, %llu malformed, %llu flows "
           "served, %llu refused, %llu echoes\n", prog,
           (unsigned long long)st.packets, (unsigned long long)st.bytes,
@@ -311,13 +291,27 @@ int main(int argc, char **argv) {
             (unsigned long long)st.echoes_dropped,
             (unsigned long long)st.conns_refused,
             (unsigned long long)st.conns_expired);
-  status = ITG__CLI_EXIT_OK;
-  if (rc < 0) {
-    snprintf(msg, sizeof msg, "writing a log failed: %s", itg_strerror(rc));
+  if (stop_rc < 0) {
+    snprintf(msg, sizeof msg, "writing a log failed: %s",
+             itg_strerror(stop_rc));
     itg__cli_error(prog, msg);
-    status = ITG__CLI_EXIT_FAIL;
+    return ITG__CLI_EXIT_FAIL;
   }
-  itg_receiver_free(r);
-  uv_sem_destroy(&quit);
-  return status;
+  return ITG__CLI_EXIT_OK;
+}
+
+static const itg__cli_daemon daemon_steps = {
+    prog, create, destroy, start, start_failed, ports, stop, summary,
+};
+
+int main(int argc, char **argv) {
+  itg_receiver_cfg cfg;
+  int status;
+  itg_receiver_cfg_init(&cfg);
+  cfg.on_flow = on_flow;
+  cfg.on_log_error = on_log_error;
+  status = parse_args(argc, argv, &cfg);
+  if (status >= 0)
+    return status;
+  return itg__cli_daemon_main(&daemon_steps, &cfg);
 }
