@@ -838,6 +838,10 @@ static void test_bad_input(void **state) {
  * a flow's meter by the records it is reported under. */
 static void test_meter_names(void **state) {
   (void)state;
+  assert_int_equal(itg_stats_meter_at(0), ITG_STATS_OWD);
+  assert_int_equal(itg_stats_meter_at(1), ITG_STATS_RTT);
+  assert_int_equal(itg_stats_meter_at(2), ITG_STATS_SENT);
+  assert_int_equal(itg_stats_meter_at(3), ITG_STATS_MAIN);
   assert_string_equal(itg_stats_meter_name(ITG_STATS_OWD), "owd");
   assert_string_equal(itg_stats_meter_name(ITG_STATS_RTT), "rtt");
   assert_string_equal(itg_stats_meter_name(ITG_STATS_SENT), "sent");

@@ -157,6 +157,11 @@ ITG_API int itg_stats_flow(const itg_stats *s, size_t i, itg_flow_stats *out);
  * ITG_STATS_SENT. */
 ITG_API itg_stats_meter itg_stats_main_meter(const itg_stats *s);
 
+/* Returns the i-th meter in report order, ITG_STATS_OWD, ITG_STATS_RTT,
+ * ITG_STATS_SENT, then ITG_STATS_MAIN past the last: for walking every
+ * meter. */
+ITG_API itg_stats_meter itg_stats_meter_at(size_t i);
+
 /* Returns a meter's name, "owd", "rtt" or "sent" (the "meter" of the JSON
  * report, and the bindings' names), or "unknown" for another value. */
 ITG_API const char *itg_stats_meter_name(itg_stats_meter meter);

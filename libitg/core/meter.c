@@ -1,5 +1,6 @@
-/* The meters' names: one table for the JSON report, itg-dec's headings and
- * the bindings (see itg/stats.h and itg/flow.h). */
+/* The meters, in report order, with their names: one table for the JSON
+ * report, itg-dec's headings and the bindings (see itg/stats.h and
+ * itg/flow.h). */
 #include "itg/flow.h"
 #include "itg/stats.h"
 
@@ -18,6 +19,11 @@ static const struct meter_names *find(itg_stats_meter meter) {
     if (meters[i].meter == meter)
       return &meters[i];
   return NULL;
+}
+
+itg_stats_meter itg_stats_meter_at(size_t i) {
+  return i < sizeof meters / sizeof meters[0] ? meters[i].meter
+                                              : ITG_STATS_MAIN;
 }
 
 const char *itg_stats_meter_name(itg_stats_meter meter) {

@@ -49,8 +49,7 @@ static void put_object(itg__text *t, const itg_flow_stats *f) {
 }
 
 int itg_stats_json(const itg_stats *s, char *buf, size_t len, size_t *needed) {
-  static const itg_stats_meter meters[] = {ITG_STATS_OWD, ITG_STATS_RTT,
-                                           ITG_STATS_SENT};
+  itg_stats_meter m;
   itg__text t;
   itg_flow_stats f;
   const char *sep = "";
@@ -72,8 +71,8 @@ int itg_stats_json(const itg_stats *s, char *buf, size_t len, size_t *needed) {
     goto out_discard_text;
   put_object(&t, &f);
   itg__text_str(&t, ",\"totals\":[");
-  for (size_t m = 0; m < sizeof meters / sizeof meters[0]; m++) {
-    rc = itg_stats_total(s, meters[m], &f);
+  for (size_t i = 0; (m = itg_stats_meter_at(i)) != ITG_STATS_MAIN; i++) {
+    rc = itg_stats_total(s, m, &f);
     if (rc != 0)
       goto out_discard_text;
     if (f.flows == 0)

@@ -183,9 +183,8 @@ static void print_block(const itg_flow_stats *f) {
 
 /* Prints the summary. Returns 0 or the error of a total. */
 static int print_text(const itg_stats *s) {
-  static const itg_stats_meter meters[] = {ITG_STATS_OWD, ITG_STATS_RTT,
-                                           ITG_STATS_SENT};
   size_t n = itg_stats_flow_count(s);
+  itg_stats_meter m;
   itg_flow_stats f;
   int shown = 0;
   for (size_t i = 0; i < n; i++) {
@@ -196,11 +195,11 @@ static int print_text(const itg_stats *s) {
   }
   if (n > 0)
     fputs(rule, stdout);
-  for (size_t m = 0; m < sizeof meters / sizeof meters[0]; m++) {
-    int rc = itg_stats_total(s, meters[m], &f);
+  for (size_t i = 0; (m = itg_stats_meter_at(i)) != ITG_STATS_MAIN; i++) {
+    int rc = itg_stats_total(s, m, &f);
     if (rc != 0)
       return rc;
-    if (f.flows == 0 && (shown || meters[m] != itg_stats_main_meter(s)))
+    if (f.flows == 0 && (shown || m != itg_stats_main_meter(s)))
       continue;
     printf("\n__________________________________________________________\n"
            "****************  TOTAL RESULTS   ******************\n"
