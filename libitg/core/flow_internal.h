@@ -13,11 +13,7 @@
 size_t itg__flow_err_begin(char *err, size_t errlen);
 
 /* Writes a message into err[0..errlen) (nothing when errlen is 0). */
-void itg__flow_set_err(char *err, size_t errlen, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+void itg__flow_set_err(char *err, size_t errlen, const char *fmt, ...);
 
 /* The law's name, or "unknown law". */
 const char *itg__flow_kind_name(itg_dist_kind kind);
