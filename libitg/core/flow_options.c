@@ -319,12 +319,24 @@ static int itg__parse_log_server(itg__fp *fp, const char *opt, const char *w) {
   return 0;
 }
 
+/* Reads a word that is one of two (in any case): *second tells which. */
+static int itg__either(itg__fp *fp, const char *opt, const char *w,
+                       const char *first, const char *other, int *second) {
+  if (!itg__word_eq(w, first) && !itg__word_eq(w, other)) {
+    itg__flow_set_err(fp->err, fp->errlen, "%s: expected %s or %s, got '%s'",
+                      opt, first, other, w);
+    return ITG_EINVAL;
+  }
+  *second = itg__word_eq(w, other);
+  return 0;
+}
+
 /* Applies one option that is not a law. */
 static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
   itg_flow_cfg *c = &fp->cfg;
   const char *w = NULL;
   uint64_t u;
-  int rc;
+  int rc, second;
   if (o->has_value) {
     rc = itg__value(fp, opt, &w);
     if (rc != 0)
@@ -361,16 +373,10 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
       c->src_port = (uint16_t)u;
     return 0;
   case ITG__OPT_PROTO:
-    if (itg__word_eq(w, "UDP")) {
-      c->proto = ITG_PROTO_UDP;
-    } else if (itg__word_eq(w, "TCP")) {
-      c->proto = ITG_PROTO_TCP;
-    } else {
-      itg__flow_set_err(fp->err, fp->errlen,
-                        "%s: expected UDP or TCP, got '%s'", opt, w);
-      return ITG_EINVAL;
-    }
-    return 0;
+    rc = itg__either(fp, opt, w, "UDP", "TCP", &second);
+    if (rc == 0)
+      c->proto = second ? ITG_PROTO_TCP : ITG_PROTO_UDP;
+    return rc;
   case ITG__OPT_NODELAY:
     c->nodelay = 1;
     return 0;
@@ -401,27 +407,15 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
       c->ttl = (int)u;
     return 0;
   case ITG__OPT_METER:
-    if (itg__word_eq(w, "owdm")) {
-      c->meter = ITG_METER_OWD;
-    } else if (itg__word_eq(w, "rttm")) {
-      c->meter = ITG_METER_RTT;
-    } else {
-      itg__flow_set_err(fp->err, fp->errlen,
-                        "%s: expected owdm or rttm, got '%s'", opt, w);
-      return ITG_EINVAL;
-    }
-    return 0;
+    rc = itg__either(fp, opt, w, "owdm", "rttm", &second);
+    if (rc == 0)
+      c->meter = second ? ITG_METER_RTT : ITG_METER_OWD;
+    return rc;
   case ITG__OPT_WIRE:
-    if (itg__word_eq(w, "native")) {
-      c->wire = ITG_WIRE_NATIVE;
-    } else if (itg__word_eq(w, "ditg")) {
-      c->wire = ITG_WIRE_DITG;
-    } else {
-      itg__flow_set_err(fp->err, fp->errlen,
-                        "%s: expected native or ditg, got '%s'", opt, w);
-      return ITG_EINVAL;
-    }
-    return 0;
+    rc = itg__either(fp, opt, w, "native", "ditg", &second);
+    if (rc == 0)
+      c->wire = second ? ITG_WIRE_DITG : ITG_WIRE_NATIVE;
+    return rc;
   }
   return ITG_EINVAL;
 }
