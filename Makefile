@@ -83,6 +83,12 @@ TEST_OTHER := $(foreach p,$(filter-out $(PLATFORM),posix win),tests/test_%_$(p).
 TEST_SRC := $(filter-out $(TEST_OTHER) $(TESTS_SKIP),$(wildcard tests/test_*.c))
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%$(EXE))
 EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/examples/%$(EXE),$(wildcard examples/c/*.c))
+# The programs once more, built as a user's program is (the public headers,
+# ITG_DLL) and linked against the shared library, where only the public
+# API is visible: the link fails if a program reaches past it.
+SHARED_PROGS := $(PROG_SRC:libitg/programs/%.c=$(BUILD)/shared-bin/%$(EXE))
+SHARED_PROG_COMMON_OBJ := $(PROG_COMMON:%.c=$(BUILD)/obj-shared/%.o)
+SHARED_LINK = $(if $(filter %.dll,$(SHARED_FILES)),$(BUILD)/lib/libitg.dll.a,$(BUILD)/lib/libitg.so)
 TEST_HELPERS := $(wildcard tests/helpers/*.c)
 TEST_HELPER_OBJ := $(TEST_HELPERS:%.c=$(BUILD)/obj/%.o)
 
@@ -103,7 +109,7 @@ lib: $(STATIC) $(SHARED_FILES)
 
 programs: $(PROGS)
 
-tests: $(TESTS) $(PROGS) $(EXAMPLES)
+tests: $(TESTS) $(PROGS) $(SHARED_PROGS) $(EXAMPLES)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -127,6 +133,19 @@ $(BUILD)/bin/%$(EXE): $(BUILD)/obj/libitg/programs/%.o $(PROG_COMMON_OBJ) $(STAT
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(PROG_COMMON_OBJ) $(STATIC) $(DEPS_LIBS)
+
+$(BUILD)/obj-shared/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) -std=gnu11 $(OPT) -g $(WARN) -Iinclude -Ilibitg $(DEPS_CFLAGS) \
+	  $(SAN_FLAGS) -DITG_DLL $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/shared-bin/%$(EXE): $(BUILD)/obj-shared/libitg/programs/%.o \
+		$(SHARED_PROG_COMMON_OBJ) $(SHARED_FILES)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(SHARED_PROG_COMMON_OBJ) $(SHARED_LINK) \
+	  $(DEPS_LIBS)
 
 $(BUILD)/tests/%$(EXE): $(BUILD)/obj/tests/%.o $(TEST_HELPER_OBJ) $(STATIC)
 	@mkdir -p $(dir $@)
@@ -225,7 +244,8 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJ:.o=.d) $(PROG_COMMON_OBJ:.o=.d) $(TEST_HELPER_OBJ:.o=.d) \
-	$(wildcard $(BUILD)/obj/tests/*.d $(BUILD)/obj/libitg/programs/*.d)
+	$(wildcard $(BUILD)/obj/tests/*.d $(BUILD)/obj/libitg/programs/*.d \
+	  $(BUILD)/obj-shared/libitg/programs/*.d)
 
 # The acceptance figures measured on the wire (root: wiretap needs a packet
 # socket). A measurement, not a test: see tests/accept/wire.sh.

@@ -27,7 +27,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_version.h>
 
-#include "core/parse.h"
+#include "itg/parse.h"
 #include "itg/dist.h"
 
 #define NDRAWS 100000
@@ -939,14 +939,14 @@ static itg_dist *dist_of_header(char *line, int *kind_seen) {
   for (j = 0; j < np; j++) {
     tok = strtok(NULL, " ");
     assert_non_null(tok);
-    assert_int_equal(itg__parse_double(tok, &p[j]), 0);
+    assert_int_equal(itg_parse_double(tok, &p[j]), 0);
   }
   tok = strtok(NULL, " ");
   assert_non_null(tok);
   assert_string_equal(tok, "seed");
   tok = strtok(NULL, " ");
   assert_non_null(tok);
-  assert_int_equal(itg__parse_u64(tok, 0, UINT64_MAX, &seed), 0);
+  assert_int_equal(itg_parse_u64(tok, 0, UINT64_MAX, &seed), 0);
   assert_null(strtok(NULL, " "));
   kind_seen[k] = 1;
   return make((itg_dist_kind)k, p, seed);
@@ -980,7 +980,7 @@ static void test_reference_vectors(void **state) {
       blocks++;
     } else {
       double want, got = itg_dist_next(d);
-      assert_int_equal(itg__parse_double(line, &want), 0);
+      assert_int_equal(itg_parse_double(line, &want), 0);
       if (!(fabs(got - want) <= 1e-12 * fmax(fabs(got), fabs(want))))
         fail_msg("%s line %zu: expected %.17g, this build draws %.17g", path,
                  lineno, want, got);

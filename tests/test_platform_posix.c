@@ -89,9 +89,9 @@ static void test_fd_limit(void **state) {
   assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
   assert_int_equal(itg__fd_limit(), low.rlim_cur);
   if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= UINT32_MAX)
-    assert_int_equal(itg__fd_limit_raise(), rl.rlim_max);
+    assert_int_equal(itg_fd_limit_raise(), rl.rlim_max);
   else
-    itg__fd_limit_raise();
+    itg_fd_limit_raise();
   assert_int_equal(getrlimit(RLIMIT_NOFILE, &low), 0);
   assert_true(low.rlim_cur >= rl.rlim_cur);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "helpers/tmpdir.h"
+#include "itg/flow.h"
 #include "itg/stats.h"
 
 #define T0 1700000000000000000LL /* an epoch time in ns */
@@ -833,6 +834,29 @@ static void test_bad_input(void **state) {
  * Interval 1: flow 1 delay 200 us, jitter |200-300| = 100 us; total
  * delay (200+500)/2 = 350 us, bytes 100+50 -> 150*8/1000/0.001 = 1200
  * kbit/s. Interval 2 is empty. */
+/* One table names the meters: the JSON report's words, the headings, and
+ * a flow's meter by the records it is reported under. */
+static void test_meter_names(void **state) {
+  (void)state;
+  assert_int_equal(itg_stats_meter_at(0), ITG_STATS_OWD);
+  assert_int_equal(itg_stats_meter_at(1), ITG_STATS_RTT);
+  assert_int_equal(itg_stats_meter_at(2), ITG_STATS_SENT);
+  assert_int_equal(itg_stats_meter_at(3), ITG_STATS_MAIN);
+  assert_string_equal(itg_stats_meter_name(ITG_STATS_OWD), "owd");
+  assert_string_equal(itg_stats_meter_name(ITG_STATS_RTT), "rtt");
+  assert_string_equal(itg_stats_meter_name(ITG_STATS_SENT), "sent");
+  assert_string_equal(itg_stats_meter_name(ITG_STATS_MAIN), "unknown");
+  assert_string_equal(itg_stats_meter_name((itg_stats_meter)99), "unknown");
+  assert_string_equal(itg_stats_meter_title(ITG_STATS_OWD), "one-way delay");
+  assert_string_equal(itg_stats_meter_title(ITG_STATS_RTT), "round-trip time");
+  assert_string_equal(itg_stats_meter_title(ITG_STATS_SENT), "sent packets");
+  assert_string_equal(itg_stats_meter_title((itg_stats_meter)99),
+                      "unknown meter");
+  assert_string_equal(itg_meter_name(ITG_METER_OWD), "owd");
+  assert_string_equal(itg_meter_name(ITG_METER_RTT), "rtt");
+  assert_string_equal(itg_meter_name((itg_meter)7), "unknown");
+}
+
 static void test_series(void **state) {
   (void)state;
   itg_series *s = NULL;
@@ -1135,6 +1159,7 @@ int main(void) {
       cmocka_unit_test(test_json_never_nan),
       cmocka_unit_test(test_empty_stats),
       cmocka_unit_test(test_bad_input),
+      cmocka_unit_test(test_meter_names),
       cmocka_unit_test(test_series),
       cmocka_unit_test(test_series_sent_and_limit),
       cmocka_unit_test(test_series_far_numbers),

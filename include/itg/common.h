@@ -120,6 +120,13 @@ ITG_API const char *itg_strerror(int err);
  * exceptions. */
 ITG_API const char *itg_err_name(int err);
 
+/* Raises the process's limit on open descriptors to the highest it may set
+ * (RLIMIT_NOFILE's hard limit), so that a receiver or log server serving
+ * many connections, each a descriptor, is not stopped at a default such as
+ * 1 024. Returns the limit then in force, or 0 where there is none to mind
+ * (no limit, Windows). */
+ITG_API uint64_t itg_fd_limit_raise(void);
+
 /* Returns the library's version as "MAJOR.MINOR.PATCH". */
 ITG_API const char *itg_version_string(void);
 

@@ -177,6 +177,11 @@ typedef struct itg_flow_cfg {
   itg_log_transport recv_log_transport; /* default ITG_LOG_TCP */
 } itg_flow_cfg;
 
+/* Returns the name of a flow's meter, the one its delays are reported
+ * under (itg_stats_meter_name): "owd" or "rtt"; "unknown" for another
+ * value. */
+ITG_API const char *itg_meter_name(itg_meter meter);
+
 /* Fills cfg with the defaults listed above (flow id 0, no source address
  * or port, UDP, one-way meter, native wire, -C 1000, -c 512, 10 s, no
  * packet or byte limit, no start delay, no seed, TOS and TTL -1, no

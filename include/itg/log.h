@@ -130,6 +130,12 @@ typedef struct itg_logwriter itg_logwriter;
 ITG_API int itg_logwriter_open(const char *path, const itg_log_hdr *hdr,
                                itg_logwriter **out);
 
+/* Returns 0 if dir ("" for the current directory) is a directory, where a
+ * receiver (itg_receiver_cfg.log_dir) or a log server (its dir) can write
+ * logs; else ITG_ENOENT (the error of their start for such a directory),
+ * or ITG_EINVAL for NULL. */
+ITG_API int itg_log_dir_check(const char *dir);
+
 /* Appends n records. Returns 0, ITG_EINVAL (NULL argument), ITG_ENOSPC
  * (the disk is full) or ITG_EIO; after a failure every later call returns
  * the same error: a writer that failed once stays failed, and the records

@@ -124,6 +124,17 @@ ITG_API int itg_logserver_cfg_init_size(itg_logserver_cfg *cfg, size_t size);
   itg_logserver_cfg_init_size((cfg), sizeof *(cfg))
 #endif
 
+/* Parses a comma-separated list of networks, each "ADDR/PREFIX" or a bare
+ * address (white space around each ignored; "" is the empty list), as
+ * itg_receiver_cfg.log_servers holds them, into nets[0..max), setting *n.
+ * Returns 0, ITG_EINVAL (a NULL argument, or an entry that is not a
+ * network: its text, cut to fit, goes to bad[0..badlen)) or ITG_ELIMIT
+ * (more than max entries). */
+ITG_API int itg_logserver_net_list_parse(const char *list,
+                                         itg_logserver_net *nets,
+                                         uint32_t max, uint32_t *n,
+                                         char *bad, size_t badlen);
+
 /* Adds an allowed network written "ADDR/PREFIX" (or a bare address, a
  * network of one). Returns 0, ITG_EINVAL (NULL argument, not a network)
  * or ITG_ELIMIT (ITG_LOGSERVER_MAX_NETS already). */

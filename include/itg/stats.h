@@ -164,6 +164,19 @@ ITG_API int itg_stats_flow_size(const itg_stats *s, size_t i,
  * ITG_STATS_SENT. */
 ITG_API itg_stats_meter itg_stats_main_meter(const itg_stats *s);
 
+/* Returns the i-th meter in report order, ITG_STATS_OWD, ITG_STATS_RTT,
+ * ITG_STATS_SENT, then ITG_STATS_MAIN past the last: for walking every
+ * meter. */
+ITG_API itg_stats_meter itg_stats_meter_at(size_t i);
+
+/* Returns a meter's name, "owd", "rtt" or "sent" (the "meter" of the JSON
+ * report, and the bindings' names), or "unknown" for another value. */
+ITG_API const char *itg_stats_meter_name(itg_stats_meter meter);
+
+/* Returns a meter's title for a report's heading, "one-way delay",
+ * "round-trip time" or "sent packets", or "unknown meter". */
+ITG_API const char *itg_stats_meter_title(itg_stats_meter meter);
+
 /* Fills *out with the total over the entries measured with meter
  * (ITG_STATS_MAIN: itg_stats_main_meter). A meter without entries gives
  * zeros. Returns 0, ITG_EINVAL (unknown meter, or a size this library

@@ -12,7 +12,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "core/gsl_guard.h"
-#include "core/parse.h"
+#include "itg/parse.h"
 
 /* GSL draws Poisson numbers as unsigned int (32 bits): a mean up to 4e9
  * keeps every step of its sampler, and any draw within thousands of
@@ -344,7 +344,7 @@ static int itg__take_line(itg__line *l, itg__trace *t) {
     *--end = '\0';
   if (s == end || *s == '#')
     return 0;
-  if (itg__parse_double(s, &x) != 0)
+  if (itg_parse_double(s, &x) != 0)
     return ITG_EBADMSG;
   return itg__trace_push(t, x);
 }

@@ -191,10 +191,13 @@ int itg__logwriter_create(const char *base, const itg_log_hdr *hdr,
   return rc;
 }
 
-int itg__log_dir_check(const char *dir) {
+int itg_log_dir_check(const char *dir) {
   uv_fs_t req;
-  int rc = uv_fs_stat(NULL, &req, dir[0] != '\0' ? dir : ".", NULL);
-  int is_dir = rc == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFDIR;
+  int rc, is_dir;
+  if (dir == NULL)
+    return ITG_EINVAL;
+  rc = uv_fs_stat(NULL, &req, dir[0] != '\0' ? dir : ".", NULL);
+  is_dir = rc == 0 && (req.statbuf.st_mode & S_IFMT) == S_IFDIR;
   uv_fs_req_cleanup(&req);
   return is_dir ? 0 : ITG_ENOENT;
 }

@@ -19,8 +19,4 @@
 int itg__logwriter_create(const char *base, const itg_log_hdr *hdr,
                           char *path, size_t pathlen, itg_logwriter **out);
 
-/* Returns 0 if dir ("" for the current directory) is a directory, else
- * ITG_ENOENT. */
-int itg__log_dir_check(const char *dir);
-
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <uv.h>
 
-#include "core/parse.h"
+#include "itg/parse.h"
 
 int itg__net_parse(const char *cidr, itg_logserver_net *out) {
   char addr[64];
@@ -26,16 +26,20 @@ int itg__net_parse(const char *cidr, itg_logserver_net *out) {
   else
     return ITG_EINVAL;
   prefix = net.family == 4 ? 32 : 128;
-  if (slash != NULL && itg__parse_u64(slash + 1, 0, prefix, &prefix) != 0)
+  if (slash != NULL && itg_parse_u64(slash + 1, 0, prefix, &prefix) != 0)
     return ITG_EINVAL;
   net.prefix = (uint8_t)prefix;
   *out = net;
   return 0;
 }
 
-int itg__net_parse_list(const char *list, itg_logserver_net *nets,
-                        uint32_t max, uint32_t *n, char *bad, size_t badlen) {
+int itg_logserver_net_list_parse(const char *list, itg_logserver_net *nets,
+                                 uint32_t max, uint32_t *n, char *bad,
+                                 size_t badlen) {
   const char *p = list;
+  if (list == NULL || n == NULL || (nets == NULL && max > 0) ||
+      (bad == NULL && badlen > 0))
+    return ITG_EINVAL;
   *n = 0;
   for (;;) {
     itg_logserver_net net;

@@ -10,13 +10,6 @@
  * of one). Returns 0 or ITG_EINVAL. */
 int itg__net_parse(const char *cidr, itg_logserver_net *out);
 
-/* Parses a comma-separated list of networks (white space around each
- * ignored; "" is the empty list) into nets[0..max), setting *n. Returns 0,
- * ITG_EINVAL (an entry that is not a network: its text, cut to fit, goes
- * to bad[0..badlen)) or ITG_ELIMIT (more than max). */
-int itg__net_parse_list(const char *list, itg_logserver_net *nets,
-                        uint32_t max, uint32_t *n, char *bad, size_t badlen);
-
 /* Normalises an address to 16 bytes (IPv4 as IPv4-mapped IPv6) so both
  * families compare alike: what the receiver and the log server count
  * their peers by. */

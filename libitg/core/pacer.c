@@ -8,7 +8,7 @@
 
 #include "core/growable.h"
 #include "core/margin.h"
-#include "core/parse.h"
+#include "itg/parse.h"
 #include "platform/platform.h"
 
 /* A departure more than this late counts in itg_pacer_stats.late. */
@@ -88,7 +88,7 @@ static void calibrate_margin(void) {
   int64_t over_short[CAL_ROUNDS], over_long[CAL_ROUNDS], m;
   int i;
 
-  if (env != NULL && itg__parse_i64(env, 0, MARGIN_ENV_MAX_NS, &m) == 0) {
+  if (env != NULL && itg_parse_i64(env, 0, MARGIN_ENV_MAX_NS, &m) == 0) {
     margin_ns = m;
     coarse_ns = 0;
     return;

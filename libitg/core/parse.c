@@ -1,5 +1,5 @@
 /* Strict number parsing for option words (see parse.h). */
-#include "core/parse.h"
+#include "itg/parse.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 
 #define ITG__YEAR_NS (365LL * 24 * 3600 * 1000000000LL)
 
-int itg__parse_double(const char *s, double *out) {
+int itg_parse_double(const char *s, double *out) {
   char *end;
   double v;
   if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
@@ -26,7 +26,7 @@ int itg__parse_double(const char *s, double *out) {
   return 0;
 }
 
-int itg__parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
+int itg_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
   char *end;
   unsigned long long v;
   if (s == NULL || *s < '0' || *s > '9')
@@ -48,7 +48,7 @@ int itg__parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
   return 0;
 }
 
-int itg__parse_i64(const char *s, int64_t min, int64_t max, int64_t *out) {
+int itg_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out) {
   char *end;
   long long v;
   if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
@@ -63,16 +63,16 @@ int itg__parse_i64(const char *s, int64_t min, int64_t max, int64_t *out) {
   return 0;
 }
 
-int itg__parse_port(const char *s, uint16_t *out) {
+int itg_parse_port(const char *s, uint16_t *out) {
   uint64_t v;
-  int rc = itg__parse_u64(s, 0, 65535, &v);
+  int rc = itg_parse_u64(s, 0, 65535, &v);
   if (rc == 0)
     *out = (uint16_t)v;
   return rc;
 }
 
-int itg__parse_host_port(const char *s, char *host, size_t hostlen,
-                         uint16_t *port) {
+int itg_parse_host_port(const char *s, char *host, size_t hostlen,
+                        uint16_t *port) {
   const char *h = s, *colon;
   size_t hlen;
   uint64_t v = 0;
@@ -92,7 +92,7 @@ int itg__parse_host_port(const char *s, char *host, size_t hostlen,
     hlen = colon != NULL ? (size_t)(colon - s) : strlen(s);
   }
   if (hlen == 0 || hlen >= hostlen ||
-      (colon != NULL && itg__parse_u64(colon + 1, 1, 65535, &v) != 0))
+      (colon != NULL && itg_parse_u64(colon + 1, 1, 65535, &v) != 0))
     return ITG_EINVAL;
   memcpy(host, h, hlen);
   host[hlen] = '\0';
@@ -101,9 +101,9 @@ int itg__parse_host_port(const char *s, char *host, size_t hostlen,
   return 0;
 }
 
-int itg__parse_ms(const char *s, int64_t *out_ns) {
+int itg_parse_ms(const char *s, int64_t *out_ns) {
   double ms;
-  int rc = itg__parse_double(s, &ms);
+  int rc = itg_parse_double(s, &ms);
   if (rc != 0)
     return rc;
   if (ms < 0 || ms * 1e6 > (double)ITG__YEAR_NS)

@@ -4,17 +4,6 @@
 
 #include "core/text.h"
 
-static const char *meter_name(uint32_t meter) {
-  switch (meter) {
-  case ITG_STATS_RTT:
-    return "rtt";
-  case ITG_STATS_SENT:
-    return "sent";
-  default:
-    return "owd";
-  }
-}
-
 static void key_u64(itg__text *t, const char *key, uint64_t v) {
   itg__text_str(t, key);
   itg__text_u64(t, v);
@@ -44,7 +33,7 @@ static void put_object(itg__text *t, const itg_flow_stats *f) {
   key_real(t, ",\"bitrate_kbps\":", f->bitrate_kbps);
   key_real(t, ",\"rate_pps\":", f->rate_pps);
   itg__text_str(t, ",\"meter\":\"");
-  itg__text_str(t, meter_name(f->meter));
+  itg__text_str(t, itg_stats_meter_name((itg_stats_meter)f->meter));
   key_secs(t, "\",\"duration_s\":", (double)f->duration_ns);
   key_secs(t, ",\"delay_p50_s\":", (double)f->delay_p50_ns);
   key_secs(t, ",\"delay_p99_s\":", (double)f->delay_p99_ns);
@@ -60,8 +49,7 @@ static void put_object(itg__text *t, const itg_flow_stats *f) {
 }
 
 int itg_stats_json(const itg_stats *s, char *buf, size_t len, size_t *needed) {
-  static const itg_stats_meter meters[] = {ITG_STATS_OWD, ITG_STATS_RTT,
-                                           ITG_STATS_SENT};
+  itg_stats_meter m;
   itg__text t;
   itg_flow_stats f;
   const char *sep = "";
@@ -83,8 +71,8 @@ int itg_stats_json(const itg_stats *s, char *buf, size_t len, size_t *needed) {
     goto out_discard_text;
   put_object(&t, &f);
   itg__text_str(&t, ",\"totals\":[");
-  for (size_t m = 0; m < sizeof meters / sizeof meters[0]; m++) {
-    rc = itg_stats_total(s, meters[m], &f);
+  for (size_t i = 0; (m = itg_stats_meter_at(i)) != ITG_STATS_MAIN; i++) {
+    rc = itg_stats_total(s, m, &f);
     if (rc != 0)
       goto out_discard_text;
     if (f.flows == 0)

@@ -44,8 +44,9 @@ int itg_receiver_new(const itg_receiver_cfg *caller, itg_receiver **out) {
       strnlen(cfg->log_path, ITG_PATH_MAX) == ITG_PATH_MAX ||
       strnlen(cfg->log_dir, ITG_PATH_MAX) == ITG_PATH_MAX ||
       strnlen(cfg->log_servers, ITG_PATH_MAX) == ITG_PATH_MAX ||
-      itg__net_parse_list(cfg->log_servers, nets, ITG_LOGSERVER_MAX_NETS,
-                          &n_nets, NULL, 0) != 0)
+      itg_logserver_net_list_parse(cfg->log_servers, nets,
+                                   ITG_LOGSERVER_MAX_NETS, &n_nets, NULL,
+                                   0) != 0)
     return ITG_EINVAL;
   r = calloc(1, sizeof *r);
   if (r == NULL)
@@ -163,7 +164,7 @@ int itg_receiver_start(itg_receiver *r) {
   /* Found missing only at a flow's start, the directory of the logs
    * senders name would refuse every such flow. */
   if (rc == 0)
-    rc = itg__log_dir_check(r->cfg.log_dir);
+    rc = itg_log_dir_check(r->cfg.log_dir);
   if (rc < 0)
     return rc;
   if (uv_loop_init(&r->loop) != 0)

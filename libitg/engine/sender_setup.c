@@ -5,25 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mix.h"
 #include "engine/sender_setup.h"
 
-#define GOLDEN 0x9E3779B97F4A7C15ull
-
-/* The splitmix64 output function: spreads nearby inputs far apart. */
-static uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 void itg__flow_seeds(uint64_t seed, uint64_t *idt_seed, uint64_t *size_seed) {
-  *idt_seed = mix64(seed + GOLDEN);
-  *size_seed = mix64(seed + 2 * GOLDEN);
+  *idt_seed = itg__mix64(seed + ITG__GOLDEN);
+  *size_seed = itg__mix64(seed + 2 * ITG__GOLDEN);
 }
 
 static uint64_t auto_seed(size_t index) {
-  return mix64((uint64_t)itg__real_ns() ^ (uv_hrtime() << 17) ^
-               ((uint64_t)index + 1) * GOLDEN);
+  return itg__mix64((uint64_t)itg__real_ns() ^ (uv_hrtime() << 17) ^
+                    ((uint64_t)index + 1) * ITG__GOLDEN);
 }
 
 /* Sends req and waits for a reply of type want. Returns 0, or an error

@@ -235,7 +235,7 @@ int itg_logserver_start(itg_logserver *s) {
   rc = itg__platform_init();
   if (rc < 0)
     return rc;
-  if (itg__log_dir_check(s->cfg.dir) != 0)
+  if (itg_log_dir_check(s->cfg.dir) != 0)
     return ITG_ENOENT;
   if (uv_loop_init(&s->loop) != 0)
     return ITG_ENOMEM;

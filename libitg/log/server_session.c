@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/logfile.h"
+#include "core/mix.h"
 #include "log/server_internal.h"
 #include "platform/platform.h"
 
@@ -299,12 +300,9 @@ static void refuse(itg__ls_client *c, int status, const char *why) {
   send_msg(c, &m, 1);
 }
 
-/* splitmix64: session keys no other client can guess from its own. */
+/* Session keys no other client can guess from its own. */
 static uint32_t next_key(itg_logserver *s) {
-  uint64_t z = (s->key_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return (uint32_t)(z ^ (z >> 31));
+  return (uint32_t)itg__splitmix64(&s->key_state);
 }
 
 static void on_register(itg__ls_client *c, const itg__lp_msg *m) {

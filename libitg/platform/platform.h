@@ -259,10 +259,7 @@ int itg__file_create(const char *path, FILE **out);
  * connection and data port of a receiver or log server is one. */
 uint64_t itg__fd_limit(void);
 
-/* Raises that limit to the highest the process may set (the hard limit),
- * so that programs serving many connections are not stopped at a default
- * such as 1 024; returns the limit then in force, as itg__fd_limit. */
-uint64_t itg__fd_limit_raise(void);
+/* itg_fd_limit_raise (itg/common.h) raises it. */
 
 /* ---- host ---------------------------------------------------------------- */
 

@@ -4,8 +4,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "core/parse.h"
-#include "itg/common.h"
+#include "itg.h"
 
 void itg__cli_error(const char *prog, const char *msg) {
   fprintf(stderr, "%s: %s\n", prog, msg);
@@ -32,7 +31,7 @@ int itg__cli_cpu(const char *prog, const char *usage, const char *v,
                  int *cpu) {
   char msg[128];
   int64_t n;
-  if (itg__parse_i64(v, 0, 4095, &n) != 0) {
+  if (itg_parse_i64(v, 0, 4095, &n) != 0) {
     snprintf(msg, sizeof msg, "--cpu: '%.64s' is not a CPU number", v);
     return itg__cli_bad_usage(prog, msg, usage);
   }
@@ -117,4 +116,67 @@ void itg__cli_sigwatch_stop(itg__cli_sigwatch *w) {
   uv_async_send(&w->quit);
   uv_thread_join(&w->thread);
   uv_loop_close(&w->loop);
+}
+
+static void post_quit(void *user, int signum) {
+  (void)signum;
+  uv_sem_post(user);
+}
+
+/* Prints the line a script waits for, the ports the daemon bound. */
+static void print_listening(const itg__cli_daemon *d, void *server) {
+  itg__cli_port ports[ITG__CLI_PORTS_MAX];
+  size_t n = d->ports(server, ports);
+  printf("%s: listening", d->prog);
+  for (size_t i = 0; i < n; i++)
+    printf(" %s=%u", ports[i].name, ports[i].port);
+  printf("\n");
+  fflush(stdout);
+}
+
+/* Starts the server, waits for a signal and stops it. Returns the exit
+ * status. */
+static int serve(const itg__cli_daemon *d, const void *cfg, void *server) {
+  itg__cli_sigwatch w;
+  uv_sem_t quit;
+  char msg[256];
+  int rc;
+  if (uv_sem_init(&quit, 0) != 0) {
+    itg__cli_error(d->prog, "out of memory");
+    return ITG__CLI_EXIT_FAIL;
+  }
+  if (itg__cli_sigwatch_start(&w, post_quit, &quit) != 0) {
+    itg__cli_error(d->prog, "cannot watch for signals");
+    rc = ITG__CLI_EXIT_FAIL;
+    goto out_destroy_quit;
+  }
+  rc = d->start(server);
+  if (rc < 0) {
+    d->start_failed(cfg, rc, msg, sizeof msg);
+    itg__cli_error(d->prog, msg);
+    itg__cli_sigwatch_stop(&w);
+    rc = ITG__CLI_EXIT_FAIL;
+    goto out_destroy_quit;
+  }
+  print_listening(d, server);
+  uv_sem_wait(&quit);
+  rc = d->stop(server);
+  itg__cli_sigwatch_stop(&w);
+  rc = d->summary(server, rc);
+out_destroy_quit:
+  uv_sem_destroy(&quit);
+  return rc;
+}
+
+int itg__cli_daemon_main(const itg__cli_daemon *d, const void *cfg) {
+  void *server;
+  int status;
+  itg_fd_limit_raise();
+  if (d->create(cfg, &server) != 0) {
+    itg__cli_error(d->prog, "out of memory");
+    return ITG__CLI_EXIT_FAIL;
+  }
+  status = serve(d, cfg, server);
+  d->destroy(server);
+  return status;
 }

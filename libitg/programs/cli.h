@@ -1,5 +1,7 @@
 /* What the command-line programs share: messages, usage errors, version
- * lines, and turning SIGINT / SIGTERM into a call the program chooses. */
+ * lines, turning SIGINT / SIGTERM into a call the program chooses, and the
+ * run of the daemons (itg-recv, itg-log). Programs use the public API
+ * only (itg.h), so that they link against the shared library too. */
 #ifndef ITG_PROGRAMS_CLI_H
 #define ITG_PROGRAMS_CLI_H
 
@@ -66,5 +68,41 @@ int itg__cli_sigwatch_start(itg__cli_sigwatch *w,
 
 /* Stops watching and joins the thread. */
 void itg__cli_sigwatch_stop(itg__cli_sigwatch *w);
+
+/* A port a daemon bound, for its listening line. */
+typedef struct itg__cli_port {
+  const char *name; /* "sig", "tcp", "udp" */
+  unsigned port;
+} itg__cli_port;
+
+#define ITG__CLI_PORTS_MAX 4
+
+/* What a daemon does at each step of itg__cli_daemon_main; server is
+ * what create made. */
+typedef struct itg__cli_daemon {
+  const char *prog;
+  /* Returns 0, or an error (reported as "out of memory"). */
+  int (*create)(const void *cfg, void **server);
+  void (*destroy)(void *server);
+  /* Returns 0 once serving, or an error, which start_failed explains in
+   * msg[0..len). */
+  int (*start)(void *server);
+  void (*start_failed)(const void *cfg, int rc, char *msg, size_t len);
+  /* Fills ports[0..ITG__CLI_PORTS_MAX) with the ports bound; returns how
+   * many. */
+  size_t (*ports)(void *server, itg__cli_port *ports);
+  /* Stops serving; returns 0 or an error that summary reports. */
+  int (*stop)(void *server);
+  /* Prints the counters at exit; returns the exit status. */
+  int (*summary)(void *server, int stop_rc);
+} itg__cli_daemon;
+
+/* The one run of a daemon, once its options are read: raises the limit on
+ * descriptors (one per connection), creates the server, watches for
+ * SIGINT and SIGTERM (first, so that a signal during start-up is not
+ * lost), starts it, prints "PROG: listening NAME=PORT..." on stdout
+ * (flushed, for a script that started it on port 0), waits for a signal,
+ * stops it, prints its summary and frees it. Returns the exit status. */
+int itg__cli_daemon_main(const itg__cli_daemon *d, const void *cfg);
 
 #endif

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/parse.h"
 #include "itg.h"
 #include "programs/cli.h"
 
@@ -116,7 +115,7 @@ static int parse_args(int argc, char **argv, options *o) {
         return bad_usage("one series at a time (-c gives them all); "
                          "unexpected",
                          a);
-      if (itg__parse_ms(val, &ns) != 0 || ns <= 0)
+      if (itg_parse_ms(val, &ns) != 0 || ns <= 0)
         return bad_usage("the interval must be a positive number of "
                          "milliseconds, not",
                          val);
@@ -144,17 +143,6 @@ static int parse_args(int argc, char **argv, options *o) {
 
 static const char rule[] =
     "----------------------------------------------------------\n";
-
-static const char *meter_title(uint32_t meter) {
-  switch (meter) {
-  case ITG_STATS_RTT:
-    return "round-trip time";
-  case ITG_STATS_SENT:
-    return "sent packets";
-  default:
-    return "one-way delay";
-  }
-}
 
 static void line_secs(const char *label, double ns) {
   printf("%-25s= %15.9f s\n", label, ns / 1e9);
@@ -195,30 +183,29 @@ static void print_block(const itg_flow_stats *f) {
 
 /* Prints the summary. Returns 0 or the error of a total. */
 static int print_text(const itg_stats *s) {
-  static const itg_stats_meter meters[] = {ITG_STATS_OWD, ITG_STATS_RTT,
-                                           ITG_STATS_SENT};
   size_t n = itg_stats_flow_count(s);
+  itg_stats_meter m;
   itg_flow_stats f;
   int shown = 0;
   for (size_t i = 0; i < n; i++) {
     itg_stats_flow(s, i, &f);
     printf("%sFlow number: %u (%s)\n%s", rule, (unsigned)f.flow_id,
-           meter_title(f.meter), rule);
+           itg_stats_meter_title((itg_stats_meter)f.meter), rule);
     print_block(&f);
   }
   if (n > 0)
     fputs(rule, stdout);
-  for (size_t m = 0; m < sizeof meters / sizeof meters[0]; m++) {
-    int rc = itg_stats_total(s, meters[m], &f);
+  for (size_t i = 0; (m = itg_stats_meter_at(i)) != ITG_STATS_MAIN; i++) {
+    int rc = itg_stats_total(s, m, &f);
     if (rc != 0)
       return rc;
-    if (f.flows == 0 && (shown || meters[m] != itg_stats_main_meter(s)))
+    if (f.flows == 0 && (shown || m != itg_stats_main_meter(s)))
       continue;
     printf("\n__________________________________________________________\n"
            "****************  TOTAL RESULTS   ******************\n"
            "__________________________________________________________\n"
            "%-25s= %s\n",
-           "Meter", meter_title(f.meter));
+           "Meter", itg_stats_meter_title((itg_stats_meter)f.meter));
     line_count("Number of flows", f.flows);
     print_block(&f);
     fputs(rule, stdout);

@@ -4,9 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/parse.h"
 #include "itg.h"
-#include "platform/platform.h"
 #include "programs/cli.h"
 
 static const char prog[] = "itg-log";
@@ -103,7 +101,7 @@ static int parse_args(int argc, char **argv, itg_logserver_cfg *cfg) {
       }
     } else if (strcmp(a, "--max-clients") == 0 ||
                strcmp(a, "--peer-clients") == 0) {
-      if (itg__parse_u64(v, 1, 1000000, &n) != 0) {
+      if (itg_parse_u64(v, 1, 1000000, &n) != 0) {
         snprintf(msg, sizeof msg, "%s: '%.64s' is not a count in 1..1000000",
                  a, v);
         return itg__cli_bad_usage(prog, msg, usage_text);
@@ -113,13 +111,13 @@ static int parse_args(int argc, char **argv, itg_logserver_cfg *cfg) {
       else
         cfg->max_peer_clients = (uint32_t)n;
     } else if (strcmp(a, "--handshake") == 0) {
-      if (itg__parse_u64(v, 1, 86400000, &n) != 0) {
+      if (itg_parse_u64(v, 1, 86400000, &n) != 0) {
         snprintf(msg, sizeof msg, "%s: '%.64s' is not a time in 1..86400000 "
                  "ms", a, v);
         return itg__cli_bad_usage(prog, msg, usage_text);
       }
       cfg->handshake_ms = (uint32_t)n;
-    } else if (itg__parse_port(v, &cfg->port) != 0) {
+    } else if (itg_parse_port(v, &cfg->port) != 0) {
       snprintf(msg, sizeof msg, "%s: '%.64s' is not a port", a, v);
       return itg__cli_bad_usage(prog, msg, usage_text);
     }
@@ -129,60 +127,58 @@ static int parse_args(int argc, char **argv, itg_logserver_cfg *cfg) {
   return -1;
 }
 
-static void on_signal(void *user, int signum) {
-  (void)signum;
-  uv_sem_post(user);
+static int create(const void *cfg, void **server) {
+  return itg_logserver_new(cfg, (itg_logserver **)server);
 }
 
-int main(int argc, char **argv) {
-  itg_logserver_cfg cfg;
+static void destroy(void *server) { itg_logserver_free(server); }
+
+static int start(void *server) { return itg_logserver_start(server); }
+
+static void start_failed(const void *c, int rc, char *msg, size_t len) {
+  const itg_logserver_cfg *cfg = c;
+  snprintf(msg, len, "cannot start on %.100s port %u (dir %.100s): %s",
+           cfg->bind_host[0] ? cfg->bind_host : "every address",
+           (unsigned)cfg->port, cfg->dir[0] ? cfg->dir : ".",
+           itg_strerror(rc));
+}
+
+static size_t ports(void *server, itg__cli_port *out) {
+  out[0].name = "tcp";
+  out[0].port = itg_logserver_port(server);
+  out[1].name = "udp";
+  out[1].port = itg_logserver_udp_port(server);
+  return 2;
+}
+
+static int stop(void *server) { return itg_logserver_stop(server); }
+
+/* Stopping fails only for a NULL server; a session's failures are told by
+ * its own event. */
+static int summary(void *server, int stop_rc) {
   itg_logserver_stats st;
-  itg__cli_sigwatch w;
-  itg_logserver *s;
-  uv_sem_t quit;
-  char msg[256];
-  int rc, status;
-  itg_logserver_cfg_init(&cfg);
-  cfg.on_session = on_session;
-  status = parse_args(argc, argv, &cfg);
-  if (status >= 0)
-    return status;
-  itg__fd_limit_raise(); /* one descriptor per client */
-  if (uv_sem_init(&quit, 0) != 0 || itg_logserver_new(&cfg, &s) != 0) {
-    itg__cli_error(prog, "out of memory");
-    return ITG__CLI_EXIT_FAIL;
-  }
-  if (itg__cli_sigwatch_start(&w, on_signal, &quit) != 0) {
-    itg__cli_error(prog, "cannot watch for signals");
-    itg_logserver_free(s);
-    return ITG__CLI_EXIT_FAIL;
-  }
-  rc = itg_logserver_start(s);
-  if (rc < 0) {
-    snprintf(msg, sizeof msg, "cannot start on %.100s port %u (dir %.100s): %s",
-             cfg.bind_host[0] ? cfg.bind_host : "every address",
-             (unsigned)cfg.port, cfg.dir[0] ? cfg.dir : ".", itg_strerror(rc));
-    itg__cli_error(prog, msg);
-    itg__cli_sigwatch_stop(&w);
-    itg_logserver_free(s);
-    return ITG__CLI_EXIT_FAIL;
-  }
-  /* On stdout, flushed, for a script that started it on port 0. */
-  printf("%s: listening tcp=%u udp=%u\n", prog,
-         (unsigned)itg_logserver_port(s), (unsigned)itg_logserver_udp_port(s));
-  fflush(stdout);
-  uv_sem_wait(&quit);
-  itg_logserver_stop(s);
-  itg__cli_sigwatch_stop(&w);
-  itg_logserver_get_stats(s, &st);
+  (void)stop_rc;
+  itg_logserver_get_stats(server, &st);
   fprintf(stderr, "%s: %llu sessions (%llu incomplete), %llu refused, %llu "
           "records, %llu missing, %llu clients closed unregistered\n", prog,
           (unsigned long long)st.sessions_total,
           (unsigned long long)st.incomplete, (unsigned long long)st.refused,
           (unsigned long long)st.records, (unsigned long long)st.missing,
           (unsigned long long)st.expired);
-  status = ITG__CLI_EXIT_OK;
-  itg_logserver_free(s);
-  uv_sem_destroy(&quit);
-  return status;
+  return ITG__CLI_EXIT_OK;
+}
+
+static const itg__cli_daemon daemon_steps = {
+    prog, create, destroy, start, start_failed, ports, stop, summary,
+};
+
+int main(int argc, char **argv) {
+  itg_logserver_cfg cfg;
+  int status;
+  itg_logserver_cfg_init(&cfg);
+  cfg.on_session = on_session;
+  status = parse_args(argc, argv, &cfg);
+  if (status >= 0)
+    return status;
+  return itg__cli_daemon_main(&daemon_steps, &cfg);
 }

@@ -6,11 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/logfile.h"
-#include "core/netlist.h"
-#include "core/parse.h"
 #include "itg.h"
-#include "platform/platform.h"
 #include "programs/cli.h"
 
 static const char prog[] = "itg-recv";
@@ -172,7 +168,7 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
       rc = itg__cli_value(prog, usage_text, argc, argv, &i, &v);
       if (rc != 0)
         return rc;
-      if (itg__parse_u64(v, b->min, b->max, &n) != 0) {
+      if (itg_parse_u64(v, b->min, b->max, &n) != 0) {
         snprintf(msg, sizeof msg, "%s: '%.64s' is not a number in %llu..%llu",
                  a, v, (unsigned long long)b->min,
                  (unsigned long long)b->max);
@@ -208,8 +204,8 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
       itg_logserver_net nets[ITG_LOGSERVER_MAX_NETS];
       uint32_t n_nets;
       char bad[64];
-      rc = itg__net_parse_list(v, nets, ITG_LOGSERVER_MAX_NETS, &n_nets, bad,
-                               sizeof bad);
+      rc = itg_logserver_net_list_parse(v, nets, ITG_LOGSERVER_MAX_NETS,
+                                        &n_nets, bad, sizeof bad);
       if (rc == ITG_ELIMIT)
         snprintf(msg, sizeof msg, "--log-servers: more than %u networks",
                  (unsigned)ITG_LOGSERVER_MAX_NETS);
@@ -224,14 +220,14 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
       rc = itg__cli_cpu(prog, usage_text, v, &cfg->cpu);
     else if (strcmp(a, "--rcvbuf") == 0) {
       int64_t bytes;
-      if (itg__parse_i64(v, 4096, INT32_MAX, &bytes) != 0) {
+      if (itg_parse_i64(v, 4096, INT32_MAX, &bytes) != 0) {
         snprintf(msg, sizeof msg,
                  "--rcvbuf: '%.64s' is not a size in 4096..2147483647", v);
         return itg__cli_bad_usage(prog, msg, usage_text);
       }
       cfg->rcvbuf = (int)bytes;
     } else if (strcmp(a, "-q") == 0 || strcmp(a, "--max-flows") == 0) {
-      if (itg__parse_u64(v, 1, 1000000, &n) != 0) {
+      if (itg_parse_u64(v, 1, 1000000, &n) != 0) {
         snprintf(msg, sizeof msg, "%s: '%.64s' is not a count in 1..1000000",
                  a, v);
         return itg__cli_bad_usage(prog, msg, usage_text);
@@ -240,7 +236,7 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
         cfg->log_batch = (uint32_t)n;
       else
         cfg->max_flows = (uint32_t)n;
-    } else if (itg__parse_port(v, &cfg->sig_port) != 0) {
+    } else if (itg_parse_port(v, &cfg->sig_port) != 0) {
       snprintf(msg, sizeof msg, "%s: '%.64s' is not a port", a, v);
       return itg__cli_bad_usage(prog, msg, usage_text);
     }
@@ -250,57 +246,37 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
   return -1;
 }
 
-static void on_signal(void *user, int signum) {
-  (void)signum;
-  uv_sem_post(user);
+static int create(const void *cfg, void **server) {
+  return itg_receiver_new(cfg, (itg_receiver **)server);
 }
 
-int main(int argc, char **argv) {
-  itg_receiver_cfg cfg;
+static void destroy(void *server) { itg_receiver_free(server); }
+
+static int start(void *server) { return itg_receiver_start(server); }
+
+static void start_failed(const void *c, int rc, char *msg, size_t len) {
+  const itg_receiver_cfg *cfg = c;
+  if (rc == ITG_ENOENT && itg_log_dir_check(cfg->log_dir) != 0)
+    snprintf(msg, len, "--log-dir: '%.200s' is not a directory",
+             cfg->log_dir);
+  else
+    snprintf(msg, len, "cannot start on %.100s port %u: %s",
+             cfg->bind_host[0] ? cfg->bind_host : "every address",
+             (unsigned)cfg->sig_port, itg_strerror(rc));
+}
+
+static size_t ports(void *server, itg__cli_port *out) {
+  out[0].name = "sig";
+  out[0].port = itg_receiver_port(server);
+  return 1;
+}
+
+static int stop(void *server) { return itg_receiver_stop(server); }
+
+static int summary(void *server, int stop_rc) {
   itg_receiver_stats st;
-  itg__cli_sigwatch w;
-  itg_receiver *r;
-  uv_sem_t quit;
   char msg[256];
-  int rc, status;
-  itg_receiver_cfg_init(&cfg);
-  cfg.on_flow = on_flow;
-  cfg.on_log_error = on_log_error;
-  status = parse_args(argc, argv, &cfg);
-  if (status >= 0)
-    return status;
-  itg__fd_limit_raise(); /* one descriptor per connection and data port */
-  if (uv_sem_init(&quit, 0) != 0 || itg_receiver_new(&cfg, &r) != 0) {
-    itg__cli_error(prog, "out of memory");
-    return ITG__CLI_EXIT_FAIL;
-  }
-  /* The watch starts first, so a signal during start-up is not lost. */
-  if (itg__cli_sigwatch_start(&w, on_signal, &quit) != 0) {
-    itg__cli_error(prog, "cannot watch for signals");
-    itg_receiver_free(r);
-    return ITG__CLI_EXIT_FAIL;
-  }
-  rc = itg_receiver_start(r);
-  if (rc < 0) {
-    if (rc == ITG_ENOENT && itg__log_dir_check(cfg.log_dir) != 0)
-      snprintf(msg, sizeof msg, "--log-dir: '%.200s' is not a directory",
-               cfg.log_dir);
-    else
-      snprintf(msg, sizeof msg, "cannot start on %.100s port %u: %s",
-               cfg.bind_host[0] ? cfg.bind_host : "every address",
-               (unsigned)cfg.sig_port, itg_strerror(rc));
-    itg__cli_error(prog, msg);
-    itg__cli_sigwatch_stop(&w);
-    itg_receiver_free(r);
-    return ITG__CLI_EXIT_FAIL;
-  }
-  /* On stdout, flushed, for a script that started it on port 0. */
-  printf("%s: listening sig=%u\n", prog, (unsigned)itg_receiver_port(r));
-  fflush(stdout);
-  uv_sem_wait(&quit);
-  rc = itg_receiver_stop(r);
-  itg__cli_sigwatch_stop(&w);
-  itg_receiver_get_stats(r, &st);
+  itg_receiver_get_stats(server, &st);
   fprintf(stderr, "%s: %llu packets, %llu bytes, %llu malformed, %llu flows "
           "served, %llu refused, %llu echoes\n", prog,
           (unsigned long long)st.packets, (unsigned long long)st.bytes,
@@ -315,13 +291,27 @@ int main(int argc, char **argv) {
             (unsigned long long)st.echoes_dropped,
             (unsigned long long)st.conns_refused,
             (unsigned long long)st.conns_expired);
-  status = ITG__CLI_EXIT_OK;
-  if (rc < 0) {
-    snprintf(msg, sizeof msg, "writing a log failed: %s", itg_strerror(rc));
+  if (stop_rc < 0) {
+    snprintf(msg, sizeof msg, "writing a log failed: %s",
+             itg_strerror(stop_rc));
     itg__cli_error(prog, msg);
-    status = ITG__CLI_EXIT_FAIL;
+    return ITG__CLI_EXIT_FAIL;
   }
-  itg_receiver_free(r);
-  uv_sem_destroy(&quit);
-  return status;
+  return ITG__CLI_EXIT_OK;
+}
+
+static const itg__cli_daemon daemon_steps = {
+    prog, create, destroy, start, start_failed, ports, stop, summary,
+};
+
+int main(int argc, char **argv) {
+  itg_receiver_cfg cfg;
+  int status;
+  itg_receiver_cfg_init(&cfg);
+  cfg.on_flow = on_flow;
+  cfg.on_log_error = on_log_error;
+  status = parse_args(argc, argv, &cfg);
+  if (status >= 0)
+    return status;
+  return itg__cli_daemon_main(&daemon_steps, &cfg);
 }

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/parse.h"
 #include "itg.h"
 #include "programs/cli.h"
 
@@ -80,8 +79,8 @@ static int parse_log_server(options *o, int argc, char **argv, int *i) {
   int rc = itg__cli_value(prog, usage_text, argc, argv, i, &v);
   if (rc != 0)
     return rc;
-  if (itg__parse_host_port(v, o->cfg.log_server, sizeof o->cfg.log_server,
-                           &o->cfg.log_server_port) != 0) {
+  if (itg_parse_host_port(v, o->cfg.log_server, sizeof o->cfg.log_server,
+                          &o->cfg.log_server_port) != 0) {
     snprintf(msg, sizeof msg, "-L: '%.64s' is not ADDR[:PORT]", v);
     return itg__cli_bad_usage(prog, msg, usage_text);
   }
@@ -168,7 +167,7 @@ static int parse_args(int argc, char **argv, options *o) {
       strcpy(o->cfg.log_path, v);
     } else if (strcmp(a, "-q") == 0) {
       uint64_t d;
-      if (itg__parse_u64(v, 1, 1000000, &d) != 0) {
+      if (itg_parse_u64(v, 1, 1000000, &d) != 0) {
         snprintf(msg, sizeof msg, "-q: '%.64s' is not a count in 1..1000000",
                  v);
         return itg__cli_bad_usage(prog, msg, usage_text);

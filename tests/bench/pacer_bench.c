@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 
 #include "core/pacer.h"
-#include "core/parse.h"
+#include "itg/parse.h"
 
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
   itg_pacer *probe;
   double cost_ns;
 
-  if (argc > 2 || (argc == 2 && (itg__parse_double(argv[1], &seconds) != 0 ||
+  if (argc > 2 || (argc == 2 && (itg_parse_double(argv[1], &seconds) != 0 ||
                                  seconds < 0.1 || seconds > 3600))) {
     fprintf(stderr, "usage: pacer_bench [seconds per run, 0.1 to 3600]\n");
     return 2;

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "core/parse.h"
+#include "itg/parse.h"
 #include "itg/common.h"
 
 /* Drops blanks at both ends, in place. */
@@ -137,14 +137,14 @@ const char *vec_str(const vec *v, const char *key) {
 
 uint64_t vec_u64(const vec *v, const char *key, uint64_t max) {
   uint64_t x;
-  if (itg__parse_u64(vec_str(v, key), 0, max, &x) != 0)
+  if (itg_parse_u64(vec_str(v, key), 0, max, &x) != 0)
     fail_msg("%s:%d [%s]: bad %s", v->file, v->line, v->name, key);
   return x;
 }
 
 int64_t vec_i64(const vec *v, const char *key) {
   int64_t x;
-  if (itg__parse_i64(vec_str(v, key), INT64_MIN, INT64_MAX, &x) != 0)
+  if (itg_parse_i64(vec_str(v, key), INT64_MIN, INT64_MAX, &x) != 0)
     fail_msg("%s:%d [%s]: bad %s", v->file, v->line, v->name, key);
   return x;
 }

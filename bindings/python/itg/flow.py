@@ -23,7 +23,8 @@ Options = Union[str, Sequence[str]]
 _ERRLEN = 256
 
 PROTOS = {"udp": lib.ITG_PROTO_UDP, "tcp": lib.ITG_PROTO_TCP}
-METERS = {"owd": lib.ITG_METER_OWD, "rtt": lib.ITG_METER_RTT}
+METERS = {ffi.string(lib.itg_meter_name(m)).decode(): m
+          for m in (lib.ITG_METER_OWD, lib.ITG_METER_RTT)}
 
 
 @dataclass(frozen=True)

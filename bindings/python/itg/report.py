@@ -17,7 +17,17 @@ from .log import (Damage, LogHeader, LogRecord, RecordBatch, _damage_from_c, _he
 if TYPE_CHECKING:
     import numpy
 
-METERS = {"owd": lib.ITG_STATS_OWD, "rtt": lib.ITG_STATS_RTT, "sent": lib.ITG_STATS_SENT}
+def _meters() -> Dict[str, int]:
+    """The meters in report order, by name (the library's table)."""
+    table = {}
+    while True:
+        m = lib.itg_stats_meter_at(len(table))
+        if m == lib.ITG_STATS_MAIN:
+            return table
+        table[ffi.string(lib.itg_stats_meter_name(m)).decode()] = m
+
+
+METERS = _meters()
 
 
 @dataclass(frozen=True)

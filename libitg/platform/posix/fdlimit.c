@@ -17,7 +17,7 @@ uint64_t itg__fd_limit(void) {
   return limit_of(rl.rlim_cur);
 }
 
-uint64_t itg__fd_limit_raise(void) {
+uint64_t itg_fd_limit_raise(void) {
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
     return 0;

@@ -3,4 +3,4 @@
 
 uint64_t itg__fd_limit(void) { return 0; }
 
-uint64_t itg__fd_limit_raise(void) { return 0; }
+uint64_t itg_fd_limit_raise(void) { return 0; }

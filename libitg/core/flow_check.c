@@ -1,0 +1,280 @@
+/* Checks of a flow's settings as the sender will use them (the rules are
+ * listed at itg_flow_validate in itg/flow.h). */
+#include "core/flow_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/growable.h"
+
+/* Reads a trace for its checks: whether a value lies in [lo, hi] (in the
+ * spec's unit) and the values' mean. */
+static int itg__trace_check(const itg_dist_spec *s, const char *who, double lo,
+                            double hi, int *reaches, double *mean, char *err,
+                            size_t errlen) {
+  double *v;
+  size_t n, bad = 0, k;
+  double sum = 0;
+  int rc;
+  if (memchr(s->file, '\0', sizeof s->file) == NULL) {
+    itg__flow_set_err(err, errlen, "%s: trace file name is not terminated",
+                      who);
+    return ITG_EINVAL;
+  }
+  rc = itg_dist_read_file(s->file, &v, &n, &bad);
+  switch (rc) {
+  case 0:
+    break;
+  case ITG_ENOENT:
+    itg__flow_set_err(err, errlen, "%s: trace file '%s' does not exist", who,
+                      s->file);
+    return ITG_ENOENT;
+  case ITG_EBADMSG:
+    itg__flow_set_err(err, errlen,
+                      "%s: trace file '%s', line %zu: not a finite number (or "
+                      "longer than %zu bytes)",
+                      who, s->file, bad, ITG_DIST_LINE_MAX);
+    return ITG_EINVAL;
+  case ITG_ELIMIT:
+    itg__flow_set_err(err, errlen,
+                      "%s: trace file '%s' holds more than %zu values", who,
+                      s->file, ITG_DIST_TRACE_MAX);
+    return ITG_EINVAL;
+  case ITG_EINVAL:
+    itg__flow_set_err(err, errlen, "%s: trace file '%s' holds no value", who,
+                      s->file);
+    return ITG_EINVAL;
+  default:
+    itg__flow_set_err(err, errlen, "%s: cannot read trace file '%s': %s", who,
+                      s->file, itg_strerror(rc));
+    return rc;
+  }
+  *reaches = 0;
+  for (k = 0; k < n; k++) {
+    sum += v[k];
+    if (v[k] >= lo && v[k] <= hi)
+      *reaches = 1;
+  }
+  *mean = sum / (double)n;
+  itg_free(v);
+  return 0;
+}
+
+/* Creates the law with a throwaway seed to check its parameters, and gives
+ * its mean (NaN if it has none) and the smallest interval holding its
+ * draws, in the spec's unit. */
+static int itg__law_check(const itg_dist_spec *s, int idt, const char *who,
+                          double *mean, double *lo, double *hi, char *err,
+                          size_t errlen) {
+  itg_dist *d;
+  char params[128];
+  int n = itg_dist_kind_nparams(s->kind);
+  int rc;
+  if (n < 0 || s->kind == ITG_DIST_EMPIRICAL) {
+    itg__flow_set_err(err, errlen, "%s: unknown law %d", who, (int)s->kind);
+    return ITG_EINVAL;
+  }
+  rc = itg_dist_new(s->kind, s->p, (size_t)n, 1, &d);
+  if (rc != 0) {
+    itg__flow_format_params(s, idt, params, sizeof params);
+    if (rc == ITG_EINVAL)
+      itg__flow_set_err(err, errlen, "%s: invalid parameters for %s (%s)", who,
+                        itg__flow_kind_name(s->kind), params);
+    else
+      itg__flow_set_err(err, errlen, "%s: %s", who, itg_strerror(rc));
+    return rc;
+  }
+  *mean = itg_dist_mean(d);
+  itg_dist_free(d);
+  *lo = 0;
+  *hi = INFINITY;
+  switch (s->kind) {
+  case ITG_DIST_CONSTANT:
+    *lo = *hi = s->p[0];
+    break;
+  case ITG_DIST_UNIFORM:
+    *lo = s->p[0];
+    *hi = s->p[1];
+    break;
+  case ITG_DIST_NORMAL:
+    if (s->p[1] == 0)
+      *lo = *hi = s->p[0];
+    else
+      *lo = -INFINITY;
+    break;
+  case ITG_DIST_CAUCHY:
+    *lo = -INFINITY;
+    break;
+  case ITG_DIST_PARETO:
+    *lo = s->p[1];
+    break;
+  default: /* exponential, Poisson, gamma, Weibull, lognormal */
+    break;
+  }
+  return 0;
+}
+
+int itg__flow_spec_check(const itg_dist_spec *s, int idt, double lo,
+                         double hi, const char *who, char *err,
+                         size_t errlen) {
+  const char *unit = idt ? "s" : "B";
+  double mean, slo, shi;
+  int reaches, rc;
+  if (!(isfinite(s->scale) && s->scale > 0)) {
+    itg__flow_set_err(err, errlen, "%s: scale %g is not > 0", who, s->scale);
+    return ITG_EINVAL;
+  }
+  if (s->kind == ITG_DIST_EMPIRICAL) {
+    rc = itg__trace_check(s, who, lo / s->scale, hi / s->scale, &reaches,
+                          &mean, err, errlen);
+    if (rc != 0)
+      return rc;
+    if (!reaches) {
+      itg__flow_set_err(err, errlen,
+                   "%s: no value of trace file '%s' lies within [%g, %g] %s",
+                        who, s->file, lo, hi, unit);
+      return ITG_EINVAL;
+    }
+  } else {
+    rc = itg__law_check(s, idt, who, &mean, &slo, &shi, err, errlen);
+    if (rc != 0)
+      return rc;
+    if (slo == shi && (slo * s->scale < lo || slo * s->scale > hi)) {
+      itg__flow_set_err(err, errlen, "%s: %s %g %s is outside [%g, %g] %s", who,
+                   idt ? "IDT" : "size", slo * s->scale, unit, lo, hi, unit);
+      return ITG_EINVAL;
+    }
+    if (shi * s->scale < lo || slo * s->scale > hi) {
+      itg__flow_set_err(err, errlen,
+                        "%s: %s draws only values outside [%g, %g] %s", who,
+                        itg__flow_kind_name(s->kind), lo, hi, unit);
+      return ITG_EINVAL;
+    }
+  }
+  if (idt && isfinite(mean) && mean * s->scale < 1.0 / ITG_FLOW_RATE_MAX) {
+    itg__flow_set_err(err, errlen,
+                 "%s: mean IDT %g s is below %g s (more than %g pkt/s)", who,
+                 mean * s->scale, 1.0 / ITG_FLOW_RATE_MAX, ITG_FLOW_RATE_MAX);
+    return ITG_EINVAL;
+  }
+  if (idt && isfinite(mean) && mean * s->scale > ITG_FLOW_IDT_MAX) {
+    itg__flow_set_err(err, errlen,
+                 "%s: mean IDT %g s is above %g s (most draws would be cut)",
+                      who, mean * s->scale, ITG_FLOW_IDT_MAX);
+    return ITG_EINVAL;
+  }
+  return 0;
+}
+
+/* Checks that a string field ends within its array. */
+static int itg__terminated(const char *s, size_t size, const char *what,
+                           char *err, size_t errlen) {
+  if (memchr(s, '\0', size) != NULL)
+    return 0;
+  itg__flow_set_err(err, errlen, "%s is not terminated within %zu bytes", what,
+                    size);
+  return ITG_EINVAL;
+}
+
+int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
+  itg_flow_cfg copy;
+  const itg_flow_cfg *cfg = &copy;
+  const itg_dist_spec *size;
+  size_t hdr;
+  int rc;
+  errlen = itg__flow_err_begin(err, errlen);
+  if (caller == NULL) {
+    itg__flow_set_err(err, errlen, "no configuration");
+    return ITG_EINVAL;
+  }
+  rc = ITG__CFG_IN(&copy, caller, itg_flow_cfg, err, errlen);
+  if (rc != 0)
+    return rc;
+  if ((rc = itg__terminated(cfg->dst_host, sizeof cfg->dst_host,
+                            "destination host", err, errlen)) != 0 ||
+      (rc = itg__terminated(cfg->src_host, sizeof cfg->src_host,
+                            "source host", err, errlen)) != 0 ||
+      (rc = itg__terminated(cfg->recv_log, sizeof cfg->recv_log,
+                            "receiver log name", err, errlen)) != 0 ||
+      (rc = itg__terminated(cfg->recv_log_server,
+                            sizeof cfg->recv_log_server,
+                            "receiver log server", err, errlen)) != 0)
+    return rc;
+  if (cfg->recv_log_server[0] != '\0' &&
+      (cfg->recv_log_port == 0 ||
+       (cfg->recv_log_transport != ITG_LOG_TCP &&
+        cfg->recv_log_transport != ITG_LOG_UDP))) {
+    itg__flow_set_err(err, errlen, "receiver log server: %s",
+                 cfg->recv_log_port == 0 ? "port 0 is out of range (1-65535)"
+                      : "unknown transport");
+    return ITG_EINVAL;
+  }
+  if (cfg->dst_host[0] == '\0') {
+    itg__flow_set_err(err, errlen, "no destination host");
+    return ITG_EINVAL;
+  }
+  if (cfg->sig_port == 0) {
+    itg__flow_set_err(err, errlen,
+                      "signaling port 0 is out of range (1-65535)");
+    return ITG_EINVAL;
+  }
+  if (cfg->proto != ITG_PROTO_UDP && cfg->proto != ITG_PROTO_TCP) {
+    itg__flow_set_err(err, errlen, "unknown transport %d", (int)cfg->proto);
+    return ITG_EINVAL;
+  }
+  if (cfg->meter != ITG_METER_OWD && cfg->meter != ITG_METER_RTT) {
+    itg__flow_set_err(err, errlen, "unknown meter %d", (int)cfg->meter);
+    return ITG_EINVAL;
+  }
+  hdr = itg_wire_hdr_len(cfg->wire, cfg->proto == ITG_PROTO_TCP);
+  if (hdr == 0) {
+    itg__flow_set_err(err, errlen, "unknown wire profile %d", (int)cfg->wire);
+    return ITG_EINVAL;
+  }
+  if (cfg->tos < -1 || cfg->tos > 255) {
+    itg__flow_set_err(err, errlen, "DS byte %d is out of range (0-255, or -1)",
+                      cfg->tos);
+    return ITG_EINVAL;
+  }
+  if (cfg->ttl == 0 || cfg->ttl < -1 || cfg->ttl > 255) {
+    itg__flow_set_err(err, errlen, "TTL %d is out of range (1-255, or -1)",
+                      cfg->ttl);
+    return ITG_EINVAL;
+  }
+  if (cfg->duration_ns < 0 || cfg->start_delay_ns < 0) {
+    itg__flow_set_err(err, errlen, "negative %s",
+                      cfg->duration_ns < 0 ? "duration" : "start delay");
+    return ITG_EINVAL;
+  }
+  if (cfg->duration_ns == 0 && cfg->max_packets == 0 && cfg->max_bytes == 0) {
+    itg__flow_set_err(err, errlen,
+                 "the flow has no end: give a duration (-t), a packet count "
+                 "(-z) or a byte count (-k) above 0 (0 means no limit, for "
+                      "each of the three)");
+    return ITG_EINVAL;
+  }
+  rc = itg__flow_spec_check(&cfg->idt, 1, 0, ITG_FLOW_IDT_MAX, "IDT", err,
+                            errlen);
+  if (rc != 0)
+    return rc;
+  size = &cfg->size;
+  if (size->kind == ITG_DIST_CONSTANT && isfinite(size->scale) &&
+      size->scale > 0) {
+    double v = size->p[0] * size->scale;
+    if (v < (double)hdr) {
+      itg__flow_set_err(err, errlen,
+                   "size: constant %g B is smaller than the %zu-byte header "
+                        "(%s wire over %s)",
+                        v, hdr, cfg->wire == ITG_WIRE_DITG ? "ditg" : "native",
+                        cfg->proto == ITG_PROTO_TCP ? "TCP" : "UDP");
+      return ITG_EINVAL;
+    }
+    if (v > ITG_WIRE_MAX_PACKET) {
+      itg__flow_set_err(err, errlen, "size: constant %g B is larger than %u B",
+                        v, ITG_WIRE_MAX_PACKET);
+      return ITG_EINVAL;
+    }
+  }
+  return itg__flow_spec_check(size, 0, (double)hdr, ITG_WIRE_MAX_PACKET, "size",
+                              err, errlen);
+}

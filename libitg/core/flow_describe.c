@@ -1,0 +1,158 @@
+/* The text of a flow: its description, and the pieces of it that the
+ * option and check messages share. */
+#include "core/flow_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/growable.h"
+
+size_t itg__flow_err_begin(char *err, size_t errlen) {
+  if (err == NULL)
+    return 0;
+  if (errlen > 0)
+    err[0] = '\0';
+  return errlen;
+}
+
+void itg__flow_set_err(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  if (errlen == 0)
+    return;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+const char *itg__flow_kind_name(itg_dist_kind kind) {
+  const char *name = itg_dist_kind_name(kind);
+  return name != NULL ? name : "unknown law";
+}
+
+void itg__flow_unit_text(const itg_dist_spec *s, int idt, char *buf,
+                         size_t len) {
+  if (s->scale == 1.0)
+    snprintf(buf, len, "%s", idt ? "s" : "B");
+  else if (idt && s->scale == 1e-3)
+    snprintf(buf, len, "ms");
+  else if (idt && s->scale == 1e-6)
+    snprintf(buf, len, "us");
+  else
+    snprintf(buf, len, "x%g %s", s->scale, idt ? "s" : "B");
+}
+
+void itg__flow_format_params(const itg_dist_spec *s, int idt, char *buf,
+                             size_t len) {
+  char unit[32];
+  int n = itg_dist_kind_nparams(s->kind);
+  itg__flow_unit_text(s, idt, unit, sizeof unit);
+  if (n == 1)
+    snprintf(buf, len, "%g %s", s->p[0], unit);
+  else if (n == 2)
+    snprintf(buf, len, "%g, %g %s", s->p[0], s->p[1], unit);
+  else if (n == 3)
+    snprintf(buf, len, "%g, %g, %g %s", s->p[0], s->p[1], s->p[2], unit);
+  else
+    snprintf(buf, len, "%s", unit);
+}
+
+/* Appends formatted text at *pos of buf[0..len), which stays terminated
+ * (text past the end is cut). */
+static void itg__cat(char *buf, size_t len, size_t *pos, const char *fmt,
+                     ...) {
+  va_list ap;
+  int n;
+  if (*pos >= len)
+    return;
+  va_start(ap, fmt);
+  n = vsnprintf(buf + *pos, len - *pos, fmt, ap);
+  va_end(ap);
+  if (n > 0)
+    *pos += (size_t)n;
+}
+
+/* Appends "kind(params unit)" or "trace(file, unit)". */
+static void itg__cat_law(char *buf, size_t len, size_t *pos,
+                         const itg_dist_spec *s, int idt) {
+  char params[128];
+  if (s->kind == ITG_DIST_EMPIRICAL) {
+    itg__flow_unit_text(s, idt, params, sizeof params);
+    itg__cat(buf, len, pos, "trace(%.*s, %s)", (int)sizeof s->file, s->file,
+             params);
+    return;
+  }
+  itg__flow_format_params(s, idt, params, sizeof params);
+  itg__cat(buf, len, pos, "%s(%s)", itg__flow_kind_name(s->kind), params);
+}
+
+void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
+  itg_flow_cfg copy;
+  const itg_flow_cfg *cfg = &copy;
+  size_t pos = 0;
+  const char *bound = "for";
+  int host_len;
+  if (buf == NULL || len == 0)
+    return;
+  buf[0] = '\0';
+  /* A struct whose size is refused is described by the refusal. */
+  if (caller == NULL ||
+      ITG__CFG_IN(&copy, caller, itg_flow_cfg, buf, len) != 0)
+    return;
+  host_len = (int)sizeof cfg->dst_host;
+  itg__cat(buf, len, &pos,
+           strchr(cfg->dst_host, ':') != NULL ? "%s [%.*s]:%u IDT "
+                                              : "%s %.*s:%u IDT ",
+           cfg->proto == ITG_PROTO_TCP ? "TCP" : "UDP", host_len,
+           cfg->dst_host, (unsigned)cfg->dst_port);
+  itg__cat_law(buf, len, &pos, &cfg->idt, 1);
+  itg__cat(buf, len, &pos, " size ");
+  itg__cat_law(buf, len, &pos, &cfg->size, 0);
+  if (cfg->duration_ns > 0) {
+    itg__cat(buf, len, &pos, " %s %g s", bound, (double)cfg->duration_ns / 1e9);
+    bound = "or";
+  }
+  if (cfg->max_packets > 0) {
+    itg__cat(buf, len, &pos, " %s %" PRIu64 " pkts", bound, cfg->max_packets);
+    bound = "or";
+  }
+  if (cfg->max_bytes > 0) {
+    itg__cat(buf, len, &pos, " %s %" PRIu64 " B", bound, cfg->max_bytes);
+    bound = "or";
+  }
+  if (bound[0] == 'f')
+    itg__cat(buf, len, &pos, " without end");
+  if (cfg->start_delay_ns > 0)
+    itg__cat(buf, len, &pos, " after %g s", (double)cfg->start_delay_ns / 1e9);
+  if (cfg->flow_id != 0)
+    itg__cat(buf, len, &pos, " flow %" PRIu32, cfg->flow_id);
+  if (cfg->src_host[0] != '\0' || cfg->src_port != 0)
+    itg__cat(buf, len, &pos, " from %.*s:%u", host_len,
+             cfg->src_host[0] != '\0' ? cfg->src_host : "*",
+             (unsigned)cfg->src_port);
+  if (cfg->sig_port != ITG_DEFAULT_SIG_PORT)
+    itg__cat(buf, len, &pos, " sig %u", (unsigned)cfg->sig_port);
+  if (cfg->nodelay && cfg->proto == ITG_PROTO_TCP)
+    itg__cat(buf, len, &pos, " nodelay");
+  if (cfg->meter == ITG_METER_RTT)
+    itg__cat(buf, len, &pos, " round-trip");
+  if (cfg->wire == ITG_WIRE_DITG)
+    itg__cat(buf, len, &pos, " wire ditg");
+  if (cfg->has_seed)
+    itg__cat(buf, len, &pos, " seed %" PRIu64, cfg->seed);
+  if (cfg->tos >= 0)
+    itg__cat(buf, len, &pos, " tos %d", cfg->tos);
+  if (cfg->ttl >= 0)
+    itg__cat(buf, len, &pos, " ttl %d", cfg->ttl);
+  if (cfg->recv_log[0] != '\0')
+    itg__cat(buf, len, &pos, " recv-log %.*s", (int)sizeof cfg->recv_log,
+             cfg->recv_log);
+  if (cfg->recv_log_server[0] != '\0')
+    itg__cat(buf, len, &pos,
+             strchr(cfg->recv_log_server, ':') != NULL
+                 ? " recv-log-server [%.*s]:%u %s"
+                 : " recv-log-server %.*s:%u %s",
+             host_len, cfg->recv_log_server, (unsigned)cfg->recv_log_port,
+             cfg->recv_log_transport == ITG_LOG_UDP ? "UDP" : "TCP");
+}
