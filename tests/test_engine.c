@@ -1164,6 +1164,224 @@ static void test_silent_log_server(void **state) {
   assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+/* Holds every thread of libuv's pool, which the receiver shares (one pool
+ * per process): a log server session the receiver opens there waits until
+ * plug_free, however fast the machine is. */
+#define PLUG_MAX 128
+typedef struct pool_plug {
+  uv_loop_t loop;
+  uv_work_t work[PLUG_MAX];
+  uv_sem_t release;
+  atomic_int started;
+  int n;
+} pool_plug;
+
+static pool_plug plug; /* one at a time; unplug frees it after a failure */
+static int plugged;
+
+static void plug_work(uv_work_t *w) {
+  pool_plug *p = w->data;
+  atomic_fetch_add(&p->started, 1);
+  uv_sem_wait(&p->release);
+}
+
+static void plug_done(uv_work_t *w, int status) {
+  (void)w;
+  (void)status;
+}
+
+static void plug_start(pool_plug *p) {
+  const char *size = getenv("UV_THREADPOOL_SIZE");
+  int64_t until = itg_clock_mono_ns() + WAIT;
+  int i;
+  p->n = size != NULL && atoi(size) > 0 ? atoi(size) : 4; /* libuv's */
+  assert_true(p->n <= PLUG_MAX);
+  atomic_init(&p->started, 0);
+  assert_int_equal(uv_loop_init(&p->loop), 0);
+  assert_int_equal(uv_sem_init(&p->release, 0), 0);
+  for (i = 0; i < p->n; i++) {
+    p->work[i].data = p;
+    assert_int_equal(
+        uv_queue_work(&p->loop, &p->work[i], plug_work, plug_done), 0);
+  }
+  plugged = 1;
+  while (atomic_load(&p->started) < p->n) {
+    assert_true(itg_clock_mono_ns() < until);
+    itg__sleep_until(itg_clock_mono_ns() + 1000000);
+  }
+}
+
+static void plug_free(pool_plug *p) {
+  int i;
+  plugged = 0;
+  for (i = 0; i < p->n; i++)
+    uv_sem_post(&p->release);
+  assert_int_equal(uv_run(&p->loop, UV_RUN_DEFAULT), 0);
+  assert_int_equal(uv_loop_close(&p->loop), 0);
+  uv_sem_destroy(&p->release);
+}
+
+/* A test that failed with the pool held would hold up every later one. */
+static int unplug(void **state) {
+  (void)state;
+  if (plugged)
+    plug_free(&plug);
+  return 0;
+}
+
+/* A receiver of at most max_flows flows, its logs under the test's
+ * directory, counting its events into sn. */
+static itg_receiver *start_logging(seen *sn, uint32_t max_flows) {
+  itg_receiver_cfg cfg;
+  itg_receiver *r;
+  memset(sn, 0, sizeof *sn);
+  itg_receiver_cfg_init(&cfg);
+  strcpy(cfg.bind_host, "127.0.0.1");
+  cfg.sig_port = 0;
+  cfg.max_flows = max_flows;
+  snprintf(cfg.log_dir, sizeof cfg.log_dir, "%s", tmpdir);
+  cfg.on_flow = count_events;
+  cfg.user = sn;
+  assert_int_equal(itg_receiver_new(&cfg, &r), 0);
+  assert_int_equal(itg_receiver_start(r), 0);
+  return r;
+}
+
+/* Asks on sig for flow id on data port `port` of proto, its log named
+ * name and shipped to log_host:log_port ("": a file; NULL name: none). */
+static void ask_logged(itg__sock sig, uint32_t id, itg_proto proto,
+                       uint16_t port, const char *name, const char *log_host,
+                       uint16_t log_port) {
+  itg__ctl_msg m;
+  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
+  m.flow_id = id;
+  m.proto = (uint8_t)proto;
+  m.port = port;
+  if (name != NULL)
+    snprintf(m.text, sizeof m.text, "%s", log_name(name));
+  snprintf(m.log_host, sizeof m.log_host, "%s", log_host);
+  m.log_port = log_port;
+  m.log_transport = ITG_LOG_TCP;
+  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+}
+
+/* Waits (bounded by ns) until loopback:port takes TCP connections (open)
+ * or refuses them (!open). Returns whether it came to that. */
+static int port_within(uint16_t port, int open, int64_t ns) {
+  int64_t until = itg_clock_mono_ns() + ns;
+  itg__addr a = loopback(port);
+  for (;;) {
+    itg__sock fd;
+    int rc;
+    assert_int_equal(itg__sock_open(&a, 0, &fd), 0);
+    rc = itg__sock_connect(fd, &a, SEC);
+    itg__sock_close(fd);
+    if ((rc == 0) == (open != 0))
+      return 1;
+    if (itg_clock_mono_ns() >= until)
+      return 0;
+    itg__sleep_until(itg_clock_mono_ns() + 1000000);
+  }
+}
+
+/* A flow whose log server session is slow to open waits for it alone,
+ * keeping the data port it was given: another connection's flow is
+ * served meanwhile. Once the session is open, the flow goes on from where
+ * it waited, under the limits of that moment: here the other flow has
+ * taken the receiver's one place, so it is refused, saying why; its
+ * connection goes on and opens the next. */
+static void test_flow_awaits_log(void **state) {
+  seen sn;
+  itg_receiver *r = start_logging(&sn, 1);
+  stall_logserver *srv;
+  itg__ctl_reader rd_slow, rd_fast;
+  itg__ctl_msg m;
+  itg__sock slow, fast;
+  uint16_t log_port, data_port = free_port(0);
+  size_t n;
+  (void)state;
+  srv = stall_logserver_start(&log_port);
+  stall_logserver_resume(srv);
+  plug_start(&plug);
+  slow = sig_connect(r, &rd_slow);
+  ask_logged(slow, 2, ITG_PROTO_TCP, data_port, "awaits.log", "127.0.0.1",
+             log_port);
+  assert_true(port_within(data_port, 1, 10 * SEC));
+
+  fast = sig_connect(r, &rd_fast);
+  ask_logged(fast, 1, ITG_PROTO_UDP, 0, NULL, "", 0);
+  assert_int_equal(itg__ctl_recv(fast, &rd_fast, &m, 5 * SEC), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_OPEN_ACK);
+  assert_int_equal(m.status, 0);
+  assert_int_equal(itg__ctl_recv(slow, &rd_slow, &m, SEC / 50),
+                   ITG_ETIMEDOUT);
+
+  plug_free(&plug);
+  assert_int_equal(itg__ctl_recv(slow, &rd_slow, &m, WAIT), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_OPEN_ACK);
+  assert_int_equal(m.status, ITG_ELIMIT);
+  assert_non_null(strstr(m.text, "flows already"));
+
+  itg__ctl_init(&m, ITG__CTL_FLOW_CLOSE);
+  assert_int_equal(itg__ctl_send(fast, &m, 5 * SEC), 0);
+  assert_int_equal(itg__ctl_recv(fast, &rd_fast, &m, WAIT), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_CLOSE_ACK);
+  ask_logged(slow, 3, ITG_PROTO_UDP, 0, NULL, "", 0);
+  assert_int_equal(itg__ctl_recv(slow, &rd_slow, &m, 5 * SEC), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_OPEN_ACK);
+  assert_int_equal(m.status, 0);
+
+  itg__sock_close(fast);
+  itg__sock_close(slow);
+  stop_receiver(r);
+  assert_int_equal(sn.opened, 2);
+  assert_int_equal(sn.refused, 1);
+  free(stall_logserver_stop(srv, &n));
+}
+
+/* While their log server sessions open, one flow's session is found to
+ * go where this receiver ships no logs, and another's connection goes:
+ * the first is refused, saying why, and its connection goes on; the
+ * second gives its data port back at once, not when its session opens. */
+static void test_log_refused_after_wait(void **state) {
+  seen sn;
+  itg_receiver *r = start_logging(&sn, 16);
+  stall_logserver *srv;
+  itg__ctl_reader rd_away, rd_gone;
+  itg__ctl_msg m;
+  itg__sock away, gone;
+  uint16_t log_port, gone_port = free_port(0);
+  size_t n;
+  (void)state;
+  srv = stall_logserver_start(&log_port);
+  stall_logserver_resume(srv);
+  plug_start(&plug);
+  away = sig_connect(r, &rd_away);
+  ask_logged(away, 2, ITG_PROTO_UDP, 0, "away.log", "192.0.2.1", log_port);
+  gone = sig_connect(r, &rd_gone);
+  ask_logged(gone, 3, ITG_PROTO_TCP, gone_port, "gone.log", "127.0.0.1",
+             log_port);
+  assert_true(port_within(gone_port, 1, 10 * SEC));
+  itg__sock_close(gone);
+  assert_true(port_within(gone_port, 0, 10 * SEC));
+  assert_int_equal(itg__ctl_recv(away, &rd_away, &m, SEC / 50), ITG_ETIMEDOUT);
+  plug_free(&plug);
+
+  assert_int_equal(itg__ctl_recv(away, &rd_away, &m, WAIT), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_OPEN_ACK);
+  assert_int_equal(m.status, ITG_EPERM);
+  assert_non_null(strstr(m.text, "ships logs only to"));
+  ask_logged(away, 4, ITG_PROTO_UDP, 0, NULL, "", 0);
+  assert_int_equal(itg__ctl_recv(away, &rd_away, &m, 5 * SEC), 0);
+  assert_int_equal(m.status, 0);
+
+  itg__sock_close(away);
+  stop_receiver(r);
+  assert_int_equal(sn.opened, 1);
+  assert_int_equal(sn.refused, 1);
+  free(stall_logserver_stop(srv, &n));
+}
+
 /* How long a new signaling connection waits for its HELLO_ACK. */
 static int64_t hello_rtt(itg_receiver *r) {
   itg__addr a = loopback(itg_receiver_port(r));
@@ -1489,6 +1707,8 @@ int main(void) {
       cmocka_unit_test(test_loop_held_at_close),
       cmocka_unit_test(test_sender_vanishes),
       cmocka_unit_test(test_silent_log_server),
+      cmocka_unit_test_teardown(test_flow_awaits_log, unplug),
+      cmocka_unit_test_teardown(test_log_refused_after_wait, unplug),
       cmocka_unit_test(test_stalled_log_server),
       cmocka_unit_test(test_bad_signaling),
       cmocka_unit_test(test_ditg_profile),

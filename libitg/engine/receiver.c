@@ -1,13 +1,18 @@
 /* The receiver's public face: configuration, its loop thread, counters,
  * idle waits and stopping. Signaling is in receiver_sig.c, flows in
- * receiver_flow.c, packets in receiver_data.c. */
+ * receiver_flow.c, packets in receiver_data.c, logs in receiver_log.c
+ * (the order of receiver_internal.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/growable.h"
 #include "core/logfile.h"
 #include "core/netlist.h"
-#include "engine/receiver_internal.h"
+#include "engine/receiver_data.h"
+#include "engine/receiver_flow.h"
+#include "engine/receiver_guard.h"
+#include "engine/receiver_log.h"
+#include "engine/receiver_sig.h"
 
 int itg_receiver_cfg_init_size(itg_receiver_cfg *out, size_t size) {
   itg_receiver_cfg defaults, *cfg = &defaults;
@@ -53,6 +58,7 @@ int itg_receiver_new(const itg_receiver_cfg *caller, itg_receiver **out) {
     return ITG_ENOMEM;
   memcpy(r->log_nets, nets, sizeof nets);
   r->n_log_nets = n_nets;
+  r->run_pending = itg__rx_run_pending;
   r->bufs = malloc((size_t)ITG__RX_BATCH * ITG__RX_BUF);
   if (r->bufs == NULL)
     goto out_free_r;
@@ -71,27 +77,6 @@ out_free_bufs:
 out_free_r:
   free(r);
   return ITG_ENOMEM;
-}
-
-void itg__rx_count(itg_receiver *r, int dconns, int dflows) {
-  uv_mutex_lock(&r->lock);
-  r->conns = (uint32_t)((int)r->conns + dconns);
-  r->flows = (uint32_t)((int)r->flows + dflows);
-  if (r->conns == 0 && r->flows == 0)
-    uv_cond_broadcast(&r->idle_cond);
-  uv_mutex_unlock(&r->lock);
-}
-
-void itg__rx_log_error(itg_receiver *r, int err) {
-  uv_mutex_lock(&r->lock);
-  if (r->log_error == 0 && err < 0)
-    r->log_error = err;
-  uv_mutex_unlock(&r->lock);
-}
-
-void itg__rx_event(itg_receiver *r, const itg_flow_event *ev) {
-  if (r->cfg.on_flow != NULL)
-    r->cfg.on_flow(ev, r->cfg.user);
 }
 
 /* Opens cfg.log_path, kept from start to stop. */
@@ -127,8 +112,22 @@ static void on_wake(uv_async_t *h) {
   r->stop_asked = 1;
   uv_close((uv_handle_t *)&r->server, NULL);
   uv_close((uv_handle_t *)&r->sweep, NULL);
-  itg__rx_close_all(r);
+  itg__rx_flow_end_all(r);
+  itg__rx_sig_close_all(r);
+  while (r->tcp_list != NULL)
+    itg__rx_tcp_close(r->tcp_list);
+  itg__rx_log_release(r, r->default_log, NULL, NULL);
   uv_close((uv_handle_t *)&r->wake, NULL);
+}
+
+/* Closes what has not got going or has gone quiet, then ends the flows
+ * that completed meanwhile. */
+static void on_sweep(uv_timer_t *h) {
+  itg_receiver *r = h->data;
+  uint64_t now = uv_now(&r->loop);
+  itg__rx_conn_sweep(r, now);
+  itg__rx_tcp_sweep(r, now);
+  itg__rx_run_pending(r);
 }
 
 static void loop_main(void *arg) {
@@ -136,7 +135,7 @@ static void loop_main(void *arg) {
   itg__thread_block_sigpipe(); /* replies and echoes to reset peers */
   if (r->cfg.cpu >= 0)
     itg__thread_pin(r->cfg.cpu);
-  itg__rx_guard_start(r);
+  itg__rx_guard_start(r, on_sweep);
   uv_run(&r->loop, UV_RUN_DEFAULT);
 }
 

@@ -5,7 +5,69 @@
 #include <string.h>
 
 #include "core/byteorder.h"
-#include "engine/receiver_internal.h"
+#include "engine/receiver_data.h"
+#include "engine/receiver_guard.h"
+
+/* ---- demultiplexing ------------------------------------------------- */
+
+static size_t bucket_of(const uint8_t ip[16], uint32_t id) {
+  uint32_t h = id * 2654435761u;
+  int i;
+  for (i = 0; i < 16; i++)
+    h = (h ^ ip[i]) * 16777619u;
+  return h & (ITG__RX_BUCKETS - 1);
+}
+
+void itg__rx_demux_add(itg_receiver *r, itg__rx_flow *f) {
+  size_t b = bucket_of(f->ip, f->id);
+  f->hnext = r->buckets[b];
+  r->buckets[b] = f;
+}
+
+void itg__rx_demux_remove(itg_receiver *r, itg__rx_flow *f) {
+  itg__rx_flow **pp;
+  if (f->end_pending) {
+    for (pp = &r->pending; *pp != NULL; pp = &(*pp)->pnext)
+      if (*pp == f) {
+        *pp = f->pnext;
+        break;
+      }
+    f->end_pending = 0;
+  }
+  for (pp = &r->buckets[bucket_of(f->ip, f->id)]; *pp != NULL;
+       pp = &(*pp)->hnext)
+    if (*pp == f) {
+      *pp = f->hnext;
+      break;
+    }
+  if (f->sock->last == f)
+    f->sock->last = NULL;
+}
+
+itg__rx_flow *itg__rx_flow_find(itg_receiver *r, const itg__rx_sock *s,
+                                const uint8_t ip[16], uint32_t id) {
+  itg__rx_flow *f = s->last;
+  if (f != NULL && f->id == id && memcmp(f->ip, ip, 16) == 0)
+    return f;
+  for (f = r->buckets[bucket_of(ip, id)]; f != NULL; f = f->hnext)
+    if (f->id == id && f->sock == s && memcmp(f->ip, ip, 16) == 0)
+      break;
+  if (f != NULL && s->proto == ITG_PROTO_UDP)
+    ((itg__rx_sock *)s)->last = f;
+  return f;
+}
+
+void itg__rx_progress(itg__rx_flow *f) {
+  itg_receiver *r = f->r;
+  if (!f->closing || f->end_pending)
+    return;
+  if (f->packets >= f->sent ||
+      (f->proto == ITG_PROTO_TCP && f->data_ended)) {
+    f->end_pending = 1;
+    f->pnext = r->pending;
+    r->pending = f;
+  }
+}
 
 /* ---- records -------------------------------------------------------- */
 
@@ -151,7 +213,7 @@ static void on_udp_readable(uv_poll_t *p, int status, int events) {
   if (status < 0)
     return;
   itg__rx_udp_drain(s);
-  itg__rx_run_pending(s->r);
+  s->r->run_pending(s->r);
 }
 
 /* ---- TCP ------------------------------------------------------------ */
@@ -180,6 +242,17 @@ void itg__rx_tcp_close(itg__rx_tcp *t) {
     r->tcp_tail = t->prev;
   r->fds--;
   uv_close((uv_handle_t *)&t->tcp, on_tcp_freed);
+}
+
+int itg__rx_tcp_evict(itg_receiver *r) {
+  itg__rx_tcp *t;
+  for (t = r->tcp_list; t != NULL; t = t->next)
+    if (t->flow == NULL) {
+      atomic_fetch_add(&r->n_conns_expired, 1);
+      itg__rx_tcp_close(t);
+      return 1;
+    }
+  return 0;
 }
 
 void itg__rx_tcp_sweep(itg_receiver *r, uint64_t now) {
@@ -339,7 +412,7 @@ static void on_tcp_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
       tcp_take(t);
     }
   }
-  itg__rx_run_pending(r);
+  r->run_pending(r);
 }
 
 /* A sender connects its TCP data socket; which flow it carries is known

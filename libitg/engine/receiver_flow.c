@@ -1,32 +1,14 @@
-/* The receiver's flows: setting them up (log, id, data port), finding them
- * for each packet, and ending them. */
+/* The receiver's flows: setting them up (checks, id, data port, then
+ * their log) and ending them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/byteorder.h"
-#include "engine/receiver_internal.h"
-
-static size_t bucket_of(const uint8_t ip[16], uint32_t id) {
-  uint32_t h = id * 2654435761u;
-  int i;
-  for (i = 0; i < 16; i++)
-    h = (h ^ ip[i]) * 16777619u;
-  return h & (ITG__RX_BUCKETS - 1);
-}
-
-itg__rx_flow *itg__rx_flow_find(itg_receiver *r, const itg__rx_sock *s,
-                                const uint8_t ip[16], uint32_t id) {
-  itg__rx_flow *f = s->last;
-  if (f != NULL && f->id == id && memcmp(f->ip, ip, 16) == 0)
-    return f;
-  for (f = r->buckets[bucket_of(ip, id)]; f != NULL; f = f->hnext)
-    if (f->id == id && f->sock == s && memcmp(f->ip, ip, 16) == 0)
-      break;
-  if (f != NULL && s->proto == ITG_PROTO_UDP)
-    ((itg__rx_sock *)s)->last = f;
-  return f;
-}
+#include "engine/receiver_data.h"
+#include "engine/receiver_flow.h"
+#include "engine/receiver_guard.h"
+#include "engine/receiver_log.h"
 
 /* ---- ids ------------------------------------------------------------ */
 
@@ -106,14 +88,14 @@ static int new_token(uint64_t *out) {
 /* Refuses what a peer may not ask of this receiver, before anything is
  * opened: another flow past the receiver's limit or its address's, a
  * privileged data port. */
-static int flow_allowed(itg_receiver *r, const itg__rx_conn *c,
+static int flow_allowed(itg_receiver *r, const itg__rx_peer *from,
                         const itg__ctl_msg *m, char *msg, size_t msglen) {
   if (atomic_load(&r->n_active) >= r->cfg.max_flows) {
     snprintf(msg, msglen, "the receiver serves %u flows already (its limit)",
              (unsigned)r->cfg.max_flows);
     return ITG_ELIMIT;
   }
-  if (c->from->flows >= r->cfg.max_peer_flows) {
+  if (from->flows >= r->cfg.max_peer_flows) {
     snprintf(msg, msglen, "this address has %u flows open already (the "
              "limit per address)", (unsigned)r->cfg.max_peer_flows);
     return ITG_ELIMIT;
@@ -129,27 +111,22 @@ static int flow_allowed(itg_receiver *r, const itg__rx_conn *c,
 }
 
 /* Everything a flow may be refused for is checked before its data port is
- * opened, and the port before its log is made: a refused flow leaves no
- * file behind. */
-int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
-                      const itg__ctl_msg *m, itg__rx_flow **out, char *msg,
-                      size_t msglen) {
-  char path[ITG_PATH_MAX];
+ * opened, and the port before its log is acquired: a refused flow leaves
+ * no file behind. */
+int itg__rx_flow_prepare(itg_receiver *r, const itg__rx_sender *s,
+                         const itg__ctl_msg *m, itg__rx_flow **out,
+                         char *path, int *fresh, char *msg, size_t msglen) {
   itg__rx_log *lg = NULL;
-  itg__rx_sock *s = NULL;
   itg__rx_flow *f;
-  itg_flow_event ev;
   uint32_t id;
-  uint64_t token;
-  size_t b;
-  int rc, fresh, unreachable;
-  rc = flow_allowed(r, c, m, msg, msglen);
+  int rc;
+  rc = flow_allowed(r, s->from, m, msg, msglen);
   if (rc == 0)
-    rc = itg__rx_log_lookup(r, c, m, path, &lg, &fresh, msg, msglen);
+    rc = itg__rx_log_lookup(r, s->ip, m, path, &lg, fresh, msg, msglen);
   if (rc != 0)
     return rc;
-  /* A log not made yet holds no id and no flow uses it. */
-  id = choose_id(r, lg, c->ip, m->flow_id, m->id_auto);
+  /* A log not acquired yet holds no id and no flow uses it. */
+  id = choose_id(r, lg, s->ip, m->flow_id, m->id_auto);
   if (id == 0) {
     snprintf(msg, msglen, "flow id %u is already in use",
              (unsigned)m->flow_id);
@@ -160,61 +137,87 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
     snprintf(msg, msglen, "out of memory");
     return ITG_ENOMEM;
   }
-  if (new_token(&token) < 0) {
+  if (new_token(&f->token) < 0) {
     snprintf(msg, msglen, "the system's random source failed");
     rc = ITG_EIO;
     goto out_free_flow; /* nothing is held yet: no port, no log */
   }
-  rc = itg__rx_sock_acquire(r, (itg_proto)m->proto, m->port, &s);
+  rc = itg__rx_sock_acquire(r, (itg_proto)m->proto, m->port, &f->sock);
   if (rc < 0) {
     snprintf(msg, msglen, "cannot open data port %u/%s: %s",
              (unsigned)m->port, m->proto == ITG_PROTO_TCP ? "TCP" : "UDP",
              itg_strerror(rc));
     goto out_free_flow;
   }
-  if (fresh) {
-    /* While a session opens, the port goes back: the FLOW_OPEN is handled
-     * again, from the start, once it is open. */
-    rc = itg__rx_log_make(r, c, m, path, &lg, msg, msglen);
-    if (rc != 0)
-      goto out_release_sock;
-  }
-  itg__rx_log_hold(lg, &unreachable);
-  if (note_id(lg, id) < 0) {
-    snprintf(msg, msglen, "out of memory");
-    rc = ITG_ENOMEM;
-    goto out_release_log;
-  }
+  itg__rx_log_hold(lg);
   f->r = r;
   f->id = id;
-  f->token = token;
-  memcpy(f->ip, c->ip, 16);
+  memcpy(f->ip, s->ip, 16);
   f->proto = (itg_proto)m->proto;
   f->meter = (itg_meter)m->meter;
   f->wire = (itg_wire_profile)m->wire;
-  f->port = s->port;
-  f->conn = c;
-  f->from = c->from;
-  f->from->flows++;
-  snprintf(f->peer, sizeof f->peer, "%s", c->peer);
-  f->sock = s;
+  f->port = f->sock->port;
+  f->from = s->from;
+  snprintf(f->peer, sizeof f->peer, "%s", s->peer);
   f->log = lg;
+  *out = f;
+  return 0;
+
+out_free_flow:
+  free(f);
+  return rc;
+}
+
+void itg__rx_flow_discard(itg__rx_flow *f) {
+  itg__rx_log_release(f->r, f->log, NULL, NULL);
+  itg__rx_sock_release(f->sock);
+  free(f);
+}
+
+int itg__rx_flow_start(itg__rx_flow *f, itg__rx_log *lg,
+                       const itg__ctl_msg *m, void *owner,
+                       itg__rx_flow_ended ended, char *msg, size_t msglen) {
+  itg_receiver *r = f->r;
+  itg_flow_event ev;
+  int rc;
+  if (lg != NULL)
+    f->log = lg;
+  lg = f->log;
+  msg[0] = '\0';
+  rc = flow_allowed(r, f->from, m, msg, msglen);
+  if (rc == 0) {
+    f->id = choose_id(r, lg, f->ip, m->flow_id, m->id_auto);
+    if (f->id == 0) {
+      snprintf(msg, msglen, "flow id %u is already in use",
+               (unsigned)m->flow_id);
+      rc = ITG_EBUSY;
+    }
+  }
+  if (rc == 0 && note_id(lg, f->id) < 0) {
+    snprintf(msg, msglen, "out of memory");
+    rc = ITG_ENOMEM;
+  }
+  if (rc < 0) {
+    itg__rx_flow_discard(f);
+    return rc;
+  }
+  f->owner = owner;
+  f->ended = ended;
+  f->from->flows++;
   uv_timer_init(&r->loop, &f->linger);
   f->linger.data = f;
   f->next = r->flow_list;
   if (f->next != NULL)
     f->next->prev = f;
   r->flow_list = f;
-  b = bucket_of(f->ip, f->id);
-  f->hnext = r->buckets[b];
-  r->buckets[b] = f;
+  itg__rx_demux_add(r, f);
   atomic_fetch_add(&r->n_served, 1);
   atomic_fetch_add(&r->n_active, 1);
   itg__rx_count(r, 0, 1);
   fill_event(f, ITG_FLOW_OPENED, &ev);
   if (lg != NULL && lg->file[0] != '\0')
     snprintf(ev.log_file, sizeof ev.log_file, "%s", lg->file);
-  if (unreachable) {
+  if (itg__rx_log_announce_unreachable(lg)) {
     ev.log_unreachable = 1;
     snprintf(ev.log_spill, sizeof ev.log_spill, "%s", lg->spill);
     /* Told to the sender too, whose user asked for that log server. */
@@ -228,35 +231,16 @@ int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
              "to %.200s%s", m->text, m->text, lg->file + strlen(lg->path));
   }
   itg__rx_event(r, &ev);
-  *out = f;
   return 0;
-
-out_release_log:
-  itg__rx_log_release(r, lg, NULL, NULL);
-out_release_sock:
-  itg__rx_sock_release(s);
-out_free_flow:
-  free(f);
-  return rc;
 }
 
 /* ---- end ------------------------------------------------------------ */
 
-void itg__rx_progress(itg__rx_flow *f) {
-  itg_receiver *r = f->r;
-  if (!f->closing || f->end_pending)
-    return;
-  if (f->packets >= f->sent ||
-      (f->proto == ITG_PROTO_TCP && f->data_ended)) {
-    f->end_pending = 1;
-    f->pnext = r->pending;
-    r->pending = f;
-  }
-}
+static void end_flow(itg__rx_flow *f);
 
 void itg__rx_run_pending(itg_receiver *r) {
   while (r->pending != NULL)
-    itg__rx_flow_end(r->pending);
+    end_flow(r->pending);
 }
 
 /* Ends a closing flow once no packet of it arrived for a linger period.
@@ -278,7 +262,7 @@ static void on_linger(uv_timer_t *t) {
     uv_timer_start(&f->linger, on_linger, ITG__RX_LINGER_MS, 0);
     return;
   }
-  itg__rx_flow_end(f);
+  end_flow(f);
 }
 
 void itg__rx_flow_closing(itg__rx_flow *f, uint64_t sent) {
@@ -297,8 +281,7 @@ void itg__rx_flow_orphan(itg__rx_flow *f) {
   /* Its last datagrams may still be on their way: over loopback the kernel
    * can queue them on another CPU than the connection's close, so the
    * close is seen first. */
-  f->conn->flow = NULL;
-  f->conn = NULL;
+  f->owner = NULL;
   if (f->proto == ITG_PROTO_UDP)
     itg__rx_udp_drain(f->sock);
   f->linger_mark = f->packets;
@@ -309,29 +292,13 @@ static void on_flow_freed(uv_handle_t *h) { free(h->data); }
 
 /* Takes f out of the pending list, its bucket and the flow list. */
 static void unlink_flow(itg_receiver *r, itg__rx_flow *f) {
-  itg__rx_flow **pp;
-  if (f->end_pending) {
-    for (pp = &r->pending; *pp != NULL; pp = &(*pp)->pnext)
-      if (*pp == f) {
-        *pp = f->pnext;
-        break;
-      }
-    f->end_pending = 0;
-  }
-  for (pp = &r->buckets[bucket_of(f->ip, f->id)]; *pp != NULL;
-       pp = &(*pp)->hnext)
-    if (*pp == f) {
-      *pp = f->hnext;
-      break;
-    }
+  itg__rx_demux_remove(r, f);
   if (f->prev != NULL)
     f->prev->next = f->next;
   else
     r->flow_list = f->next;
   if (f->next != NULL)
     f->next->prev = f->prev;
-  if (f->sock->last == f)
-    f->sock->last = NULL;
 }
 
 /* The last of a flow's end, once its log has let it go: the receiver is
@@ -342,7 +309,8 @@ static void flow_gone(itg_receiver *r, itg_flow_event *ev) {
   itg__rx_count(r, 0, -1);
 }
 
-void itg__rx_flow_end(itg__rx_flow *f) {
+/* Ends f with what has been read of it. */
+static void end_flow(itg__rx_flow *f) {
   itg_receiver *r = f->r;
   itg_flow_event ev;
   uv_timer_stop(&f->linger);
@@ -362,16 +330,10 @@ void itg__rx_flow_end(itg__rx_flow *f) {
   }
   itg__rx_flush_records(r);
   fill_event(f, ITG_FLOW_ENDED, &ev);
-  if (f->conn != NULL) {
-    if (f->closing) {
-      itg__ctl_msg a;
-      itg__ctl_init(&a, ITG__CTL_FLOW_CLOSE_ACK);
-      a.packets = f->packets;
-      a.bytes = f->bytes;
-      itg__rx_conn_send(f->conn, &a);
-    }
-    f->conn->flow = NULL;
-    f->conn = NULL;
+  if (f->owner != NULL) {
+    void *owner = f->owner;
+    f->owner = NULL;
+    f->ended(owner, f);
   }
   if (f->data != NULL) {
     itg__rx_tcp *t = f->data;
@@ -387,16 +349,13 @@ void itg__rx_flow_end(itg__rx_flow *f) {
   uv_close((uv_handle_t *)&f->linger, on_flow_freed);
 }
 
-void itg__rx_close_all(itg_receiver *r) {
-  itg__rx_flow *f;
-  while ((f = r->flow_list) != NULL) {
-    if (f->proto == ITG_PROTO_UDP)
-      itg__rx_udp_drain(f->sock);
-    itg__rx_flow_end(f);
-  }
-  while (r->conn_list != NULL)
-    itg__rx_conn_close(r->conn_list, 1);
-  while (r->tcp_list != NULL)
-    itg__rx_tcp_close(r->tcp_list);
-  itg__rx_log_release(r, r->default_log, NULL, NULL);
+void itg__rx_flow_end(itg__rx_flow *f) {
+  if (f->proto == ITG_PROTO_UDP)
+    itg__rx_udp_drain(f->sock);
+  end_flow(f);
+}
+
+void itg__rx_flow_end_all(itg_receiver *r) {
+  while (r->flow_list != NULL)
+    itg__rx_flow_end(r->flow_list);
 }

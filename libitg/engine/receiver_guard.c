@@ -1,10 +1,11 @@
 /* What keeps one peer from holding the receiver: counts per sender
  * address, the descriptor budget, and the timer that closes connections
- * that do not get going or go quiet. */
+ * that do not get going or go quiet (what it closes is up to the files
+ * above, which hand it their sweep). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/receiver_internal.h"
+#include "engine/receiver_guard.h"
 
 /* Seeded, so that a peer cannot choose addresses that share a bucket. */
 static size_t peer_bucket(const itg_receiver *r, const uint8_t ip[16]) {
@@ -43,30 +44,10 @@ void itg__rx_peer_release(itg_receiver *r, itg__rx_peer *p) {
   free(p);
 }
 
-/* Closes the oldest connection still to open its flow, or else the oldest
- * data connection still to send a packet. Returns 0 if there is none. */
-static int evict_one(itg_receiver *r) {
-  itg__rx_conn *c;
-  itg__rx_tcp *t;
-  for (c = r->conn_list; c != NULL; c = c->next)
-    if (c->deadline != 0) {
-      atomic_fetch_add(&r->n_conns_expired, 1);
-      itg__rx_conn_close(c, 0);
-      return 1;
-    }
-  for (t = r->tcp_list; t != NULL; t = t->next)
-    if (t->flow == NULL) {
-      atomic_fetch_add(&r->n_conns_expired, 1);
-      itg__rx_tcp_close(t);
-      return 1;
-    }
-  return 0;
-}
-
 int itg__rx_fd_admit(itg_receiver *r, int may_evict) {
   uint64_t reserve = r->cfg.fd_reserve;
   if (r->fd_limit != 0 && r->fds + 1 + reserve > r->fd_limit &&
-      (!may_evict || !evict_one(r))) {
+      (!may_evict || r->evict == NULL || !r->evict(r))) {
     atomic_fetch_add(&r->n_conns_refused, 1);
     return 0;
   }
@@ -74,15 +55,7 @@ int itg__rx_fd_admit(itg_receiver *r, int may_evict) {
   return 1;
 }
 
-static void on_sweep(uv_timer_t *h) {
-  itg_receiver *r = h->data;
-  uint64_t now = uv_now(&r->loop);
-  itg__rx_conn_sweep(r, now);
-  itg__rx_tcp_sweep(r, now);
-  itg__rx_run_pending(r);
-}
-
-void itg__rx_guard_start(itg_receiver *r) {
+void itg__rx_guard_start(itg_receiver *r, uv_timer_cb on_sweep) {
   uint64_t every = r->cfg.handshake_ms;
   if (r->cfg.idle_ms != 0 && r->cfg.idle_ms < every)
     every = r->cfg.idle_ms;

@@ -1,6 +1,24 @@
 /* The receiver's private state, shared by receiver*.c. Everything here is
  * touched only by the receiver's loop thread, except the fields marked
- * "any thread". */
+ * "any thread".
+ *
+ * The receiver's files call one another in one direction only, each into
+ * those below it (a file includes the headers of the files it calls):
+ *
+ *   receiver.c        public API, the loop thread, the sweep, stopping
+ *   receiver_sig.c    signaling connections, each a state machine
+ *   receiver_flow.c   flows: set-up, end, linger
+ *   receiver_data.c   data ports, packets, demultiplexing; and beside it,
+ *   receiver_log.c    log files, log server sessions (neither calls the
+ *                     other)
+ *   receiver_guard.c  per-address counts, the descriptor budget
+ *   receiver_base.c   idle counts, events, errors, shared by all of them
+ *
+ * What goes up does so through a callback the upper file sets: a log
+ * acquired (itg__rx_log_acquire's done), a log's last hold let go
+ * (itg__rx_log_release's done), a flow ended (itg__rx_flow.ended), flows
+ * completed by packets (itg_receiver.run_pending), a descriptor wanted
+ * (itg_receiver.evict). */
 #ifndef ITG_ENGINE_RECEIVER_INTERNAL_H
 #define ITG_ENGINE_RECEIVER_INTERNAL_H
 
@@ -12,6 +30,7 @@
 #include "core/sweep.h"
 #include "engine/control.h"
 #include "engine/deframe.h"
+#include "engine/receiver_base.h"
 #include "itg/logserver.h"
 #include "itg/receiver.h"
 #include "platform/platform.h"
@@ -26,7 +45,11 @@
 #define ITG__RX_FIRST_FREE_PORT 1024u /* below: privileged (root's) ports */
 
 typedef struct itg__rx_flow itg__rx_flow;
-typedef struct itg__rx_log_open itg__rx_log_open;
+typedef struct itg__rx_conn itg__rx_conn; /* receiver_sig.c's own */
+
+/* Called when flow f ends while its owner (the signaling connection that
+ * opened it) still listens. */
+typedef void (*itg__rx_flow_ended)(void *owner, const itg__rx_flow *f);
 
 /* What one sender address holds: signaling connections and flows. */
 typedef struct itg__rx_peer {
@@ -34,6 +57,13 @@ typedef struct itg__rx_peer {
   uint8_t ip[16];
   uint32_t conns, flows;
 } itg__rx_peer;
+
+/* Who asks for a flow: a sender's address, its counts, its name. */
+typedef struct itg__rx_sender {
+  uint8_t ip[16];
+  itg__rx_peer *from;
+  char peer[ITG_HOST_MAX];
+} itg__rx_sender;
 
 /* A log (a file, or a session with a log server) and the flows writing to
  * it. */
@@ -71,25 +101,6 @@ typedef struct itg__rx_sock {
   itg__rx_flow *last;   /* UDP: the flow of the last datagram (fast path) */
 } itg__rx_sock;
 
-/* A signaling connection (one flow at most). */
-typedef struct itg__rx_conn {
-  uv_tcp_t tcp;
-  itg_receiver *r;
-  struct itg__rx_conn *next, *prev;
-  itg__rx_flow *flow;
-  itg__rx_log_open *opening; /* the log session its FLOW_OPEN waits for */
-  int hello_done;
-  int closing;
-  uint8_t ip[16];
-  char peer[ITG_HOST_MAX];
-  itg__rx_peer *from;
-  uint64_t deadline; /* loop ms by which its flow must be open; 0 once
-                        it is */
-  uint64_t active;   /* loop ms of its last message or flow packet */
-  uint64_t seen;     /* its flow's packets at the last sweep */
-  itg__ctl_reader rd;
-} itg__rx_conn;
-
 /* A TCP data connection, bound to its flow by the first packet's id. */
 typedef struct itg__rx_tcp {
   uv_tcp_t tcp;
@@ -116,7 +127,8 @@ struct itg__rx_flow {
   itg_wire_profile wire;
   uint64_t token; /* NATIVE packets carry it (itg/wire.h) */
   uint16_t port;
-  itg__rx_conn *conn; /* NULL once the sender's signaling is gone */
+  void *owner;              /* NULL once the sender's signaling is gone */
+  itg__rx_flow_ended ended; /* tells the owner of the flow's end */
   itg__rx_peer *from; /* its sender address's counts */
   char peer[ITG_HOST_MAX]; /* the sender, for events after that */
   itg__rx_sock *sock;
@@ -157,6 +169,11 @@ struct itg_receiver {
   int stopped;
   int log_error;
 
+  /* set by the upper files (see the top of this file) */
+  int (*evict)(itg_receiver *r); /* closes a connection still to get
+                                    going; 0 if there is none */
+  void (*run_pending)(itg_receiver *r); /* ends the flows on `pending` */
+
   itg__rx_log *logs;
   itg__rx_log *default_log;
   uint32_t spills; /* remote logs opened: numbers their spill files */
@@ -179,171 +196,5 @@ struct itg_receiver {
   itg_logrec cb_recs[ITG__RX_CB_RECS];
   size_t cb_n;
 };
-
-/* ---- receiver.c ---- */
-
-/* Adds delta to the counted signaling connections / flows and wakes
- * itg_receiver_wait_idle when both reach zero. */
-void itg__rx_count(itg_receiver *r, int dconns, int dflows);
-
-/* Keeps the first log error for itg_receiver_stop. */
-void itg__rx_log_error(itg_receiver *r, int err);
-
-/* Reports a flow event to cfg.on_flow. */
-void itg__rx_event(itg_receiver *r, const itg_flow_event *ev);
-
-/* ---- receiver_guard.c ---- */
-
-/* Takes a hold on the counts of address ip (zero for a new one), or
- * returns NULL when out of memory. */
-itg__rx_peer *itg__rx_peer_hold(itg_receiver *r, const uint8_t ip[16]);
-
-/* Forgets p once neither a connection nor a flow counts in it. */
-void itg__rx_peer_release(itg_receiver *r, itg__rx_peer *p);
-
-/* A connection was accepted: returns 1 if it fits in the descriptors
- * (closing, if it must and may_evict, the oldest connection that has not
- * opened its flow or sent its first packet), counting it in r->fds, or 0
- * if it is to be refused (counted). */
-int itg__rx_fd_admit(itg_receiver *r, int may_evict);
-
-/* Starts the timer that enforces handshake_ms and idle_ms, r->sweep (on
- * the loop thread, before it runs; closed when the receiver stops). */
-void itg__rx_guard_start(itg_receiver *r);
-
-/* ---- receiver_sig.c ---- */
-
-/* Starts listening for senders on cfg.bind_host:cfg.sig_port. Returns 0 or
- * an ITG_E* code. */
-int itg__rx_sig_listen(itg_receiver *r);
-
-/* Sends a message to a connection (dropped if it is closing). */
-void itg__rx_conn_send(itg__rx_conn *c, const itg__ctl_msg *m);
-
-/* Closes a signaling connection, after its queued replies if graceful,
- * ending its flow. */
-void itg__rx_conn_close(itg__rx_conn *c, int graceful);
-
-/* FLOW_OPEN: sets the flow up and answers, or refuses it with a reason;
- * either way the connection and every other flow go on. Waits without an
- * answer while the flow's log session opens (it is called again then). */
-void itg__rx_conn_flow_open(itg__rx_conn *c, const itg__ctl_msg *m);
-
-/* Refuses the flow that m asks for: answers with rc and msg, reports it. */
-void itg__rx_conn_refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
-                         const char *msg);
-
-/* Closes the signaling connections past handshake_ms without a flow or
- * idle for idle_ms, telling their senders why. */
-void itg__rx_conn_sweep(itg_receiver *r, uint64_t now);
-
-/* ---- receiver_log.c ---- */
-
-/* itg__rx_log_make: the log is a session with a server still to be
- * opened; the FLOW_OPEN is handled again once it is. */
-#define ITG__RX_LOG_OPENING 1
-
-/* Sets lc up for a receiver log written to path (a file, or the name a
- * log server is asked for): kernel receive stamps, the receiver's -q. */
-void itg__rx_log_cfg(const itg_receiver *r, const char *path,
-                     itg_logger_cfg *lc);
-
-/* Called when a log has let a flow go, with its ENDED event. */
-typedef void (*itg__rx_log_done)(itg_receiver *r, itg_flow_event *ev);
-
-/* Checks what FLOW_OPEN m from c asks of the logs (a name by the shared
- * rule of itg__lp_name_ok, a log server this receiver ships to) and finds
- * the open log it names, opening nothing: *out is that log, or NULL with
- * *fresh set when a new one is to be made by itg__rx_log_make from path
- * (ITG_PATH_MAX bytes, filled here), or NULL for a flow not logged.
- * Returns 0, or an ITG_E* code with a sentence in msg. */
-int itg__rx_log_lookup(itg_receiver *r, const itg__rx_conn *c,
-                       const itg__ctl_msg *m, char *path, itg__rx_log **out,
-                       int *fresh, char *msg, size_t msglen);
-
-/* Makes the log that itg__rx_log_lookup found missing: creates the file
- * under log_dir (*out set), or starts opening the session with a log
- * server, whose FLOW_OPEN is handled again once it is open (the server's
- * address is checked then). Returns 0, ITG__RX_LOG_OPENING, or an ITG_E*
- * code with a sentence in msg. */
-int itg__rx_log_make(itg_receiver *r, itg__rx_conn *c, const itg__ctl_msg *m,
-                     const char *path, itg__rx_log **out, char *msg,
-                     size_t msglen);
-
-/* Takes a flow's hold on lg (NULL: none). Sets *unreachable for the first
- * flow of a session that could not reach its server. */
-void itg__rx_log_hold(itg__rx_log *lg, int *unreachable);
-
-/* Drops a hold on lg (NULL: none), closing it with the last. If ev is not
- * NULL, done is then called with it, completed with the log's counts:
- * after the session's close, for the last hold on a session. */
-void itg__rx_log_release(itg_receiver *r, itg__rx_log *lg,
-                         const itg_flow_event *ev, itg__rx_log_done done);
-
-/* Connection c is going: a session opening for it is not waited for. */
-void itg__rx_log_abandon(itg__rx_conn *c);
-
-/* ---- receiver_flow.c ---- */
-
-/* Sets up a flow asked for by FLOW_OPEN on connection c. Returns 0 with
- * *out set, ITG__RX_LOG_OPENING while the log session it asks for opens,
- * or an ITG_E* code with a sentence in msg. */
-int itg__rx_flow_open(itg_receiver *r, itg__rx_conn *c,
-                      const itg__ctl_msg *m, itg__rx_flow **out, char *msg,
-                      size_t msglen);
-
-/* FLOW_CLOSE: the sender sent `sent` packets; the flow ends when they are
- * all in, or its linger runs out. */
-void itg__rx_flow_closing(itg__rx_flow *f, uint64_t sent);
-/* The sender's signaling connection vanished without FLOW_CLOSE (sender
- * killed, network gone): detaches the flow from it and ends it after a
- * linger period without packets, keeping every packet that arrives till
- * then. */
-void itg__rx_flow_orphan(itg__rx_flow *f);
-
-/* Ends a flow now: logs FLOW_END if its count is known, answers
- * FLOW_CLOSE_ACK if the sender waits for it, releases its port and log. */
-void itg__rx_flow_end(itg__rx_flow *f);
-
-/* Finds the open flow with this id from this address on this port, or
- * NULL. */
-itg__rx_flow *itg__rx_flow_find(itg_receiver *r, const itg__rx_sock *s,
-                                const uint8_t ip[16], uint32_t id);
-
-/* Ends every flow, then closes every connection and log (stopping). */
-void itg__rx_close_all(itg_receiver *r);
-
-/* ---- receiver_data.c ---- */
-
-/* Opens the data port a flow asks for (port 0: a free one), or shares an
- * open one. Returns 0 with *out set, or an ITG_E* code. */
-int itg__rx_sock_acquire(itg_receiver *r, itg_proto proto, uint16_t port,
-                         itg__rx_sock **out);
-
-/* Drops a flow's hold on its data port, closing it with the last. */
-void itg__rx_sock_release(itg__rx_sock *s);
-
-/* Reads everything waiting on a UDP data port. */
-void itg__rx_udp_drain(itg__rx_sock *s);
-
-/* Closes a TCP data connection. */
-void itg__rx_tcp_close(itg__rx_tcp *t);
-
-/* Closes the TCP data connections past handshake_ms without a packet. */
-void itg__rx_tcp_sweep(itg_receiver *r, uint64_t now);
-
-/* Logs a record of flow f (its log, and on_records). */
-void itg__rx_record(itg_receiver *r, itg__rx_flow *f, const itg_logrec *rec);
-
-/* Hands the buffered records to on_records. */
-void itg__rx_flush_records(itg_receiver *r);
-
-/* Notes that flow f received packets: a closing flow that has them all is
- * put on the pending list, ended by itg__rx_run_pending. */
-void itg__rx_progress(itg__rx_flow *f);
-
-/* Ends the flows on the pending list (after a data callback, when no
- * socket is being read any more). */
-void itg__rx_run_pending(itg_receiver *r);
 
 #endif

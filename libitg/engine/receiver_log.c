@@ -9,15 +9,15 @@
 
 #include "log/proto.h"
 #include "core/netlist.h"
-#include "engine/receiver_internal.h"
+#include "engine/receiver_log.h"
 
-/* A session being opened for the FLOW_OPEN of a signaling connection. */
-struct itg__rx_log_open {
+/* A session being opened for a caller. */
+struct itg__rx_log_wait {
   uv_work_t work;
   itg_receiver *r;
-  itg__rx_conn *c; /* NULL once the connection is gone */
-  itg__ctl_msg m;  /* the FLOW_OPEN, handled again once the log is open */
-  uint8_t peer_ip[16]; /* the sender's address (c may go meanwhile) */
+  itg__rx_log_ready done; /* NULL once the caller is gone */
+  void *user;
+  uint8_t peer_ip[16]; /* the sender's address */
   itg_logger_cfg lc;
   itg__rx_log *lg;
   int rc;
@@ -159,30 +159,20 @@ void itg__rx_log_release(itg_receiver *r, itg__rx_log *lg,
 
 /* ---- opening -------------------------------------------------------- */
 
-/* The open log with this path on this server (or file), or NULL. */
+/* The open log with this path on this server ("": a file), or NULL. */
 static itg__rx_log *find_log(itg_receiver *r, const char *path,
-                             const itg__ctl_msg *m) {
+                             const char *server, uint16_t port,
+                             itg_log_transport transport) {
   itg__rx_log *lg;
-  int remote = m->log_host[0] != '\0';
+  int remote = server[0] != '\0';
   /* The receiver's own log is never one a flow names, whatever the
    * spelling: a name that reaches its file gets a file of its own. */
   for (lg = r->logs; lg != NULL; lg = lg->next)
     if (lg != r->default_log && strcmp(lg->path, path) == 0 &&
-        strcmp(lg->server, m->log_host) == 0 &&
-        (!remote || (lg->server_port == m->log_port &&
-                     lg->transport == (itg_log_transport)m->log_transport)))
+        strcmp(lg->server, server) == 0 &&
+        (!remote || (lg->server_port == port && lg->transport == transport)))
       return lg;
   return NULL;
-}
-
-/* Whether lg is still among the open logs (a refused flow's release may
- * have closed it). */
-static int listed(const itg_receiver *r, const itg__rx_log *lg) {
-  const itg__rx_log *l;
-  for (l = r->logs; l != NULL; l = l->next)
-    if (l == lg)
-      return 1;
-  return 0;
 }
 
 /* Whether logs may be shipped to a server at a for a sender at peer_ip:
@@ -212,7 +202,7 @@ static void ship_failed(const itg__rx_log *lg, int rc, char *msg,
  * checks it against the policy, and hands the logger the address itself:
  * a name resolved again could lead elsewhere. */
 static void open_work(uv_work_t *w) {
-  itg__rx_log_open *o = w->data;
+  itg__rx_log_wait *o = w->data;
   itg__rx_log *lg = o->lg;
   const struct sockaddr *sa = (const struct sockaddr *)&lg->server_addr.ss;
   o->rc = itg__addr_resolve(lg->server, lg->server_port, 0, &lg->server_addr);
@@ -237,26 +227,28 @@ static void open_work(uv_work_t *w) {
     ship_failed(lg, o->rc, o->msg, sizeof o->msg);
 }
 
+/* The session is open (or failed): its caller is told, unless gone. */
 static void on_opened(uv_work_t *w, int status) {
-  itg__rx_log_open *o = w->data;
+  itg__rx_log_wait *o = w->data;
   itg_receiver *r = o->r;
   itg__rx_log *lg = o->lg, *same;
-  itg__rx_conn *c = o->c;
   (void)status;
-  if (c != NULL)
-    c->opening = NULL;
   if (o->rc < 0) {
-    if (c != NULL)
-      itg__rx_conn_refuse(c, &o->m, o->rc, o->msg);
     free_log(lg);
-    free(o);
-    return;
-  }
-  same = find_log(r, lg->path, &o->m);
-  if (c == NULL || r->stop_asked || same != NULL) {
-    /* Nobody waits for this session any more, or another connection
-     * opened the same one meanwhile, which the flow then joins. */
+    lg = NULL;
+  } else if (o->done == NULL) {
     close_log(r, lg, NULL, NULL);
+  } else if ((same = find_log(r, lg->path, lg->server, lg->server_port,
+                              lg->transport)) != NULL) {
+    /* Another caller opened the same session meanwhile: this one joins
+     * it, as it would have had it asked a moment later. */
+    close_log(r, lg, NULL, NULL);
+    lg = same;
+    if (!server_allowed(r, &same->server_addr, o->peer_ip)) {
+      o->rc = ITG_EPERM;
+      refused_server(same, o->msg, sizeof o->msg);
+      lg = NULL;
+    }
   } else {
     itg_logger_stats st;
     itg_logger_get_stats(lg->logger, &st);
@@ -264,24 +256,23 @@ static void on_opened(uv_work_t *w, int status) {
     lg->next = r->logs;
     r->logs = lg;
   }
-  if (c != NULL && !r->stop_asked) {
-    itg__rx_conn_flow_open(c, &o->m);
-    if (same == NULL && listed(r, lg) && lg->refs == 0) {
-      /* The flow was refused before it took the log. */
-      unlink_log(r, lg);
-      close_log(r, lg, NULL, NULL);
-    }
+  if (o->done != NULL) {
+    if (lg != NULL)
+      lg->refs++;
+    o->done(o->user, lg, o->rc < 0 ? o->rc : 0, o->msg);
   }
   free(o);
 }
 
-/* Starts opening the session that m asks for, for connection c. Returns
- * ITG__RX_LOG_OPENING, or an ITG_E* code with a sentence in msg. */
-static int start_open(itg_receiver *r, itg__rx_conn *c, const itg__ctl_msg *m,
-                      const char *path, char *msg, size_t msglen) {
+/* Starts opening the session that m asks for. Returns 0 with *out set, or
+ * an ITG_E* code with a sentence in msg. */
+static int start_open(itg_receiver *r, const uint8_t peer_ip[16],
+                      const itg__ctl_msg *m, const char *path,
+                      itg__rx_log_ready done, void *user,
+                      itg__rx_log_wait **out, char *msg, size_t msglen) {
   const char *name = m->text;
   char file[ITG_PATH_MAX];
-  itg__rx_log_open *o = calloc(1, sizeof *o);
+  itg__rx_log_wait *o = calloc(1, sizeof *o);
   itg__rx_log *lg = calloc(1, sizeof *lg);
   if (o == NULL || lg == NULL) {
     free(o);
@@ -295,7 +286,7 @@ static int start_open(itg_receiver *r, itg__rx_conn *c, const itg__ctl_msg *m,
            name[0] != '\0' ? name : "itg-recv", (int)uv_os_getpid(),
            (unsigned)++r->spills);
   if (join_path(r->cfg.log_dir, file, lg->spill, sizeof lg->spill) != 0) {
-    snprintf(msg, msglen, "the spill file of receiver log '%s' would have "
+    snprintf(msg, msglen, "the spill file of receiver log '%.200s' would have "
              "too long a name", name);
     free(o);
     free(lg);
@@ -307,9 +298,9 @@ static int start_open(itg_receiver *r, itg__rx_conn *c, const itg__ctl_msg *m,
   lg->server_port = m->log_port;
   lg->transport = (itg_log_transport)m->log_transport;
   o->r = r;
-  o->c = c;
-  o->m = *m;
-  memcpy(o->peer_ip, c->ip, 16);
+  o->done = done;
+  o->user = user;
+  memcpy(o->peer_ip, peer_ip, 16);
   o->lg = lg;
   itg__rx_log_cfg(r, lg->path, &o->lc);
   o->lc.capacity = ITG__RX_FLOW_LOG_CAP;
@@ -323,8 +314,8 @@ static int start_open(itg_receiver *r, itg__rx_conn *c, const itg__ctl_msg *m,
     free(o);
     return ITG_ENOMEM;
   }
-  c->opening = o;
-  return ITG__RX_LOG_OPENING;
+  *out = o;
+  return 0;
 }
 
 /* Creates the file under log_dir that a flow names: path, or path.1,
@@ -353,6 +344,7 @@ static int open_file(itg_receiver *r, const char *path, itg__rx_log **out,
   }
   memcpy(lg->path, path, sizeof lg->path);
   itg_logger_path(lg->logger, lg->file, sizeof lg->file);
+  lg->refs = 1; /* the caller's */
   lg->next = r->logs;
   r->logs = lg;
   *out = lg;
@@ -402,7 +394,7 @@ static int named_path(const itg_receiver *r, const itg__ctl_msg *m,
   return 0;
 }
 
-int itg__rx_log_lookup(itg_receiver *r, const itg__rx_conn *c,
+int itg__rx_log_lookup(itg_receiver *r, const uint8_t peer_ip[16],
                        const itg__ctl_msg *m, char *path, itg__rx_log **out,
                        int *fresh, char *msg, size_t msglen) {
   itg__rx_log *lg;
@@ -416,10 +408,11 @@ int itg__rx_log_lookup(itg_receiver *r, const itg__rx_conn *c,
   rc = named_path(r, m, path, ITG_PATH_MAX, msg, msglen);
   if (rc < 0)
     return rc;
-  lg = find_log(r, path, m);
+  lg = find_log(r, path, m->log_host, m->log_port,
+                (itg_log_transport)m->log_transport);
   /* A session opened for one sender's own address is not another's. */
   if (lg != NULL && lg->server[0] != '\0' &&
-      !server_allowed(r, &lg->server_addr, c->ip)) {
+      !server_allowed(r, &lg->server_addr, peer_ip)) {
     refused_server(lg, msg, msglen);
     return ITG_EPERM;
   }
@@ -428,27 +421,38 @@ int itg__rx_log_lookup(itg_receiver *r, const itg__rx_conn *c,
   return 0;
 }
 
-int itg__rx_log_make(itg_receiver *r, itg__rx_conn *c, const itg__ctl_msg *m,
-                     const char *path, itg__rx_log **out, char *msg,
-                     size_t msglen) {
+itg__rx_log_wait *itg__rx_log_acquire(itg_receiver *r,
+                                      const uint8_t peer_ip[16],
+                                      const itg__ctl_msg *m, const char *path,
+                                      itg__rx_log_ready done, void *user) {
+  char msg[ITG__CTL_TEXT_MAX];
+  itg__rx_log_wait *w = NULL;
+  itg__rx_log *lg = NULL;
+  int rc;
   if (m->log_host[0] != '\0')
-    return start_open(r, c, m, path, msg, msglen);
-  return open_file(r, path, out, msg, msglen);
+    rc = start_open(r, peer_ip, m, path, done, user, &w, msg, sizeof msg);
+  else
+    rc = open_file(r, path, &lg, msg, sizeof msg);
+  if (rc < 0)
+    done(user, NULL, rc, msg);
+  else if (w == NULL)
+    done(user, lg, 0, "");
+  return w;
 }
 
-void itg__rx_log_hold(itg__rx_log *lg, int *unreachable) {
-  *unreachable = 0;
-  if (lg == NULL)
-    return;
-  lg->refs++;
-  if (lg->announce_unreachable) {
-    *unreachable = 1;
-    lg->announce_unreachable = 0;
-  }
+void itg__rx_log_cancel(itg__rx_log_wait *w) {
+  if (w != NULL)
+    w->done = NULL;
 }
 
-void itg__rx_log_abandon(itg__rx_conn *c) {
-  if (c->opening != NULL)
-    c->opening->c = NULL;
-  c->opening = NULL;
+void itg__rx_log_hold(itg__rx_log *lg) {
+  if (lg != NULL)
+    lg->refs++;
+}
+
+int itg__rx_log_announce_unreachable(itg__rx_log *lg) {
+  if (lg == NULL || !lg->announce_unreachable)
+    return 0;
+  lg->announce_unreachable = 0;
+  return 1;
 }

@@ -1,10 +1,67 @@
-/* The receiver's signaling: the listening port, one connection per flow,
- * and the conversation of control.h on each. */
+/* The receiver's signaling: the listening port, one connection per flow
+ * at a time, and the conversation of control.h on each. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/receiver_internal.h"
+#include "engine/receiver_data.h"
+#include "engine/receiver_flow.h"
+#include "engine/receiver_guard.h"
+#include "engine/receiver_log.h"
+#include "engine/receiver_sig.h"
+
+/* Where a connection's conversation is. Every change of state goes
+ * through enter(); these are all of them:
+ *
+ *   HELLO      HELLO of our version or newer ............ IDLE
+ *   IDLE       FLOW_OPEN refused (answered why) ......... IDLE
+ *   IDLE       FLOW_OPEN, its log open or none .......... RUNNING
+ *   IDLE       FLOW_OPEN, its log to acquire ............ AWAIT_LOG
+ *   AWAIT_LOG  log acquired, flow started ............... RUNNING
+ *   AWAIT_LOG  log failed, or flow refused then ......... IDLE
+ *   RUNNING    FLOW_CLOSE ............................... ENDING
+ *   RUNNING,   flow ended (FLOW_CLOSE_ACK from ENDING) .. IDLE
+ *   ENDING
+ *   any        older HELLO, ERROR, a message the state
+ *              does not take, a read error, a timeout,
+ *              eviction, stop ........................... CLOSED
+ *
+ * In AWAIT_LOG the flow holds its data port (and its id is chosen) but
+ * receives nothing; only the log acquisition's callback moves it on, and
+ * leaving for CLOSED lets go of exactly what the flow took. */
+typedef enum conn_state {
+  CONN_HELLO,     /* connected, HELLO awaited */
+  CONN_IDLE,      /* no flow: FLOW_OPEN awaited */
+  CONN_AWAIT_LOG, /* FLOW_OPEN taken, its log being acquired */
+  CONN_RUNNING,   /* its flow is open */
+  CONN_ENDING,    /* FLOW_CLOSE taken, its flow finishing */
+  CONN_CLOSED     /* going; freed once libuv has closed it */
+} conn_state;
+
+/* A signaling connection. */
+struct itg__rx_conn {
+  uv_tcp_t tcp;
+  itg_receiver *r;
+  struct itg__rx_conn *next, *prev;
+  conn_state state;
+  itg__rx_flow *flow;     /* AWAIT_LOG: prepared; RUNNING, ENDING: open */
+  itg__rx_log_wait *wait; /* AWAIT_LOG: the log session being opened */
+  itg__ctl_msg *asked;    /* AWAIT_LOG: the FLOW_OPEN, as it came */
+  itg__rx_sender who;
+  uint64_t deadline; /* loop ms by which its flow must be open; 0 once
+                        it is */
+  uint64_t active;   /* loop ms of its last message or flow packet */
+  uint64_t seen;     /* its flow's packets at the last sweep */
+  itg__ctl_reader rd;
+};
+
+/* The one place a connection changes state (the table above); a flow
+ * running has met its handshake deadline. */
+static void enter(itg__rx_conn *c, conn_state to) {
+  if (to == CONN_RUNNING)
+    c->deadline = 0;
+  c->state = to;
+}
 
 /* A reply on its way, with its bytes. */
 typedef struct conn_write {
@@ -17,11 +74,12 @@ static void on_write_done(uv_write_t *req, int status) {
   free(req->data);
 }
 
-void itg__rx_conn_send(itg__rx_conn *c, const itg__ctl_msg *m) {
+/* Sends a message to a connection (dropped if it is closing). */
+static void conn_send(itg__rx_conn *c, const itg__ctl_msg *m) {
   conn_write *w;
   uv_buf_t b;
   int len;
-  if (c->closing)
+  if (c->state == CONN_CLOSED)
     return;
   w = malloc(sizeof *w);
   if (w == NULL)
@@ -47,22 +105,35 @@ static void on_conn_shutdown(uv_shutdown_t *req, int status) {
   uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
 }
 
-void itg__rx_conn_close(itg__rx_conn *c, int graceful) {
+/* Closes a signaling connection, after its queued replies if graceful,
+ * ending its flow (graceful) or leaving it to linger. */
+static void conn_close(itg__rx_conn *c, int graceful) {
   itg_receiver *r = c->r;
   itg__rx_flow *f = c->flow;
   uv_shutdown_t *req;
-  if (c->closing)
+  switch (c->state) {
+  case CONN_CLOSED:
     return;
-  if (f != NULL && !graceful) {
-    itg__rx_flow_orphan(f);
-  } else if (f != NULL) {
-    if (f->proto == ITG_PROTO_UDP)
-      itg__rx_udp_drain(f->sock);
-    itg__rx_flow_end(f);
+  case CONN_AWAIT_LOG:
+    itg__rx_log_cancel(c->wait);
+    c->wait = NULL;
+    free(c->asked);
+    c->asked = NULL;
+    c->flow = NULL;
+    itg__rx_flow_discard(f);
+    break;
+  case CONN_RUNNING:
+  case CONN_ENDING:
+    c->flow = NULL;
+    if (graceful)
+      itg__rx_flow_end(f); /* answers FLOW_CLOSE first (flow_ended) */
+    else
+      itg__rx_flow_orphan(f);
+    break;
+  default:
+    break;
   }
-  c->closing = 1;
-  c->flow = NULL;
-  itg__rx_log_abandon(c);
+  enter(c, CONN_CLOSED);
   if (c->prev != NULL)
     c->prev->next = c->next;
   else
@@ -72,8 +143,8 @@ void itg__rx_conn_close(itg__rx_conn *c, int graceful) {
   else
     r->conn_tail = c->prev;
   r->fds--;
-  c->from->conns--;
-  itg__rx_peer_release(r, c->from);
+  c->who.from->conns--;
+  itg__rx_peer_release(r, c->who.from);
   itg__rx_count(r, -1, 0);
   uv_read_stop((uv_stream_t *)&c->tcp);
   req = graceful ? malloc(sizeof *req) : NULL;
@@ -92,8 +163,8 @@ static void protocol_error(itg__rx_conn *c, int code, const char *text) {
   itg__ctl_init(&m, ITG__CTL_ERROR);
   m.status = code;
   snprintf(m.text, sizeof m.text, "%s", text);
-  itg__rx_conn_send(c, &m);
-  itg__rx_conn_close(c, 1);
+  conn_send(c, &m);
+  conn_close(c, 1);
 }
 
 /* HELLO: answers with our version; a sender older than it is turned
@@ -105,16 +176,18 @@ static void on_hello(itg__rx_conn *c, const itg__ctl_msg *m) {
   snprintf(a.text, sizeof a.text, "libitg %s", itg_version_string());
   if (m->version < ITG__CTL_VERSION) {
     a.status = ITG_EVERSION;
-    itg__rx_conn_send(c, &a);
-    itg__rx_conn_close(c, 1);
+    conn_send(c, &a);
+    conn_close(c, 1);
     return;
   }
-  c->hello_done = 1;
-  itg__rx_conn_send(c, &a);
+  enter(c, CONN_IDLE);
+  conn_send(c, &a);
 }
 
-void itg__rx_conn_refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
-                         const char *msg) {
+/* Refuses the flow that m asks for: answers with rc and msg, reports
+ * it. */
+static void refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
+                   const char *msg) {
   itg_receiver *r = c->r;
   itg__ctl_msg a;
   itg_flow_event ev;
@@ -122,7 +195,7 @@ void itg__rx_conn_refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
   a.status = rc;
   a.flow_id = m->flow_id;
   snprintf(a.text, sizeof a.text, "%s", msg);
-  itg__rx_conn_send(c, &a);
+  conn_send(c, &a);
   atomic_fetch_add(&r->n_refused, 1);
   memset(&ev, 0, sizeof ev);
   ev.kind = ITG_FLOW_REFUSED;
@@ -130,36 +203,100 @@ void itg__rx_conn_refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
   ev.proto = (itg_proto)m->proto;
   ev.meter = (itg_meter)m->meter;
   ev.port = m->port;
-  snprintf(ev.peer, sizeof ev.peer, "%s", c->peer);
+  snprintf(ev.peer, sizeof ev.peer, "%s", c->who.peer);
   ev.status = rc;
   snprintf(ev.message, sizeof ev.message, "%.*s",
            (int)sizeof ev.message - 1, msg);
   itg__rx_event(r, &ev);
 }
 
-void itg__rx_conn_flow_open(itg__rx_conn *c, const itg__ctl_msg *m) {
-  itg__rx_flow *f = NULL;
+/* c's flow ended while c listened: FLOW_CLOSE is answered with what
+ * arrived. */
+static void flow_ended(void *owner, const itg__rx_flow *f) {
+  itg__rx_conn *c = owner;
+  if (c->state == CONN_ENDING) {
+    itg__ctl_msg a;
+    itg__ctl_init(&a, ITG__CTL_FLOW_CLOSE_ACK);
+    a.packets = f->packets;
+    a.bytes = f->bytes;
+    conn_send(c, &a);
+  }
+  c->flow = NULL;
+  enter(c, CONN_IDLE);
+}
+
+/* Opens c's prepared flow with lg (NULL: the log it found open, if any)
+ * and answers FLOW_OPEN m, or refuses it. */
+static void start_flow(itg__rx_conn *c, itg__rx_log *lg,
+                       const itg__ctl_msg *m) {
+  itg__rx_flow *f = c->flow;
   itg__ctl_msg a;
   int rc;
   itg__ctl_init(&a, ITG__CTL_FLOW_OPEN_ACK);
-  rc = itg__rx_flow_open(c->r, c, m, &f, a.text, sizeof a.text);
-  if (rc == ITG__RX_LOG_OPENING)
-    return;
+  rc = itg__rx_flow_start(f, lg, m, c, flow_ended, a.text, sizeof a.text);
   if (rc < 0) {
-    itg__rx_conn_refuse(c, m, rc, a.text);
+    c->flow = NULL;
+    enter(c, CONN_IDLE);
+    refuse(c, m, rc, a.text);
     return;
   }
-  c->flow = f;
-  c->deadline = 0;
+  enter(c, CONN_RUNNING);
   a.flow_id = f->id;
   a.port = f->port;
   a.token = f->token;
-  itg__rx_conn_send(c, &a);
+  conn_send(c, &a);
 }
 
-/* Acts on one message; may close the connection. */
+/* The log that c's flow waits for is there (lg, held for the flow), or
+ * could not be had (rc < 0, msg says why). */
+static void log_ready(void *user, itg__rx_log *lg, int rc, const char *msg) {
+  itg__rx_conn *c = user;
+  itg__ctl_msg *m = c->asked;
+  c->wait = NULL;
+  c->asked = NULL;
+  if (rc < 0) {
+    itg__rx_flow_discard(c->flow);
+    c->flow = NULL;
+    enter(c, CONN_IDLE);
+    refuse(c, m, rc, msg);
+  } else {
+    start_flow(c, lg, m);
+  }
+  free(m);
+}
+
+/* FLOW_OPEN: sets the flow up and answers, or refuses it with a reason;
+ * either way the connection and every other flow go on. A log still to
+ * acquire is waited for in AWAIT_LOG (at once for a file). */
+static void flow_open(itg__rx_conn *c, const itg__ctl_msg *m) {
+  char path[ITG_PATH_MAX], msg[ITG__CTL_TEXT_MAX];
+  int fresh, rc;
+  rc = itg__rx_flow_prepare(c->r, &c->who, m, &c->flow, path, &fresh, msg,
+                            sizeof msg);
+  if (rc < 0) {
+    refuse(c, m, rc, msg);
+    return;
+  }
+  if (!fresh) {
+    start_flow(c, NULL, m);
+    return;
+  }
+  c->asked = malloc(sizeof *c->asked);
+  if (c->asked == NULL) {
+    itg__rx_flow_discard(c->flow);
+    c->flow = NULL;
+    refuse(c, m, ITG_ENOMEM, "out of memory");
+    return;
+  }
+  *c->asked = *m;
+  enter(c, CONN_AWAIT_LOG);
+  c->wait = itg__rx_log_acquire(c->r, c->who.ip, m, path, log_ready, c);
+}
+
+/* Acts on one message, as c's state takes it; may close the
+ * connection. */
 static void on_message(itg__rx_conn *c, const itg__ctl_msg *m) {
-  if (!c->hello_done) {
+  if (c->state == CONN_HELLO) {
     if (m->type == ITG__CTL_HELLO)
       on_hello(c, m);
     else
@@ -168,19 +305,21 @@ static void on_message(itg__rx_conn *c, const itg__ctl_msg *m) {
   }
   switch (m->type) {
   case ITG__CTL_FLOW_OPEN:
-    if (c->flow != NULL || c->opening != NULL)
+    if (c->state != CONN_IDLE)
       protocol_error(c, ITG_EPROTO, "one flow per signaling connection");
     else
-      itg__rx_conn_flow_open(c, m);
+      flow_open(c, m);
     return;
   case ITG__CTL_FLOW_CLOSE:
-    if (c->flow == NULL || c->flow->closing)
+    if (c->state != CONN_RUNNING) {
       protocol_error(c, ITG_EPROTO, "FLOW_CLOSE without an open flow");
-    else
+    } else {
+      enter(c, CONN_ENDING);
       itg__rx_flow_closing(c->flow, m->packets);
+    }
     return;
   case ITG__CTL_ERROR:
-    itg__rx_conn_close(c, 1);
+    conn_close(c, 1);
     return;
   default:
     protocol_error(c, ITG_EPROTO, "unexpected message");
@@ -205,15 +344,16 @@ static void on_conn_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   int rc = 0;
   (void)buf;
   if (nread < 0) {
-    itg__rx_conn_close(c, 0);
+    conn_close(c, 0);
     itg__rx_run_pending(r);
     return;
   }
   c->active = uv_now(&r->loop);
   itg__ctl_reader_commit(&c->rd, (size_t)nread);
-  while (!c->closing && (rc = itg__ctl_reader_next(&c->rd, &m)) == 1)
+  while (c->state != CONN_CLOSED &&
+         (rc = itg__ctl_reader_next(&c->rd, &m)) == 1)
     on_message(c, &m);
-  if (!c->closing && rc < 0)
+  if (c->state != CONN_CLOSED && rc < 0)
     protocol_error(c, rc, rc == ITG_EVERSION
                               ? "unsupported signaling protocol version"
                               : "malformed signaling message");
@@ -224,7 +364,8 @@ void itg__rx_conn_sweep(itg_receiver *r, uint64_t now) {
   itg__rx_conn *c, *next;
   for (c = r->conn_list; c != NULL; c = next) {
     next = c->next;
-    if (c->flow != NULL && c->flow->packets != c->seen) {
+    if ((c->state == CONN_RUNNING || c->state == CONN_ENDING) &&
+        c->flow->packets != c->seen) {
       c->seen = c->flow->packets;
       c->active = now;
     }
@@ -261,18 +402,19 @@ static void on_connection(uv_stream_t *server, int status) {
     return;
   }
   peer.len = (socklen_t)len;
-  itg__net_ip_key((const struct sockaddr *)&peer.ss, c->ip);
-  c->from = itg__rx_peer_hold(r, c->ip);
+  itg__net_ip_key((const struct sockaddr *)&peer.ss, c->who.ip);
+  c->who.from = itg__rx_peer_hold(r, c->who.ip);
   /* One over its address's limit is told so only if a descriptor is
    * free: it never takes another sender's place. */
-  over = c->from != NULL && c->from->conns >= r->cfg.max_peer_conns;
-  if (c->from == NULL || !itg__rx_fd_admit(r, !over)) {
-    itg__rx_peer_release(r, c->from);
+  over = c->who.from != NULL &&
+         c->who.from->conns >= r->cfg.max_peer_conns;
+  if (c->who.from == NULL || !itg__rx_fd_admit(r, !over)) {
+    itg__rx_peer_release(r, c->who.from);
     uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
     return;
   }
-  c->from->conns++;
-  itg__addr_format(&peer, c->peer, sizeof c->peer);
+  c->who.from->conns++;
+  itg__addr_format(&peer, c->who.peer, sizeof c->who.peer);
   uv_tcp_nodelay(&c->tcp, 1);
   c->active = uv_now(&r->loop);
   c->deadline = c->active + r->cfg.handshake_ms;
@@ -284,12 +426,31 @@ static void on_connection(uv_stream_t *server, int status) {
   r->conn_tail = c;
   itg__rx_count(r, 1, 0);
   if (uv_read_start((uv_stream_t *)&c->tcp, on_conn_alloc, on_conn_read) != 0)
-    itg__rx_conn_close(c, 0);
+    conn_close(c, 0);
   else if (over) {
     atomic_fetch_add(&r->n_conns_refused, 1);
     protocol_error(c, ITG_ELIMIT,
                    "too many signaling connections from this address");
   }
+}
+
+/* r->evict: closes the oldest connection still to open its flow, or else
+ * the oldest data connection still to send a packet. Returns 0 if there
+ * is none. */
+static int evict_one(itg_receiver *r) {
+  itg__rx_conn *c;
+  for (c = r->conn_list; c != NULL; c = c->next)
+    if (c->deadline != 0) {
+      atomic_fetch_add(&r->n_conns_expired, 1);
+      conn_close(c, 0);
+      return 1;
+    }
+  return itg__rx_tcp_evict(r);
+}
+
+void itg__rx_sig_close_all(itg_receiver *r) {
+  while (r->conn_list != NULL)
+    conn_close(r->conn_list, 1);
 }
 
 int itg__rx_sig_listen(itg_receiver *r) {
@@ -300,6 +461,7 @@ int itg__rx_sig_listen(itg_receiver *r) {
   if (rc < 0)
     return rc;
   r->server.data = r;
+  r->evict = evict_one;
   rc = uv_tcp_bind(&r->server, (const struct sockaddr *)&a.ss, 0);
   if (rc == 0)
     rc = uv_listen((uv_stream_t *)&r->server, 128, on_connection);
