@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "core/cursor.h"
 #include "core/frame.h"
 #include "itg/common.h"
 
@@ -162,12 +163,58 @@ static void test_oversize_refused(void **state) {
                                           NULL, &f), ITG_EBADMSG);
 }
 
+/* The body cursors: fields in network order, and a field that would pass
+ * the end, or a text that breaks its rule, marks the cursor bad without
+ * writing or reading past it. */
+static void test_cursors(void **state) {
+  uint8_t buf[16], guard[4];
+  itg__wcur w = {buf, 15, 0, 0};
+  itg__rcur r;
+  char text[8];
+  (void)state;
+  memset(buf, 0xEE, sizeof buf);
+  itg__wcur_u8(&w, 0x01);
+  itg__wcur_u16(&w, 0x0203);
+  itg__wcur_u32(&w, 0x04050607);
+  itg__wcur_text(&w, "ab");
+  assert_int_equal(w.at, 11);
+  assert_false(w.bad);
+  itg__wcur_u64(&w, 1); /* 8 bytes into the 4 left */
+  assert_true(w.bad);
+  assert_int_equal(w.at, 11);
+  assert_int_equal(buf[11], 0xEE);
+  itg__wcur_u8(&w, 9); /* bad stays bad: nothing more is written */
+  assert_int_equal(buf[11], 0xEE);
+
+  r = (itg__rcur){buf, 11, 0, 0};
+  assert_int_equal(itg__rcur_u8(&r), 0x01);
+  assert_int_equal(itg__rcur_u16(&r), 0x0203);
+  assert_int_equal(itg__rcur_u32(&r), 0x04050607);
+  itg__rcur_text(&r, text, sizeof text);
+  assert_string_equal(text, "ab");
+  assert_false(r.bad);
+  assert_int_equal(itg__rcur_u8(&r), 0); /* past the end */
+  assert_true(r.bad);
+
+  /* A text longer than its place, or holding a NUL, is refused. */
+  r = (itg__rcur){buf + 7, 4, 0, 0};
+  itg__rcur_text(&r, text, 2);
+  assert_true(r.bad);
+  assert_string_equal(text, "");
+  memcpy(guard, "\0\2a\0", 4);
+  r = (itg__rcur){guard, 4, 0, 0};
+  itg__rcur_text(&r, text, sizeof text);
+  assert_true(r.bad);
+  assert_string_equal(text, "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hdr_round_trip),
       cmocka_unit_test(test_hdr_checks),
       cmocka_unit_test(test_split_everywhere),
       cmocka_unit_test(test_oversize_refused),
+      cmocka_unit_test(test_cursors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,113 +4,7 @@
 
 #include <string.h>
 
-#include "core/byteorder.h"
-
-/* A bounded cursor over a body; `bad` latches the first overrun. */
-typedef struct cursor {
-  uint8_t *w;       /* encode */
-  const uint8_t *r; /* decode */
-  size_t len;
-  size_t off;
-  int bad;
-} cursor;
-
-static uint8_t *put_room(cursor *c, size_t n) {
-  uint8_t *p;
-  if (c->bad || c->len - c->off < n) {
-    c->bad = 1;
-    return NULL;
-  }
-  p = c->w + c->off;
-  c->off += n;
-  return p;
-}
-
-static void put_u8(cursor *c, uint8_t v) {
-  uint8_t *p = put_room(c, 1);
-  if (p)
-    p[0] = v;
-}
-
-static void put_u16(cursor *c, uint16_t v) {
-  uint8_t *p = put_room(c, 2);
-  if (p)
-    itg__put_be16(p, v);
-}
-
-static void put_u32(cursor *c, uint32_t v) {
-  uint8_t *p = put_room(c, 4);
-  if (p)
-    itg__put_be32(p, v);
-}
-
-static void put_u64(cursor *c, uint64_t v) {
-  uint8_t *p = put_room(c, 8);
-  if (p)
-    itg__put_be64(p, v);
-}
-
-/* Writes a text field of s, which the caller checked is terminated. */
-static void put_text(cursor *c, const char *s) {
-  size_t n = strlen(s);
-  uint8_t *p;
-  put_u16(c, (uint16_t)n);
-  p = put_room(c, n);
-  if (p)
-    memcpy(p, s, n);
-}
-
-static const uint8_t *get_room(cursor *c, size_t n) {
-  const uint8_t *p;
-  if (c->bad || c->len - c->off < n) {
-    c->bad = 1;
-    return NULL;
-  }
-  p = c->r + c->off;
-  c->off += n;
-  return p;
-}
-
-static uint8_t get_u8(cursor *c) {
-  const uint8_t *p = get_room(c, 1);
-  return p ? p[0] : 0;
-}
-
-static uint16_t get_u16(cursor *c) {
-  const uint8_t *p = get_room(c, 2);
-  return p ? itg__get_be16(p) : 0;
-}
-
-static uint32_t get_u32(cursor *c) {
-  const uint8_t *p = get_room(c, 4);
-  return p ? itg__get_be32(p) : 0;
-}
-
-static uint64_t get_u64(cursor *c) {
-  const uint8_t *p = get_room(c, 8);
-  return p ? itg__get_be64(p) : 0;
-}
-
-/* Reads a text field into out[0..size); a NUL inside or a text that does
- * not fit marks the body bad. */
-static void get_text(cursor *c, char *out, size_t size) {
-  uint16_t n = get_u16(c);
-  const uint8_t *p;
-  out[0] = '\0';
-  if (n >= size) {
-    c->bad = 1;
-    return;
-  }
-  p = get_room(c, n);
-  if (p == NULL)
-    return;
-  if (memchr(p, '\0', n) != NULL) {
-    c->bad = 1;
-    return;
-  }
-  memcpy(out, p, n);
-  out[n] = '\0';
-}
+#include "core/cursor.h"
 
 void itg__ctl_init(itg__ctl_msg *m, itg__ctl_type type) {
   memset(m, 0, sizeof *m);
@@ -139,55 +33,55 @@ const char *itg__ctl_type_name(int type) {
   return "?";
 }
 
-static void encode_body(const itg__ctl_msg *m, cursor *c) {
+static void encode_body(const itg__ctl_msg *m, itg__wcur *c) {
   switch (m->type) {
   case ITG__CTL_HELLO:
-    put_u16(c, m->version);
-    put_text(c, m->text);
+    itg__wcur_u16(c, m->version);
+    itg__wcur_text(c, m->text);
     break;
   case ITG__CTL_HELLO_ACK:
-    put_u32(c, (uint32_t)m->status);
-    put_u16(c, m->version);
-    put_text(c, m->text);
+    itg__wcur_u32(c, (uint32_t)m->status);
+    itg__wcur_u16(c, m->version);
+    itg__wcur_text(c, m->text);
     break;
   case ITG__CTL_FLOW_OPEN:
-    put_u32(c, m->flow_id);
-    put_u8(c, m->id_auto);
-    put_u8(c, m->proto);
-    put_u8(c, m->meter);
-    put_u8(c, m->wire);
-    put_u16(c, m->port);
-    put_u16(c, m->src_port);
-    put_u16(c, (uint16_t)m->tos);
-    put_u16(c, (uint16_t)m->ttl);
-    put_text(c, m->text);
+    itg__wcur_u32(c, m->flow_id);
+    itg__wcur_u8(c, m->id_auto);
+    itg__wcur_u8(c, m->proto);
+    itg__wcur_u8(c, m->meter);
+    itg__wcur_u8(c, m->wire);
+    itg__wcur_u16(c, m->port);
+    itg__wcur_u16(c, m->src_port);
+    itg__wcur_u16(c, (uint16_t)m->tos);
+    itg__wcur_u16(c, (uint16_t)m->ttl);
+    itg__wcur_text(c, m->text);
     if (m->log_host[0] != '\0') {
-      put_u8(c, m->log_transport);
-      put_u16(c, m->log_port);
-      put_text(c, m->log_host);
+      itg__wcur_u8(c, m->log_transport);
+      itg__wcur_u16(c, m->log_port);
+      itg__wcur_text(c, m->log_host);
     }
     break;
   case ITG__CTL_FLOW_OPEN_ACK:
-    put_u32(c, (uint32_t)m->status);
-    put_u32(c, m->flow_id);
-    put_u16(c, m->port);
-    put_text(c, m->text);
-    put_u64(c, m->token);
+    itg__wcur_u32(c, (uint32_t)m->status);
+    itg__wcur_u32(c, m->flow_id);
+    itg__wcur_u16(c, m->port);
+    itg__wcur_text(c, m->text);
+    itg__wcur_u64(c, m->token);
     break;
   case ITG__CTL_FLOW_CLOSE:
   case ITG__CTL_FLOW_CLOSE_ACK:
-    put_u64(c, m->packets);
-    put_u64(c, m->bytes);
+    itg__wcur_u64(c, m->packets);
+    itg__wcur_u64(c, m->bytes);
     break;
   case ITG__CTL_ERROR:
-    put_u32(c, (uint32_t)m->status);
-    put_text(c, m->text);
+    itg__wcur_u32(c, (uint32_t)m->status);
+    itg__wcur_text(c, m->text);
     break;
   }
 }
 
 int itg__ctl_encode(const itg__ctl_msg *m, uint8_t *buf, size_t len) {
-  cursor c;
+  itg__wcur c;
   if (m->type < ITG__CTL_HELLO || m->type > ITG__CTL_ERROR ||
       strnlen(m->text, sizeof m->text) >= sizeof m->text ||
       strnlen(m->log_host, sizeof m->log_host) >= sizeof m->log_host)
@@ -195,7 +89,7 @@ int itg__ctl_encode(const itg__ctl_msg *m, uint8_t *buf, size_t len) {
   if (len < ITG__CTL_HDR_LEN)
     return ITG_ETRUNC;
   memset(&c, 0, sizeof c);
-  c.w = buf + ITG__CTL_HDR_LEN;
+  c.p = buf + ITG__CTL_HDR_LEN;
   c.len = len - ITG__CTL_HDR_LEN;
   if (c.len > ITG__CTL_MAX_BODY)
     c.len = ITG__CTL_MAX_BODY;
@@ -203,36 +97,36 @@ int itg__ctl_encode(const itg__ctl_msg *m, uint8_t *buf, size_t len) {
   if (c.bad)
     return ITG_ETRUNC;
   itg__frame_hdr_put(buf, (uint8_t)m->type, ITG__CTL_VERSION,
-                     (uint32_t)c.off);
-  return (int)(ITG__CTL_HDR_LEN + c.off);
+                     (uint32_t)c.at);
+  return (int)(ITG__CTL_HDR_LEN + c.at);
 }
 
-static void decode_body(cursor *c, itg__ctl_msg *m) {
+static void decode_body(itg__rcur *c, itg__ctl_msg *m) {
   switch (m->type) {
   case ITG__CTL_HELLO:
-    m->version = get_u16(c);
-    get_text(c, m->text, sizeof m->text);
+    m->version = itg__rcur_u16(c);
+    itg__rcur_text(c, m->text, sizeof m->text);
     break;
   case ITG__CTL_HELLO_ACK:
-    m->status = (int32_t)get_u32(c);
-    m->version = get_u16(c);
-    get_text(c, m->text, sizeof m->text);
+    m->status = (int32_t)itg__rcur_u32(c);
+    m->version = itg__rcur_u16(c);
+    itg__rcur_text(c, m->text, sizeof m->text);
     break;
   case ITG__CTL_FLOW_OPEN:
-    m->flow_id = get_u32(c);
-    m->id_auto = get_u8(c);
-    m->proto = get_u8(c);
-    m->meter = get_u8(c);
-    m->wire = get_u8(c);
-    m->port = get_u16(c);
-    m->src_port = get_u16(c);
-    m->tos = (int16_t)get_u16(c);
-    m->ttl = (int16_t)get_u16(c);
-    get_text(c, m->text, sizeof m->text);
-    if (!c->bad && c->off < c->len) {
-      m->log_transport = get_u8(c);
-      m->log_port = get_u16(c);
-      get_text(c, m->log_host, sizeof m->log_host);
+    m->flow_id = itg__rcur_u32(c);
+    m->id_auto = itg__rcur_u8(c);
+    m->proto = itg__rcur_u8(c);
+    m->meter = itg__rcur_u8(c);
+    m->wire = itg__rcur_u8(c);
+    m->port = itg__rcur_u16(c);
+    m->src_port = itg__rcur_u16(c);
+    m->tos = (int16_t)itg__rcur_u16(c);
+    m->ttl = (int16_t)itg__rcur_u16(c);
+    itg__rcur_text(c, m->text, sizeof m->text);
+    if (!c->bad && c->at < c->len) {
+      m->log_transport = itg__rcur_u8(c);
+      m->log_port = itg__rcur_u16(c);
+      itg__rcur_text(c, m->log_host, sizeof m->log_host);
       if (m->log_transport > ITG_LOG_UDP || m->log_port == 0 ||
           m->log_host[0] == '\0')
         c->bad = 1;
@@ -244,20 +138,20 @@ static void decode_body(cursor *c, itg__ctl_msg *m) {
       c->bad = 1;
     break;
   case ITG__CTL_FLOW_OPEN_ACK:
-    m->status = (int32_t)get_u32(c);
-    m->flow_id = get_u32(c);
-    m->port = get_u16(c);
-    get_text(c, m->text, sizeof m->text);
-    m->token = get_u64(c);
+    m->status = (int32_t)itg__rcur_u32(c);
+    m->flow_id = itg__rcur_u32(c);
+    m->port = itg__rcur_u16(c);
+    itg__rcur_text(c, m->text, sizeof m->text);
+    m->token = itg__rcur_u64(c);
     break;
   case ITG__CTL_FLOW_CLOSE:
   case ITG__CTL_FLOW_CLOSE_ACK:
-    m->packets = get_u64(c);
-    m->bytes = get_u64(c);
+    m->packets = itg__rcur_u64(c);
+    m->bytes = itg__rcur_u64(c);
     break;
   case ITG__CTL_ERROR:
-    m->status = (int32_t)get_u32(c);
-    get_text(c, m->text, sizeof m->text);
+    m->status = (int32_t)itg__rcur_u32(c);
+    itg__rcur_text(c, m->text, sizeof m->text);
     break;
   }
   if (m->status > 0) /* a status is 0 or a negative ITG_E* code */
@@ -276,7 +170,7 @@ static int ctl_hdr(const uint8_t *buf, size_t len, itg__frame_hdr *h) {
 
 int itg__ctl_decode(const uint8_t *buf, size_t len, itg__ctl_msg *out) {
   itg__frame_hdr h;
-  cursor c;
+  itg__rcur c;
   int rc = ctl_hdr(buf, len, &h);
   if (rc < 0)
     return rc;
@@ -284,10 +178,10 @@ int itg__ctl_decode(const uint8_t *buf, size_t len, itg__ctl_msg *out) {
     return ITG_ETRUNC;
   itg__ctl_init(out, (itg__ctl_type)h.type);
   memset(&c, 0, sizeof c);
-  c.r = buf + ITG__CTL_HDR_LEN;
+  c.p = buf + ITG__CTL_HDR_LEN;
   c.len = h.body;
   decode_body(&c, out);
-  if (c.bad || c.off != h.body)
+  if (c.bad || c.at != h.body)
     return ITG_EBADMSG;
   return (int)(ITG__CTL_HDR_LEN + h.body);
 }

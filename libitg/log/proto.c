@@ -4,66 +4,16 @@
 #include <string.h>
 
 #include "core/byteorder.h"
+#include "core/cursor.h"
 
 void itg__lp_init(itg__lp_msg *m, itg__lp_type type) {
   memset(m, 0, sizeof *m);
   m->type = type;
 }
 
-/* Bounded writer over a buffer: `bad` is set once something did not fit. */
-typedef struct put {
-  uint8_t *p;
-  size_t len, at;
-  int bad;
-} put;
-
-static uint8_t *put_room(put *w, size_t n) {
-  uint8_t *at;
-  if (w->bad || w->len - w->at < n) {
-    w->bad = 1;
-    return NULL;
-  }
-  at = w->p + w->at;
-  w->at += n;
-  return at;
-}
-
-static void put_u8(put *w, uint8_t v) {
-  uint8_t *p = put_room(w, 1);
-  if (p != NULL)
-    *p = v;
-}
-
-static void put_u16(put *w, uint16_t v) {
-  uint8_t *p = put_room(w, 2);
-  if (p != NULL)
-    itg__put_be16(p, v);
-}
-
-static void put_u32(put *w, uint32_t v) {
-  uint8_t *p = put_room(w, 4);
-  if (p != NULL)
-    itg__put_be32(p, v);
-}
-
-static void put_u64(put *w, uint64_t v) {
-  uint8_t *p = put_room(w, 8);
-  if (p != NULL)
-    itg__put_be64(p, v);
-}
-
-static void put_text(put *w, const char *s) {
-  size_t n = strlen(s);
-  uint8_t *p;
-  put_u16(w, (uint16_t)n);
-  p = put_room(w, n);
-  if (p != NULL)
-    memcpy(p, s, n);
-}
-
 int itg__lp_encode(const itg__lp_msg *m, const itg_logrec *batch, uint8_t *buf,
                    size_t len) {
-  put w = {buf, len, ITG__LP_HDR_LEN, 0};
+  itg__wcur w = {buf, len, ITG__LP_HDR_LEN, 0};
   size_t body;
   uint32_t i;
   if (len < ITG__LP_HDR_LEN)
@@ -75,41 +25,41 @@ int itg__lp_encode(const itg__lp_msg *m, const itg_logrec *batch, uint8_t *buf,
         strnlen(m->host, sizeof m->host) >= sizeof m->host ||
         strnlen(m->name, sizeof m->name) > ITG__LP_NAME_MAX)
       return ITG_EINVAL;
-    put_u8(&w, m->transport);
-    put_u8(&w, m->role);
-    put_u16(&w, m->nflows);
+    itg__wcur_u8(&w, m->transport);
+    itg__wcur_u8(&w, m->role);
+    itg__wcur_u16(&w, m->nflows);
     for (i = 0; i < m->nflows; i++)
-      put_u32(&w, m->flows[i]);
-    put_text(&w, m->token);
-    put_text(&w, m->host);
-    put_text(&w, m->name);
+      itg__wcur_u32(&w, m->flows[i]);
+    itg__wcur_text(&w, m->token);
+    itg__wcur_text(&w, m->host);
+    itg__wcur_text(&w, m->name);
     break;
   case ITG__LP_REGISTER_ACK:
     if (strnlen(m->name, sizeof m->name) > ITG__LP_NAME_MAX)
       return ITG_EINVAL;
-    put_u32(&w, (uint32_t)m->status);
-    put_u32(&w, m->session);
-    put_u32(&w, m->key);
-    put_u16(&w, m->udp_port);
-    put_text(&w, m->name);
+    itg__wcur_u32(&w, (uint32_t)m->status);
+    itg__wcur_u32(&w, m->session);
+    itg__wcur_u32(&w, m->key);
+    itg__wcur_u16(&w, m->udp_port);
+    itg__wcur_text(&w, m->name);
     break;
   case ITG__LP_BATCH:
     if (m->nrecs > ITG__LP_MAX_RECS || (batch == NULL && m->nrecs > 0))
       return ITG_EINVAL;
-    put_u64(&w, m->seq);
+    itg__wcur_u64(&w, m->seq);
     for (i = 0; i < m->nrecs; i++) {
-      uint8_t *p = put_room(&w, ITG_LOG_RECORD_LEN);
+      uint8_t *p = itg__wcur_room(&w, ITG_LOG_RECORD_LEN);
       if (p != NULL)
         itg_logrec_encode(&batch[i], p);
     }
     break;
   case ITG__LP_ACK:
   case ITG__LP_LEAVE:
-    put_u64(&w, m->seq);
+    itg__wcur_u64(&w, m->seq);
     break;
   case ITG__LP_LEAVE_ACK:
-    put_u64(&w, m->seq);
-    put_u64(&w, m->missing);
+    itg__wcur_u64(&w, m->seq);
+    itg__wcur_u64(&w, m->missing);
     break;
   default:
     return ITG_EINVAL;
@@ -121,59 +71,9 @@ int itg__lp_encode(const itg__lp_msg *m, const itg_logrec *batch, uint8_t *buf,
   return (int)w.at;
 }
 
-/* Bounded reader over a body: `bad` is set on any overrun. */
-typedef struct get {
-  const uint8_t *p;
-  size_t len, at;
-  int bad;
-} get;
-
-static const uint8_t *get_room(get *r, size_t n) {
-  const uint8_t *at;
-  if (r->bad || r->len - r->at < n) {
-    r->bad = 1;
-    return NULL;
-  }
-  at = r->p + r->at;
-  r->at += n;
-  return at;
-}
-
-static uint8_t get_u8(get *r) {
-  const uint8_t *p = get_room(r, 1);
-  return p != NULL ? *p : 0;
-}
-
-static uint16_t get_u16(get *r) {
-  const uint8_t *p = get_room(r, 2);
-  return p != NULL ? itg__get_be16(p) : 0;
-}
-
-static uint32_t get_u32(get *r) {
-  const uint8_t *p = get_room(r, 4);
-  return p != NULL ? itg__get_be32(p) : 0;
-}
-
-static uint64_t get_u64(get *r) {
-  const uint8_t *p = get_room(r, 8);
-  return p != NULL ? itg__get_be64(p) : 0;
-}
-
-/* Reads a text field into dst[0..cap): too long or holding a NUL is bad. */
-static void get_text(get *r, char *dst, size_t cap) {
-  uint16_t n = get_u16(r);
-  const uint8_t *p = get_room(r, n);
-  if (p == NULL || n >= cap || memchr(p, 0, n) != NULL) {
-    r->bad = 1;
-    return;
-  }
-  memcpy(dst, p, n);
-  dst[n] = '\0';
-}
-
 int itg__lp_decode(const uint8_t *buf, size_t len, itg__lp_msg *out) {
   itg__frame_hdr h;
-  get r;
+  itg__rcur r;
   uint32_t body, i;
   int rc = itg__frame_hdr_get(buf, len, ITG__LP_VERSION, ITG__LP_MAX_BODY, &h);
   if (rc < 0)
@@ -188,39 +88,39 @@ int itg__lp_decode(const uint8_t *buf, size_t len, itg__lp_msg *out) {
   r.bad = 0;
   switch (buf[0]) {
   case ITG__LP_REGISTER:
-    out->transport = get_u8(&r);
-    out->role = get_u8(&r);
-    out->nflows = get_u16(&r);
+    out->transport = itg__rcur_u8(&r);
+    out->role = itg__rcur_u8(&r);
+    out->nflows = itg__rcur_u16(&r);
     if (out->transport > ITG__LP_UDP || out->nflows > ITG__LP_MAX_FLOWS ||
         (out->role != ITG_LOG_ROLE_SENDER && out->role != ITG_LOG_ROLE_RECEIVER))
       return ITG_EBADMSG;
     for (i = 0; i < out->nflows; i++)
-      out->flows[i] = get_u32(&r);
-    get_text(&r, out->token, sizeof out->token);
-    get_text(&r, out->host, sizeof out->host);
-    get_text(&r, out->name, sizeof out->name);
+      out->flows[i] = itg__rcur_u32(&r);
+    itg__rcur_text(&r, out->token, sizeof out->token);
+    itg__rcur_text(&r, out->host, sizeof out->host);
+    itg__rcur_text(&r, out->name, sizeof out->name);
     break;
   case ITG__LP_REGISTER_ACK:
-    out->status = (int32_t)get_u32(&r);
-    out->session = get_u32(&r);
-    out->key = get_u32(&r);
-    out->udp_port = get_u16(&r);
-    get_text(&r, out->name, sizeof out->name);
+    out->status = (int32_t)itg__rcur_u32(&r);
+    out->session = itg__rcur_u32(&r);
+    out->key = itg__rcur_u32(&r);
+    out->udp_port = itg__rcur_u16(&r);
+    itg__rcur_text(&r, out->name, sizeof out->name);
     break;
   case ITG__LP_BATCH:
-    out->seq = get_u64(&r);
+    out->seq = itg__rcur_u64(&r);
     if (r.bad || (body - 8u) % ITG_LOG_RECORD_LEN != 0)
       return ITG_EBADMSG;
     out->nrecs = (body - 8u) / ITG_LOG_RECORD_LEN;
-    out->recs = get_room(&r, body - 8u);
+    out->recs = itg__rcur_room(&r, body - 8u);
     break;
   case ITG__LP_ACK:
   case ITG__LP_LEAVE:
-    out->seq = get_u64(&r);
+    out->seq = itg__rcur_u64(&r);
     break;
   case ITG__LP_LEAVE_ACK:
-    out->seq = get_u64(&r);
-    out->missing = get_u64(&r);
+    out->seq = itg__rcur_u64(&r);
+    out->missing = itg__rcur_u64(&r);
     break;
   default:
     return ITG_EBADMSG;
