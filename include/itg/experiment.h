@@ -63,8 +63,8 @@ extern "C" {
 #define ITG_EXPERIMENT_LINE_MAX 8191
 /* Flows an experiment may hold. */
 #define ITG_EXPERIMENT_FLOWS_MAX 4096
-/* Bytes an experiment file may hold. */
-#define ITG_EXPERIMENT_FILE_MAX (16 * 1024 * 1024)
+/* Bytes an experiment file may hold (16 MiB). */
+#define ITG_EXPERIMENT_FILE_MAX (1 << 24)
 /* Ranks a job may have (and so the highest rank number a line may name,
  * less one). */
 #define ITG_EXPERIMENT_RANKS_MAX 4096
