@@ -210,6 +210,8 @@ static void test_parse_errors(void **state) {
         "line 1: '@' names no rank or host");
   FAILS("-a @ -C 10 -t 1000\n", ITG_EINVAL,
         "line 1: '@' names no rank or host");
+  FAILS("@\"a b\" -a @1 -t 1000\n", ITG_EINVAL,
+        "line 1: @\"a: a placement holds no quotes");
   FAILS("@4096 -a @1 -t 1000\n", ITG_EINVAL,
         "line 1: @4096: no job has that rank (at most 4096)");
   FAILS("-a @99999999999999999999999 -t 1000\n", ITG_EINVAL,
@@ -449,7 +451,7 @@ static void test_place_errors(void **state) {
               "room for 3 flows, the experiment has 2");
   job.hosts = NULL;
   PLACE_FAILS("-a @alpha -t 10\n", 1, ITG_EINVAL,
-              "line 1: @alpha: no rank of the job runs on that host");
+              "line 1: @alpha: the job names no hosts");
   job.nranks = 0;
   PLACE_FAILS("-a @0 -t 10\n", 1, ITG_EINVAL,
               "a job has 1 to 4096 ranks, not 0");

@@ -57,6 +57,11 @@ static int itg__where_parse(const char *w, size_t len, itg__where *out,
     itg__exp_err(err, errlen, line, "'@' names no rank or host");
     return ITG_EINVAL;
   }
+  if (memchr(w, '"', len) != NULL) {
+    itg__exp_err(err, errlen, line, "%.*s: a placement holds no quotes",
+                 (int)len, w);
+    return ITG_EINVAL;
+  }
   if (len >= ITG_HOST_MAX) {
     itg__exp_err(err, errlen, line, "placement longer than %d bytes",
                  ITG_HOST_MAX - 1);
@@ -377,10 +382,13 @@ static int itg__where_rank(const itg__where *w, const itg_experiment_job *job,
                  w->rank, job->nranks);
     return -1;
   }
-  if (job->hosts != NULL)
-    for (r = 0; r < job->nranks; r++)
-      if (strcmp(job->hosts[r], w->host) == 0)
-        return r;
+  if (job->hosts == NULL) {
+    itg__exp_err(err, errlen, line, "@%s: the job names no hosts", w->host);
+    return -1;
+  }
+  for (r = 0; r < job->nranks; r++)
+    if (strcmp(job->hosts[r], w->host) == 0)
+      return r;
   itg__exp_err(err, errlen, line, "@%s: no rank of the job runs on that host",
                w->host);
   return -1;
