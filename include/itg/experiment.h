@@ -18,8 +18,9 @@
  *   - The receiver, from -a (or --dst), which every line must give:
  *     `-a @N` is the receiver on rank N; `-a @NAME` the receiver on the
  *     first (lowest) rank whose host is NAME, compared byte for byte with
- *     the job's names (name another rank of that host by its number); any other value is an address outside the job
- *     (an itg-recv, or D-ITG's ITGRecv), kept as written. For a receiver
+ *     the job's names (name another rank of that host by its number);
+ *     any other value is an address outside the job (an itg-recv, or
+ *     D-ITG's ITGRecv), kept as written. For a receiver
  *     inside the job the flow's dst_host keeps the '@' word: the program
  *     running the experiment puts that rank's address in its place.
  *   - The sender, from an optional first word `@N` or `@NAME` (the same

@@ -10,7 +10,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const char *const hosts[4] = {"alpha", "beta", "beta", "gamma"};
-  static int senders[ITG_EXPERIMENT_FLOWS_MAX], receivers[ITG_EXPERIMENT_FLOWS_MAX];
+  static int senders[ITG_EXPERIMENT_FLOWS_MAX];
+  static int receivers[ITG_EXPERIMENT_FLOWS_MAX];
   itg_experiment *e = NULL;
   itg_experiment_job job;
   char err[256];
@@ -37,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(itg_experiment_flow_at(e, i, &f) == 0);
     FUZZ_CHECK(senders[i] >= 0 && senders[i] < 4);
     FUZZ_CHECK(receivers[i] >= -1 && receivers[i] < 4);
-    FUZZ_CHECK((receivers[i] == -1) == (f.receiver == ITG_EXPERIMENT_ADDRESS));
+    FUZZ_CHECK((receivers[i] == -1) ==
+               (f.receiver == ITG_EXPERIMENT_ADDRESS));
     FUZZ_CHECK(f.sender != ITG_EXPERIMENT_RANK || senders[i] == f.sender_rank);
     FUZZ_CHECK(f.sender != ITG_EXPERIMENT_ANY || senders[i] != 0);
   }
