@@ -25,6 +25,7 @@
 #include "itg/log.h"
 #include "itg/stats.h"
 #include "itg/flow.h"
+#include "itg/experiment.h"
 #include "itg/parse.h"
 #include "itg/sender.h"
 #include "itg/receiver.h"

@@ -87,6 +87,10 @@ int itg_series_get(const itg_series *s, size_t flow, size_t interval,
                    itg_series_point *out);
 int itg_decode_files(const char *const *paths, size_t n, itg_stats *stats,
                      itg_series *series, itg_decode_status *st);
+int itg_experiment_flow_cfg(const itg_experiment *e, size_t i, itg_flow_cfg *out);
+int itg_experiment_flow_at(const itg_experiment *e, size_t i,
+                           itg_experiment_flow *out);
+int itg_experiment_job_init(itg_experiment_job *job);
 """
 
 HELPERS_CDEF = """

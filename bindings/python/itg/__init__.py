@@ -9,9 +9,11 @@
 The pacing and the packet path run in the library's C threads; Python
 configures, waits and reads results. Flows are described by the same
 option words as itg-send (see include/itg/flow.h) or by FlowConfig fields.
-Errors raise itg.Error subclasses named after the library's error table
-(itg.InvalidArgument is itg.EINVAL, ...). Submodules: itg.wire (packet
-headers), itg.log (log records and files), itg.dist (random laws).
+Experiment files, the flows of a distributed run with the ranks they run
+on, are read by itg.Experiment. Errors raise itg.Error subclasses named
+after the library's error table (itg.InvalidArgument is itg.EINVAL, ...).
+Submodules: itg.wire (packet headers), itg.log (log records and files),
+itg.dist (random laws).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from ._itg import ffi as _ffi
 from ._itg import lib as _lib
 from .dist import Dist, read_trace
 from .errors import *  # noqa: F401,F403  (Error and one class per C error name)
+from .experiment import Experiment, ExperimentFlow, Placement
 from .flow import DistSpec, FlowConfig
 from .log import Damage, LogHeader, LogReader, LogRecord, RecordBatch, read_log, record_dtype
 from .receiver import FlowEvent, Receiver, ReceiverStats
@@ -49,6 +52,7 @@ def clock_mono_ns() -> int:
 __all__ = [
     "dist", "errors", "log", "wire",
     "Dist", "read_trace", "DistSpec", "FlowConfig",
+    "Experiment", "ExperimentFlow", "Placement",
     "Damage", "LogHeader", "LogReader", "LogRecord", "RecordBatch", "read_log", "record_dtype",
     "FlowEvent", "Receiver", "ReceiverStats",
     "FileStatus", "FlowStats", "Report", "Stats", "decode",

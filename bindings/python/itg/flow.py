@@ -169,9 +169,15 @@ class FlowConfig:
     def as_dict(self) -> Dict[str, Any]:
         return {name: self.get(name) for name in FIELDS}
 
-    def copy(self) -> "FlowConfig":
-        other = FlowConfig.__new__(FlowConfig)
+    @classmethod
+    def _blank(cls) -> "FlowConfig":
+        """A FlowConfig over zeroed memory, for the caller to fill."""
+        other = cls.__new__(cls)
         object.__setattr__(other, "_c", ffi.new("itg_flow_cfg *"))
+        return other
+
+    def copy(self) -> "FlowConfig":
+        other = FlowConfig._blank()
         ffi.memmove(other._c, self._c, ffi.sizeof("itg_flow_cfg"))
         return other
 
