@@ -93,10 +93,18 @@ TEST_HELPERS := $(wildcard tests/helpers/*.c)
 TEST_HELPER_OBJ := $(TEST_HELPERS:%.c=$(BUILD)/obj/%.o)
 
 STATIC := $(BUILD)/lib/libitg.a
+# libitg-mpi.a (libitg/mpi, include/itg/mpi.h), built with Open MPI's
+# compiler wrapper where it is found, and its tests (tests/mpi): the core
+# library never depends on MPI. Cross builds clear MPICC (ports/targets.mk).
+MPICC ?= mpicc
+HAVE_MPI := $(if $(MPICC),$(shell command -v $(MPICC) >/dev/null 2>&1 && echo yes))
+MPI_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libitg/mpi/*.c))
+MPI_STATIC := $(if $(HAVE_MPI),$(BUILD)/lib/libitg-mpi.a)
+MPI_TESTS := $(if $(HAVE_MPI),$(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(wildcard tests/mpi/*.c)))
 SONAME := libitg.so.$(VMAJOR)
 SHARED := $(BUILD)/lib/libitg.so.$(VERSION)
 
-.PHONY: all lib programs tests test test-unit test-integration \
+.PHONY: all lib programs tests test test-unit test-integration test-mpi \
 	check check-deps demo setup install uninstall clean accept
 .DEFAULT_GOAL := all
 # Objects of programs, tests and examples are built through pattern rules;
@@ -105,11 +113,11 @@ SHARED := $(BUILD)/lib/libitg.so.$(VERSION)
 
 all: lib programs
 
-lib: $(STATIC) $(SHARED_FILES)
+lib: $(STATIC) $(SHARED_FILES) $(MPI_STATIC)
 
 programs: $(PROGS)
 
-tests: $(TESTS) $(PROGS) $(SHARED_PROGS) $(EXAMPLES)
+tests: $(TESTS) $(PROGS) $(SHARED_PROGS) $(EXAMPLES) $(MPI_TESTS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -152,6 +160,22 @@ $(BUILD)/tests/%$(EXE): $(BUILD)/obj/tests/%.o $(TEST_HELPER_OBJ) $(STATIC)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_HELPER_OBJ) $(STATIC) $(DEPS_LIBS) -lcmocka
 
+$(BUILD)/obj/libitg/mpi/%.o: libitg/mpi/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  MPICC   $<")
+	$(Q)$(MPICC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/lib/libitg-mpi.a: $(MPI_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/tests/mpi/%: tests/mpi/%.c $(MPI_STATIC) $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  MPICC   $<")
+	$(Q)$(MPICC) -std=gnu11 $(OPT) -g $(WARN) -Iinclude $(DEPS_CFLAGS) $(SAN_FLAGS) \
+	  $(CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(MPI_STATIC) $(STATIC) $(DEPS_LIBS)
+
 # Examples build as a user's program would: the public header only.
 $(BUILD)/examples/%$(EXE): examples/c/%.c $(STATIC)
 	@mkdir -p $(dir $@)
@@ -164,7 +188,7 @@ setup:
 	$(Q)sh ports/debian/setup.sh
 
 test: setup
-	$(Q)$(MAKE) --no-print-directory test-unit test-integration test-soak-short
+	$(Q)$(MAKE) --no-print-directory test-unit test-integration test-mpi test-soak-short
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 OPT=-O1 test-unit test-integration test-fuzz
 	$(Q)$(MAKE) --no-print-directory -k $(CROSS_TARGETS:%=test-%)
 
@@ -173,6 +197,14 @@ test-unit: tests
 
 test-integration: tests
 	$(Q)ITG_SAN=$(SAN) sh tests/integration/run.sh $(BUILD)
+
+ifneq ($(HAVE_MPI),)
+test-mpi: $(MPI_TESTS)
+	$(Q)sh tests/mpi/run.sh $(BUILD)
+else
+test-mpi:
+	@echo "test-mpi: skipped: no $(if $(MPICC),$(MPICC),MPI compiler) (make setup installs Open MPI)"
+endif
 
 # The loop builds with every CPU unless make was given -j itself.
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -227,7 +259,7 @@ install: all $(BUILD)/libitg.pc
 	install -d $(DESTDIR)$(PREFIX)/include/itg $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/itg.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/itg/*.h $(DESTDIR)$(PREFIX)/include/itg/
-	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(STATIC) $(MPI_STATIC) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf $(notdir $(SHARED)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(notdir $(SHARED)) $(DESTDIR)$(PREFIX)/lib/libitg.so
@@ -244,6 +276,7 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJ:.o=.d) $(PROG_COMMON_OBJ:.o=.d) $(TEST_HELPER_OBJ:.o=.d) \
+	$(if $(HAVE_MPI),$(MPI_OBJ:.o=.d)) \
 	$(wildcard $(BUILD)/obj/tests/*.d $(BUILD)/obj/libitg/programs/*.d \
 	  $(BUILD)/obj-shared/libitg/programs/*.d)
 

@@ -30,7 +30,7 @@ include $(CROSS_TARGETS:%=ports/%/toolchain.mk)
 
 $(CROSS_TARGETS):
 	$(Q)sh ports/$@/deps.sh
-	$(Q)$(MAKE) --no-print-directory BUILD=build/$@ SAN= $($@_VARS) all tests
+	$(Q)$(MAKE) --no-print-directory BUILD=build/$@ SAN= MPICC= $($@_VARS) all tests
 
 $(CROSS_TARGETS:%=test-%): test-%: %
 	$(Q)sh ports/$*/run-tests.sh build/$*

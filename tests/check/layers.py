@@ -30,6 +30,7 @@ MAY_INCLUDE = {
     "core": {"core", "platform", "public"},
     "log": {"log", "core", "platform", "public"},
     "engine": {"engine", "log", "core", "platform", "public"},
+    "mpi": {"mpi", "engine", "log", "core", "platform", "public"},
     "programs": {"public", "libitg/programs/cli.h"},
 }
 

@@ -1,0 +1,156 @@
+/* libitg over MPI: the clocks of the ranks of a communicator referred to
+ * rank 0's, and one common start for all of them.
+ *
+ * A separate library, libitg-mpi.a, built with Open MPI's compiler wrapper
+ * (mpicc) and linked with libitg.a: the core library never depends on MPI.
+ * This header is not included from itg.h, since it needs <mpi.h>.
+ *
+ * Every function taking a communicator is collective: each rank of it
+ * calls the function, in the same order as the other collective calls on
+ * that communicator. The arguments of all ranks are checked together
+ * before anything else is exchanged, so an argument one rank refuses makes
+ * the call fail on every rank (instead of leaving the others waiting for
+ * it): that rank returns its own error code, the others the lowest code
+ * any rank gave. A failure of MPI itself (with an error handler that
+ * returns) is ITG_EIO.
+ *
+ * Times are int64_t nanoseconds of the real-time (wall) clock since the
+ * Unix epoch, as itg_clock_real_ns gives them, unless said otherwise.
+ */
+#ifndef ITG_MPI_H
+#define ITG_MPI_H
+
+#include <mpi.h>
+
+#include "itg/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Rounds of itg_mpi_clock_sync: at most this many round trips a rank. */
+#define ITG_MPI_CLOCK_ROUNDS_MAX 100000
+
+/* A rank's real-time clock referred to rank 0's (growable,
+ * include/itg/common.h). */
+typedef struct itg_mpi_clock {
+  size_t struct_size;
+  /* Rank 0's clock minus this rank's, at the round trip measured best:
+   * adding it to a local stamp gives rank 0's time base (0 on rank 0). */
+  int64_t offset_ns;
+  /* Half that round trip, rounded up: rank 0 read its clock somewhere
+   * between the two ends of it, so the true offset lies within
+   * offset_ns +- uncertainty_ns however the way there and the way back
+   * differ (as long as neither clock is stepped meanwhile). 0 on rank 0. */
+  int64_t uncertainty_ns;
+  /* This rank's real-time clock at the middle of that round trip: the
+   * clocks drift apart at their rates' difference (parts per million)
+   * from then on. */
+  int64_t measured_ns;
+  /* The round trips measured (0 on rank 0). */
+  int rounds;
+} itg_mpi_clock;
+
+/* Measures the offset of each rank's real-time clock to rank 0's by
+ * ping-pong: each rank other than 0, in turn, sends `rounds` messages to
+ * rank 0, which answers each with its clock's reading; the rank keeps the
+ * round trip that took least time, the one least disturbed by scheduling
+ * and queuing, and takes rank 0's reading as made at its middle. Rank 0's
+ * own result is offset 0, uncertainty 0; so is that of a communicator of
+ * one rank. The messages go over a duplicate of comm, so they never meet
+ * the caller's own. Collective; every rank passes the same rounds.
+ * Returns 0, ITG_EINVAL (comm MPI_COMM_NULL or an intercommunicator,
+ * rounds < 1, out NULL or a size this library does not know, rounds not
+ * the same on every rank), ITG_ERANGE (rounds above
+ * ITG_MPI_CLOCK_ROUNDS_MAX) or ITG_EIO; *out is written only on 0. */
+ITG_API int itg_mpi_clock_sync_size(MPI_Comm comm, int rounds,
+                                    itg_mpi_clock *out, size_t size);
+#define itg_mpi_clock_sync(comm, rounds, out)                                  \
+  itg_mpi_clock_sync_size((comm), (rounds), (out), sizeof *(out))
+
+/* Returns local_ns, a stamp of this rank's real-time clock, in rank 0's
+ * time base: local_ns + clock's offset (saturating at the ends of
+ * int64_t). A NULL clock, or one whose size does not reach its offset,
+ * counts as offset 0. */
+ITG_API int64_t itg_mpi_clock_to_root(const itg_mpi_clock *clock,
+                                      int64_t local_ns);
+
+/* The reverse: root_ns, an instant in rank 0's time base, on this rank's
+ * real-time clock. */
+ITG_API int64_t itg_mpi_clock_from_root(const itg_mpi_clock *clock,
+                                        int64_t root_ns);
+
+/* The margin of itg_mpi_start_at when given 0, and the most it takes. */
+#define ITG_MPI_START_MARGIN_NS 200000000LL
+#define ITG_MPI_START_MARGIN_MAX_NS 3600000000000LL
+
+/* One rank's side of a common start (growable). */
+typedef struct itg_mpi_start {
+  size_t struct_size;
+  /* The instant, in rank 0's time base. */
+  int64_t start_ns;
+  /* The same instant on this rank's real-time clock. */
+  int64_t local_ns;
+  /* The same instant on the monotonic clock (itg_clock_mono_ns): the
+   * deadline this rank slept until, and the one to pace a schedule from. */
+  int64_t mono_ns;
+  /* This rank's real-time clock read as it woke, in rank 0's time base. */
+  int64_t woke_ns;
+  /* This rank's clock uncertainty (itg_mpi_clock.uncertainty_ns). */
+  int64_t uncertainty_ns;
+} itg_mpi_start;
+
+/* Starts every rank of comm at one instant: once all ranks have called it,
+ * rank 0 takes its real-time clock plus margin_ns (0: the default,
+ * ITG_MPI_START_MARGIN_NS) as the instant and sends it to all; each rank
+ * turns it into its own real-time clock with its clock offset, then into
+ * its monotonic clock, and sleeps until then (on the monotonic clock, so a
+ * step of the wall clock meanwhile does not move the wake-up). The margin
+ * must cover the sending of the instant and the scheduling of the ranks:
+ * a rank that learns of it too late starts at once, and its woke_ns tells
+ * by how much. clock is this rank's result of itg_mpi_clock_sync on comm.
+ * Collective; rank 0's margin is the one used. Returns 0 with *out
+ * written, ITG_EINVAL (comm MPI_COMM_NULL or an intercommunicator, clock
+ * or out NULL or of a size this library does not know, margin_ns < 0),
+ * ITG_ERANGE (margin_ns above ITG_MPI_START_MARGIN_MAX_NS) or ITG_EIO. */
+ITG_API int itg_mpi_start_at_size(MPI_Comm comm, const itg_mpi_clock *clock,
+                                  int64_t margin_ns, itg_mpi_start *out,
+                                  size_t size);
+#define itg_mpi_start_at(comm, clock, margin_ns, out)                          \
+  itg_mpi_start_at_size((comm), (clock), (margin_ns), (out), sizeof *(out))
+
+/* How far apart the ranks woke (growable). Wake-ups are each rank's
+ * woke_ns minus the instant, in rank 0's time base. */
+typedef struct itg_mpi_skew {
+  size_t struct_size;
+  /* The latest wake-up minus the earliest. */
+  int64_t skew_ns;
+  /* The earliest and latest wake-ups (a small negative one is within the
+   * clocks' uncertainty), and a rank that woke then (the lowest such). */
+  int64_t early_ns;
+  int64_t late_ns;
+  int early_rank;
+  int late_rank;
+  /* The largest clock uncertainty of any rank: each wake-up is known to
+   * within it, the skew to within twice it. */
+  int64_t uncertainty_ns;
+  /* The ranks of comm. */
+  int ranks;
+} itg_mpi_skew;
+
+/* Gathers the wake-ups of a start (each rank's result of itg_mpi_start_at
+ * on comm) and gives every rank the same summary. Separate from
+ * itg_mpi_start_at so that the exchange does not delay the start: call it
+ * once the work started at the instant allows. Collective. Returns 0 with
+ * *out written, ITG_EINVAL (comm MPI_COMM_NULL or an intercommunicator,
+ * start or out NULL or of a size this library does not know) or
+ * ITG_EIO. */
+ITG_API int itg_mpi_start_skew_size(MPI_Comm comm, const itg_mpi_start *start,
+                                    itg_mpi_skew *out, size_t size);
+#define itg_mpi_start_skew(comm, start, out)                                   \
+  itg_mpi_start_skew_size((comm), (start), (out), sizeof *(out))
+
+#ifdef __cplusplus
+}
+#endif
+#endif

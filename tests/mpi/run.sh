@@ -1,0 +1,82 @@
+#!/bin/sh
+# Runs the tests of libitg-mpi (tests/mpi/*.c, built in BUILD/tests/mpi)
+# under mpirun, on this host alone, each run within a time limit, and
+# prints one closing line: "mpi: N passed, M failed".
+#   clock_start  4 ranks: offsets within their uncertainty of 0 and 1 ms,
+#                the ranks woken within 1 ms of one another;
+#   faketime     3 ranks, two of them with their real-time clock moved by
+#                libfaketime (+0.125 s on rank 0, -1.5 s on rank 2): each
+#                offset found within its uncertainty and 50 us of the one
+#                set, and the start still common;
+#   bad_input    2 ranks: refusals on every rank at once.
+# Usage: run.sh [BUILD]
+BUILD=${1:-build}
+BIN=$BUILD/tests/mpi
+
+if ! command -v mpirun >/dev/null 2>&1; then
+  echo "mpi: skipped: no mpirun (make setup installs Open MPI)"
+  exit 0
+fi
+# Open MPI refuses root unless told twice; tests run as root in CI.
+OMPI_ALLOW_RUN_AS_ROOT=1
+OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+# Open MPI's session files go to a directory of this run, removed after.
+TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/itg-mpi.XXXXXX") || exit 1
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT INT TERM
+
+# More ranks than cores (--oversubscribe); shared memory between the ranks
+# (vader) and loopback for mpirun's own connections, no other network; the
+# copy through ptrace that vader would try for large messages is off (a
+# container may forbid it). A rank waiting for a message polls: it yields
+# the core while it does (mpi_yield_when_idle), so on a machine with
+# fewer cores than ranks the rank it waits for gets to run.
+MPIRUN="mpirun --oversubscribe --mca btl self,vader
+  --mca btl_vader_single_copy_mechanism none --mca oob_tcp_if_include lo
+  --mca mpi_yield_when_idle 1"
+LIMIT=120
+
+passed=0
+failed=0
+failures=""
+# run NAME MPIRUN-ARGUMENTS...: one mpirun, its output kept in
+# BUILD/tests/mpi/NAME.log and shown.
+run() {
+  name=$1
+  shift
+  # shellcheck disable=SC2086
+  if timeout -k 10 "$LIMIT" $MPIRUN "$@" >"$BIN/$name.log" 2>&1; then
+    passed=$((passed + 1))
+    sed "s/^/  /" "$BIN/$name.log"
+  else
+    failed=$((failed + 1))
+    failures="$failures $name"
+    echo "---- $name failed:"
+    tail -n 40 "$BIN/$name.log"
+  fi
+}
+
+run clock_start -np 4 "$BIN/clock_start"
+
+# libfaketime moves the real-time clock of a rank by a fixed amount, and
+# leaves the monotonic clock alone (FAKETIME_DONT_FAKE_MONOTONIC), which
+# itg_mpi_start_at sleeps on.
+FAKETIME_LIB=$(dpkg -L libfaketime 2>/dev/null | grep '/libfaketime\.so\.1$' | head -n 1)
+if [ -n "$FAKETIME_LIB" ] && [ -f "$FAKETIME_LIB" ]; then
+  run faketime \
+    -np 1 env LD_PRELOAD="$FAKETIME_LIB" FAKETIME=+0.125 \
+      FAKETIME_DONT_FAKE_MONOTONIC=1 \
+      "$BIN/clock_start" --ahead 0.125 --offset-max 50000 : \
+    -np 1 "$BIN/clock_start" --offset-max 50000 : \
+    -np 1 env LD_PRELOAD="$FAKETIME_LIB" FAKETIME=-1.5 \
+      FAKETIME_DONT_FAKE_MONOTONIC=1 \
+      "$BIN/clock_start" --ahead -1.5 --offset-max 50000
+else
+  echo "mpi: faketime skipped: no libfaketime (make setup installs it)"
+fi
+
+run bad_input -np 2 "$BIN/bad_input"
+
+echo "mpi: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] || { echo "failed:$failures"; exit 1; }
