@@ -2,6 +2,7 @@
  * runs it under mpirun).
  *
  *   log_gather [--records N] [--silent RANK] [--timeout-ms MS]
+ *   log_gather --serialized
  *
  * Each rank other than 0 logs N records of its own flow (flow id = rank,
  * seq 0..N-1) through itg_mpi_logger_new, as fast as its ring takes them,
@@ -12,7 +13,10 @@
  * files agree; and that no message was missing. --silent names a rank
  * that makes no logger at all: the gatherer must return ITG_ETIMEDOUT
  * after the others ended, with that rank, and only it, not ended. Rank 0
- * prints the figures; every rank exits 0 only if all checks held. */
+ * prints the figures; every rank exits 0 only if all checks held.
+ * --serialized initialises MPI with MPI_THREAD_SERIALIZED: the writer
+ * thread would call MPI beside the caller's, so every rank's
+ * itg_mpi_logger_new must refuse with ITG_ESTATE, making no logger. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,15 +92,40 @@ static void read_file(const char *path, int r, uint64_t records,
   itg_logreader_close(rd);
 }
 
+static int serialized(int *argc, char ***argv) {
+  int provided = 0, all_fails, rc, ranks;
+  itg_logger_cfg cfg;
+  itg_logger *l = NULL;
+  MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  itg_logger_cfg_init(&cfg);
+  rc = itg_mpi_logger_new(MPI_COMM_WORLD, (rank + 1) % ranks, &cfg,
+                          "never-made.spill", &l);
+  CHECK(provided < MPI_THREAD_MULTIPLE, "thread level %d granted", provided);
+  CHECK(rc == ITG_ESTATE && l == NULL, "itg_mpi_logger_new: %s",
+        itg_strerror(rc));
+  MPI_Allreduce(&fails, &all_fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0 && all_fails == 0)
+    printf("log_gather: ok: MPI_THREAD_SERIALIZED refused on %d ranks\n",
+           ranks);
+  MPI_Finalize();
+  return all_fails == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   int64_t records = 200000, timeout_ms = 20000;
   int ranks, silent = -1, provided = 0, rc, all_fails;
   char dir[512] = "", spill[600];
   uint64_t mine[2] = {0, 0}, *theirs = NULL; /* spilled, lost */
 
+  if (argc == 2 && strcmp(argv[1], "--serialized") == 0)
+    return serialized(&argc, &argv);
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  CHECK(provided == MPI_THREAD_MULTIPLE, "thread level %d granted",
+        provided);
   for (int i = 1; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--records") == 0)
       records = arg_i64(argv[i + 1]);

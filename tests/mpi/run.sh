@@ -13,7 +13,10 @@
 #                rank 0 gathers them: each exactly once, in order, in the
 #                gathered file or the rank's spill file, counts agreeing;
 #   log_silent   4 ranks, rank 3 logging nothing: the gatherer returns
-#                within its timeout (3 s without a message), naming it.
+#                within its timeout (3 s without a message), naming it;
+#   log_level    2 ranks under MPI_THREAD_SERIALIZED: no MPI logger;
+#   log_account  2 ranks, rank 1 sending malformed messages by hand: the
+#                gatherer's gaps, bad messages and spilled counts.
 # Usage: run.sh [BUILD]
 BUILD=${1:-build}
 BIN=$BUILD/tests/mpi
@@ -85,6 +88,8 @@ run bad_input -np 2 "$BIN/bad_input"
 run log_gather -np 4 "$BIN/log_gather" --records 200000
 run log_silent -np 4 "$BIN/log_gather" --records 20000 --silent 3 \
   --timeout-ms 3000
+run log_level -np 2 "$BIN/log_gather" --serialized
+run log_account -np 2 "$BIN/log_account"
 
 echo "mpi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] || { echo "failed:$failures"; exit 1; }
