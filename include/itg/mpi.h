@@ -162,12 +162,13 @@ ITG_API int itg_mpi_start_skew_size(MPI_Comm comm, const itg_mpi_start *start,
 /* Makes a logger (itg/log.h) whose records go over MPI to rank root of
  * comm, which collects them with itg_mpi_gather. Its writer thread packs
  * the records into one of two buffers of 2048 records while the other is
- * in flight (MPI_Isend), and never waits for root: when both buffers are
- * still in flight, the records go to the log file spill_path (made when
- * first needed; decode it together with the gathered file) and are counted
- * in itg_logger_stats.spilled. cfg gives the role, clock, lanes, capacity,
- * batch and flush_ms as for itg_logger_new; its path, server and spill
- * fields are ignored. Each message carries a sequence number of this
+ * in flight (MPI_Isend). When both are still in flight it waits for one
+ * only while every lane of the logger is less than three quarters full;
+ * then the records go to the log file spill_path (made when first needed;
+ * decode it together with the gathered file) and are counted in
+ * itg_logger_stats.spilled, so the producers never wait for root. cfg
+ * gives the role, clock, lanes, capacity, batch and flush_ms as for
+ * itg_logger_new; its path, server and spill fields are ignored. Each message carries a sequence number of this
  * rank, so root finds any missing. Not collective: each logging rank
  * calls it while root calls itg_mpi_gather (the log header goes to root
  * here, and is taken once root receives). itg_logger_close sends what is

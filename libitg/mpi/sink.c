@@ -1,9 +1,11 @@
 /* The MPI log sink (log/sink.h): the writer thread packs the records into
  * one of two buffers while the other is on its way to the gathering rank
- * (MPI_Isend), so that logging overlaps generation. It never waits for
- * the gatherer: when both buffers are still in flight, the records go to
- * a local spill file (a log file like any other) and are counted as
- * spilled. The messages are laid out in mpi/logmsg.h. */
+ * (MPI_Isend), so that logging overlaps generation. When both buffers
+ * are still in flight, it waits for one only while the logger's lanes
+ * have room (the sink's hurry): once they are three quarters full the
+ * records go to a local spill file (a log file like any other) and are
+ * counted as spilled, so the producers never wait for the gatherer. The
+ * messages are laid out in mpi/logmsg.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,8 @@ static _Thread_local const mpi_sink_args *opening;
 typedef struct mpi_sink {
   MPI_Comm comm;
   int root;
+  int (*hurry)(void *arg);
+  void *hurry_arg;
   uint8_t *buf[2];
   MPI_Request req[2];
   uint32_t held[2]; /* records in each buffer */
@@ -113,8 +117,6 @@ static int mpi_open(const itg_logger_cfg *cfg, const itg_log_hdr *hdr,
   uint8_t hello[ITG__MPI_LOG_HDR_LEN + ITG_LOG_HEADER_LEN];
   itg__mpi_log_head h = {.kind = ITG__MPI_LOG_HELLO};
   mpi_sink *s;
-  (void)hurry;
-  (void)hurry_arg;
   if (opening == NULL)
     return ITG_EINVAL;
   s = calloc(1, sizeof *s);
@@ -130,6 +132,8 @@ static int mpi_open(const itg_logger_cfg *cfg, const itg_log_hdr *hdr,
   }
   s->comm = opening->comm;
   s->root = opening->root;
+  s->hurry = hurry;
+  s->hurry_arg = hurry_arg;
   s->req[0] = s->req[1] = MPI_REQUEST_NULL;
   s->hdr = *hdr;
   snprintf(s->spill_path, sizeof s->spill_path, "%s", cfg->spill_path);
@@ -149,12 +153,21 @@ static int mpi_open(const itg_logger_cfg *cfg, const itg_log_hdr *hdr,
 
 static int mpi_write(void *state, const itg_logrec *recs, size_t n) {
   mpi_sink *s = state;
-  int rc = 0;
+  /* Open MPI moves a large message on only inside the sender's MPI calls:
+   * a look at the buffers in flight on every write keeps them going. */
+  int rc = reap(s);
+  if (rc != 0)
+    return rc;
   for (size_t i = 0; i < n; i++) {
-    if (s->cur < 0 && (rc = reap(s)) != 0)
-      return rc;
-    if (s->cur < 0)
-      return spill_records(s, recs + i, n - i);
+    while (s->cur < 0) {
+      if ((rc = reap(s)) != 0)
+        return rc;
+      if (s->cur >= 0)
+        break;
+      if (s->hurry(s->hurry_arg))
+        return spill_records(s, recs + i, n - i);
+      itg__yield();
+    }
     itg_logrec_encode(&recs[i], s->buf[s->cur] + ITG__MPI_LOG_HDR_LEN +
                                     s->held[s->cur] * ITG_LOG_RECORD_LEN);
     if (++s->held[s->cur] == ITG__MPI_LOG_RECS && (rc = post(s)) != 0)
