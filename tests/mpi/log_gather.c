@@ -5,12 +5,13 @@
  *   log_gather --serialized
  *
  * Each rank other than 0 logs N records of its own flow (flow id = rank,
- * seq 0..N-1) through itg_mpi_logger_new, as fast as its ring takes them,
- * and closes it; rank 0 gathers with itg_mpi_gather. Then rank 0 reads
- * every rank's gathered file and spill file with the library's reader and
- * checks that every record came exactly once, in order within each file,
- * as written; that the counts of the gatherer, of the loggers and of the
- * files agree; and that no message was missing. --silent names a rank
+ * seq 0..N-1) and the flow's FLOW_END (seq N) through itg_mpi_logger_new,
+ * as fast as its ring takes them, and closes it; rank 0 gathers with
+ * itg_mpi_gather. Then rank 0 reads every rank's gathered file and spill
+ * file with the library's reader and checks that every record came
+ * exactly once, in order within each file, as written; that the counts of
+ * the gatherer, of the loggers and of the files agree; that no message was
+ * missing; and decodes the files with itg_decode_files. --silent names a rank
  * that makes no logger at all: the gatherer must return ITG_ETIMEDOUT
  * after the others ended, with that rank, and only it, not ended. Rank 0
  * prints the figures; every rank exits 0 only if all checks held.
@@ -48,17 +49,18 @@ static int64_t arg_i64(const char *s) {
   return v;
 }
 
-static itg_logrec record_of(int r, uint64_t i) {
+/* Record i of rank r's flow of n packets: its FLOW_END when i == n. */
+static itg_logrec record_of(int r, uint64_t i, uint64_t n) {
   itg_logrec rec = {.flow_id = (uint32_t)r,
-                    .size = (uint16_t)(64 + i % 1400),
-                    .flags = ITG_REC_TX,
+                    .size = (uint16_t)(i == n ? 0 : 64 + i % 1400),
+                    .flags = ITG_REC_TX | (i == n ? ITG_REC_FLOW_END : 0),
                     .seq = i,
                     .tx_ns = (int64_t)(1000 * i + (uint64_t)r)};
   return rec;
 }
 
 /* Reads path (absent: no records, when may_lack) and marks each record of
- * rank r in seen; counts them in *n. */
+ * rank r in seen (records + 1 of them); counts them in *n. */
 static void read_file(const char *path, int r, uint64_t records,
                       uint8_t *seen, uint64_t *n, int may_lack) {
   itg_logreader *rd;
@@ -73,12 +75,12 @@ static void read_file(const char *path, int r, uint64_t records,
     return;
   while ((more = itg_logreader_next(rd, &rec)) == 1) {
     itg_logrec want;
-    if (rec.seq >= records || rec.flow_id != (uint32_t)r) {
+    if (rec.seq > records || rec.flow_id != (uint32_t)r) {
       CHECK(0, "%s: a record not logged: flow %" PRIu32 " seq %" PRIu64, path,
             rec.flow_id, rec.seq);
       break;
     }
-    want = record_of(r, rec.seq);
+    want = record_of(r, rec.seq, records);
     CHECK(memcmp(&want, &rec, sizeof rec) == 0, "%s: seq %" PRIu64 " altered",
           path, rec.seq);
     CHECK((int64_t)rec.seq > last, "%s: seq %" PRIu64 " after %" PRId64, path,
@@ -90,6 +92,39 @@ static void read_file(const char *path, int r, uint64_t records,
   }
   CHECK(more == 0, "%s: reading: %s", path, itg_strerror(more));
   itg_logreader_close(rd);
+}
+
+/* Decodes a rank's gathered file and its spill file (NULL: none) with
+ * itg_decode_files: each must give the records read from it. The decoder
+ * wants each file's flows ended in that file, so the one without the
+ * FLOW_END (the spill file, or the gathered file when the end was
+ * spilled) may only be found cut short for that. */
+static void decode(const char *log, const char *spill, int r,
+                   uint64_t in_log, uint64_t in_spill) {
+  const char *paths[2] = {log, spill};
+  itg_decode_status st[2];
+  itg_stats *stats;
+  size_t n = spill != NULL ? 2 : 1;
+  int rc;
+  if (itg_stats_new(&stats) != 0) {
+    CHECK(0, "itg_stats_new");
+    return;
+  }
+  rc = itg_decode_files(paths, n, stats, NULL, st);
+  CHECK(rc == 0 || rc == ITG_ETRUNC, "rank %d: decoding: %s", r,
+        itg_strerror(rc));
+  for (size_t i = 0; i < n; i++) {
+    CHECK(st[i].opened && st[i].records == (i == 0 ? in_log : in_spill),
+          "rank %d: %s: %" PRIu64 " records decoded", r, paths[i],
+          st[i].records);
+    CHECK(st[i].error == 0 || (st[i].error == ITG_ETRUNC && n == 2),
+          "rank %d: %s: %s", r, paths[i], itg_strerror(st[i].error));
+  }
+  CHECK(n == 2 || st[0].error == 0, "rank %d: its log alone: %s", r,
+        itg_strerror(st[0].error));
+  CHECK(itg_stats_flow_count(stats) == 1, "rank %d: %zu flows", r,
+        itg_stats_flow_count(stats));
+  itg_stats_free(stats);
 }
 
 static int serialized(int *argc, char ***argv) {
@@ -159,7 +194,7 @@ int main(int argc, char **argv) {
     CHECK(rc == (silent > 0 ? ITG_ETIMEDOUT : 0), "gather: %s",
           itg_strerror(rc));
     if (rc == 0 || rc == ITG_ETIMEDOUT) {
-      uint8_t *seen = malloc((size_t)records);
+      uint8_t *seen = malloc((size_t)records + 1);
       printf("log_gather: gathered %" PRIu64 " records in %" PRIu64
              " messages in %.3f s (%.0f records/s), %" PRIu64
              " spilled, %d of %d ranks ended\n",
@@ -184,11 +219,11 @@ int main(int argc, char **argv) {
         CHECK(g->spilled == theirs[2 * r], "rank %d: spilled %" PRIu64
               " told, %" PRIu64 " by its logger", r, g->spilled,
               theirs[2 * r]);
-        memset(seen, 0, (size_t)records);
+        memset(seen, 0, (size_t)records + 1);
         read_file(g->path, r, (uint64_t)records, seen, &in_log, 0);
         snprintf(spill, sizeof spill, "%s/spill-%d", dir, r);
         read_file(spill, r, (uint64_t)records, seen, &in_spill, 1);
-        for (int64_t i = 0; i < records; i++)
+        for (int64_t i = 0; i <= records; i++)
           missing += !seen[i];
         CHECK(missing == 0, "rank %d: %" PRIu64 " records missing", r,
               missing);
@@ -196,6 +231,7 @@ int main(int argc, char **argv) {
               "rank %d: files hold %" PRIu64 " + %" PRIu64
               ", gatherer counted %" PRIu64 " + %" PRIu64, r, in_log,
               in_spill, g->records, g->spilled);
+        decode(g->path, in_spill > 0 ? spill : NULL, r, in_log, in_spill);
         printf("log_gather: rank %d: %" PRIu64 " records in %" PRIu64
                " messages, %" PRIu64 " spilled, %" PRIu64 " gaps\n",
                r, g->records, g->messages, g->spilled, g->gaps);
@@ -215,13 +251,13 @@ int main(int argc, char **argv) {
       rc = itg_mpi_logger_new(MPI_COMM_WORLD, 0, &cfg, spill, &l);
       CHECK(rc == 0, "itg_mpi_logger_new: %s", itg_strerror(rc));
       if (rc == 0) {
-        for (int64_t i = 0; i < records; i++) {
-          itg_logrec rec = record_of(rank, (uint64_t)i);
+        for (int64_t i = 0; i <= records; i++) {
+          itg_logrec rec = record_of(rank, (uint64_t)i, (uint64_t)records);
           itg_logger_push(l, 0, &rec);
         }
         rc = itg_logger_close_stats(l, &ls);
         CHECK(rc == 0, "itg_logger_close: %s", itg_strerror(rc));
-        CHECK(ls.records == (uint64_t)records, "logger wrote %" PRIu64,
+        CHECK(ls.records == (uint64_t)records + 1, "logger wrote %" PRIu64,
               ls.records);
         mine[0] = ls.spilled;
         mine[1] = ls.lost;
