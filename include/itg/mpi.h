@@ -159,28 +159,28 @@ ITG_API int itg_mpi_start_skew_size(MPI_Comm comm, const itg_mpi_start *start,
  * it. */
 #define ITG_MPI_LOG_TAG 0x1754
 
-/* Makes a logger (itg/log.h) whose records go over MPI to rank root of
- * comm, which collects them with itg_mpi_gather. Its writer thread packs
- * the records into one of two buffers of 2048 records while the other is
- * in flight (MPI_Isend). When both are still in flight it waits for one
- * only while every lane of the logger is less than three quarters full;
- * then the records go to the log file spill_path (made when first needed;
- * decode it together with the gathered file) and are counted in
- * itg_logger_stats.spilled, so the producers never wait for root. cfg
- * gives the role, clock, lanes, capacity, batch and flush_ms as for
- * itg_logger_new; its path, server and spill fields are ignored. Each message carries a sequence number of this
- * rank, so root finds any missing. Not collective: each logging rank
- * calls it while root calls itg_mpi_gather (the log header goes to root
- * here, and is taken once root receives). itg_logger_close sends what is
- * left and the end marker, and waits at most 10 s for root to take them
- * (what root does not take is counted lost, the error ITG_ETIMEDOUT).
- * The writer thread calls MPI while the caller's threads may too, so MPI
- * must have been initialised with MPI_THREAD_MULTIPLE
- * (MPI_Init_thread). Returns 0 with *out set, ITG_EINVAL (NULL cfg, out
- * or spill_path, an empty or too long spill_path, comm MPI_COMM_NULL or an
- * intercommunicator, root out of comm or this rank itself, a cfg field out
- * of range), ITG_ESTATE (MPI not initialised, finalised, or its thread
- * level below MPI_THREAD_MULTIPLE), ITG_EIO, ITG_ENOMEM or ITG_ETHREAD. */
+/* Makes a logger (itg/log.h) whose records go over MPI to rank root of comm,
+ * which collects them with itg_mpi_gather. Its writer thread packs the records
+ * into one of two buffers of 2048 records while the other is in flight
+ * (MPI_Isend). When both are still in flight it waits for one only while every
+ * lane of the logger is less than three quarters full; then the records go to
+ * the log file spill_path (made when first needed; decode it together with the
+ * gathered file) and are counted in itg_logger_stats.spilled, so the producers
+ * never wait for root. cfg gives the role, clock, lanes, capacity, batch and
+ * flush_ms as for itg_logger_new; its path, server and spill fields are
+ * ignored. Each message carries a sequence number of this rank, so root finds
+ * any missing. Not collective: each logging rank makes one such logger for
+ * each itg_mpi_gather of root, while root calls itg_mpi_gather (the log header
+ * goes to root here, and is taken once root receives). itg_logger_close sends
+ * what is left and the end marker, and waits at most 10 s for root to take
+ * them (what root does not take is counted lost, the error ITG_ETIMEDOUT). The
+ * writer thread calls MPI while the caller's threads may too, so MPI must have
+ * been initialised with MPI_THREAD_MULTIPLE (MPI_Init_thread). Returns 0 with
+ * *out set, ITG_EINVAL (NULL cfg, out or spill_path, an empty or too long
+ * spill_path, comm MPI_COMM_NULL or an intercommunicator, root out of comm or
+ * this rank itself, a cfg field out of range), ITG_ESTATE (MPI not
+ * initialised, finalised, or its thread level below MPI_THREAD_MULTIPLE),
+ * ITG_EIO, ITG_ENOMEM or ITG_ETHREAD. */
 ITG_API int itg_mpi_logger_new(MPI_Comm comm, int root,
                                const itg_logger_cfg *cfg,
                                const char *spill_path, itg_logger **out);
