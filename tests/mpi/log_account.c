@@ -1,11 +1,14 @@
 /* The gatherer's account of a rank whose messages are not as a sink sends
- * them (tests/mpi/run.sh runs it under mpirun on 2 ranks). Rank 1 makes
+ * them (tests/mpi/run.sh runs it under mpirun on 3 ranks). Rank 1 makes
  * its messages by hand, in the layout of libitg/mpi/logmsg.h: records
  * before its log header, two sequence numbers skipped, a message too
  * short to have a header, one whose record count does not match its
  * length, and an end marker telling of more messages than came and of
- * spilled records. Rank 0 gathers and checks the counts, and reads back
- * the file made: only the well-formed records, as sent. */
+ * spilled records. Rank 2 sends its header and one message of records,
+ * and stops without an end marker. Rank 0 gathers, with a timeout of 3 s
+ * without a message, and checks the counts, that rank 2 (only) is named
+ * as not ended, and reads back rank 1's file: only the well-formed
+ * records, as sent. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +87,9 @@ int main(int argc, char **argv) {
     MPI_Send(shorty, 5, MPI_BYTE, 0, ITG_MPI_LOG_TAG, MPI_COMM_WORLD);
     send_msg(DATA, 3, 3, 0, 50, 1); /* count 3, one record: bad */
     send_msg(END, 0, 5, 7, 0, 0);   /* seq 3 and 4 never came: 2 gaps */
+  } else if (rank == 2) {
+    send_msg(HELLO, 0, 0, 0, 0, 0);
+    send_msg(DATA, 1, 0, 0, 0, 1);
   } else if (rank == 0) {
     itg_mpi_gather_stats st;
     itg_logreader *rd;
@@ -92,15 +98,21 @@ int main(int argc, char **argv) {
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/log_account.XXXXXX", tmp ? tmp : "/tmp");
     CHECK(mkdtemp(dir) != NULL, "mkdtemp %s", dir);
-    rc = itg_mpi_gather(MPI_COMM_WORLD, 0, dir, 20000000000LL, &st);
-    CHECK(rc == 0, "gather: %s", itg_strerror(rc));
-    if (rc == 0) {
-      itg_mpi_gather_rank *g = &st.rank[1];
+    rc = itg_mpi_gather(MPI_COMM_WORLD, 0, dir, 3000000000LL, &st);
+    CHECK(rc == ITG_ETIMEDOUT, "gather: %s", itg_strerror(rc));
+    if (rc == ITG_ETIMEDOUT) {
+      itg_mpi_gather_rank *g = &st.rank[1], *g2 = &st.rank[2];
       CHECK(g->hello && g->ended && st.ended == 1, "hello %d ended %d",
             g->hello, g->ended);
+      CHECK(g2->hello && !g2->ended && g2->records == 1 && g2->gaps == 0,
+            "rank 2: hello %d ended %d records %" PRIu64 " gaps %" PRIu64,
+            g2->hello, g2->ended, g2->records, g2->gaps);
       CHECK(g->records == 3 && g->messages == 2,
             "records %" PRIu64 " messages %" PRIu64, g->records, g->messages);
       CHECK(g->gaps == 3 && st.gaps == 3, "gaps %" PRIu64, g->gaps);
+      CHECK(st.records == 4 && st.messages == 3,
+            "all ranks: records %" PRIu64 " messages %" PRIu64, st.records,
+            st.messages);
       CHECK(st.bad == 3, "bad %" PRIu64, st.bad);
       CHECK(g->spilled == 7 && st.spilled == 7, "spilled %" PRIu64,
             g->spilled);
@@ -117,8 +129,8 @@ int main(int argc, char **argv) {
         itg_logreader_close(rd);
       }
       if (fails == 0)
-        printf("log_account: ok: 3 records, 2 messages, 3 gaps, 3 bad, "
-               "7 spilled\n");
+        printf("log_account: ok: rank 1: 3 records, 2 messages, 3 gaps, "
+               "3 bad, 7 spilled; rank 2 not ended\n");
       itg_mpi_gather_stats_free(&st);
     }
   }

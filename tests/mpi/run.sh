@@ -15,8 +15,9 @@
 #   log_silent   4 ranks, rank 3 logging nothing: the gatherer returns
 #                within its timeout (3 s without a message), naming it;
 #   log_level    2 ranks under MPI_THREAD_SERIALIZED: no MPI logger;
-#   log_account  2 ranks, rank 1 sending malformed messages by hand: the
-#                gatherer's gaps, bad messages and spilled counts.
+#   log_account  3 ranks sending messages by hand: rank 1 malformed ones
+#                (the gatherer's gaps, bad messages and spilled counts),
+#                rank 2 no end marker (named after the 3 s timeout).
 # Usage: run.sh [BUILD]
 BUILD=${1:-build}
 BIN=$BUILD/tests/mpi
@@ -89,7 +90,7 @@ run log_gather -np 4 "$BIN/log_gather" --records 200000
 run log_silent -np 4 "$BIN/log_gather" --records 20000 --silent 3 \
   --timeout-ms 3000
 run log_level -np 2 "$BIN/log_gather" --serialized
-run log_account -np 2 "$BIN/log_account"
+run log_account -np 3 "$BIN/log_account"
 
 echo "mpi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] || { echo "failed:$failures"; exit 1; }
