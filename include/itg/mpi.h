@@ -23,6 +23,8 @@
 #include <mpi.h>
 
 #include "itg/common.h"
+#include "itg/flow.h"
+#include "itg/log.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -149,6 +151,95 @@ ITG_API int itg_mpi_start_skew_size(MPI_Comm comm, const itg_mpi_start *start,
                                     itg_mpi_skew *out, size_t size);
 #define itg_mpi_start_skew(comm, start, out)                                   \
   itg_mpi_start_skew_size((comm), (start), (out), sizeof *(out))
+
+/* ---- logging to a gathering rank ---------------------------------------- */
+
+/* The tag of the messages between the MPI loggers and their gatherer on
+ * the communicator given: the caller's own messages there must not use
+ * it. */
+#define ITG_MPI_LOG_TAG 0x1754
+
+/* Makes a logger (itg/log.h) whose records go over MPI to rank root of comm,
+ * which collects them with itg_mpi_gather. Its writer thread packs the records
+ * into one of two buffers of 2048 records while the other is in flight
+ * (MPI_Isend). When both are still in flight it waits for one only while every
+ * lane of the logger is less than three quarters full; then the records go to
+ * the log file spill_path (made when first needed; decode it together with the
+ * gathered file) and are counted in itg_logger_stats.spilled, so the producers
+ * never wait for root. cfg gives the role, clock, lanes, capacity, batch and
+ * flush_ms as for itg_logger_new; its path, server and spill fields are
+ * ignored. Each message carries a sequence number of this rank, so root finds
+ * any missing. Not collective: each logging rank makes one such logger for
+ * each itg_mpi_gather of root, while root calls itg_mpi_gather (the log header
+ * goes to root here, and is taken once root receives). itg_logger_close sends
+ * what is left and the end marker, and waits at most 10 s for root to take
+ * them (what root does not take is counted lost, the error ITG_ETIMEDOUT). The
+ * writer thread calls MPI while the caller's threads may too, so MPI must have
+ * been initialised with MPI_THREAD_MULTIPLE (MPI_Init_thread). Returns 0 with
+ * *out set, ITG_EINVAL (NULL cfg, out or spill_path, an empty or too long
+ * spill_path, comm MPI_COMM_NULL or an intercommunicator, root out of comm or
+ * this rank itself, a cfg field out of range), ITG_ESTATE (MPI not
+ * initialised, finalised, or its thread level below MPI_THREAD_MULTIPLE),
+ * ITG_EIO, ITG_ENOMEM or ITG_ETHREAD. */
+ITG_API int itg_mpi_logger_new(MPI_Comm comm, int root,
+                               const itg_logger_cfg *cfg,
+                               const char *spill_path, itg_logger **out);
+
+/* What itg_mpi_gather received from one rank. */
+typedef struct itg_mpi_gather_rank {
+  int rank;
+  int hello;          /* its logger announced itself (a file was made) */
+  int ended;          /* its end marker came */
+  uint64_t records;   /* records received and written */
+  uint64_t messages;  /* record messages received */
+  uint64_t gaps;      /* record messages missing by their sequence
+                         numbers (and each one out of order) */
+  uint64_t spilled;   /* records the rank kept in its spill file, as its
+                         end marker told */
+  char path[ITG_PATH_MAX]; /* its log file ("" without hello) */
+} itg_mpi_gather_rank;
+
+/* The outcome of itg_mpi_gather (growable). */
+typedef struct itg_mpi_gather_stats {
+  size_t struct_size;
+  /* One entry per rank of comm, indexed by rank (root's own is empty):
+   * allocated by itg_mpi_gather, freed by itg_mpi_gather_stats_free. */
+  itg_mpi_gather_rank *rank;
+  int ranks; /* of comm */
+  int root;
+  int ended; /* ranks whose end marker came */
+  uint64_t records;  /* the sums over the ranks */
+  uint64_t messages;
+  uint64_t gaps;
+  uint64_t spilled;
+  uint64_t bad; /* messages or records that were not as a sink sends
+                   them, dropped */
+} itg_mpi_gather_stats;
+
+/* Collects, on rank root of comm (the caller), the records of the loggers
+ * of itg_mpi_logger_new of every other rank of comm, into one log file a
+ * rank, DIR/rank-R.itglog (a log file like any other: itg-dec reads it),
+ * until every other rank has sent its end marker, or no message has come
+ * for timeout_ns. Not collective. Returns 0 when every rank ended,
+ * ITG_ETIMEDOUT when some did not (the ranks without `ended`), ITG_EIO
+ * (MPI failed while receiving) or an error of itg_logwriter_open or
+ * _write (a file that cannot be written), all with *out written (the
+ * counts received so far; free it with itg_mpi_gather_stats_free); else,
+ * *out untouched: ITG_EINVAL (dir or out
+ * NULL, a size this library does not know or not reaching `rank`,
+ * timeout_ns <= 0, comm MPI_COMM_NULL or an intercommunicator, root not
+ * this rank), ITG_ESTATE (MPI not initialised or finalised), ITG_EIO or
+ * ITG_ENOMEM. */
+ITG_API int itg_mpi_gather_size(MPI_Comm comm, int root, const char *dir,
+                                int64_t timeout_ns, itg_mpi_gather_stats *out,
+                                size_t size);
+#define itg_mpi_gather(comm, root, dir, timeout_ns, out)                       \
+  itg_mpi_gather_size((comm), (root), (dir), (timeout_ns), (out),              \
+                      sizeof *(out))
+
+/* Frees the per-rank entries of a result of itg_mpi_gather; NULL is
+ * accepted. */
+ITG_API void itg_mpi_gather_stats_free(itg_mpi_gather_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,16 @@
 #                libfaketime (+0.125 s on rank 0, -1.5 s on rank 2): each
 #                offset found within its uncertainty and 50 us of the one
 #                set, and the start still common;
-#   bad_input    2 ranks: refusals on every rank at once.
+#   bad_input    2 ranks: refusals on every rank at once;
+#   log_gather   4 ranks: ranks 1-3 log 200 000 records each over MPI,
+#                rank 0 gathers them: each exactly once, in order, in the
+#                gathered file or the rank's spill file, counts agreeing;
+#   log_silent   4 ranks, rank 3 logging nothing: the gatherer returns
+#                within its timeout (3 s without a message), naming it;
+#   log_level    2 ranks under MPI_THREAD_SERIALIZED: no MPI logger;
+#   log_account  3 ranks sending messages by hand: rank 1 malformed ones
+#                (the gatherer's gaps, bad messages and spilled counts),
+#                rank 2 no end marker (named after the 3 s timeout).
 # Usage: run.sh [BUILD]
 BUILD=${1:-build}
 BIN=$BUILD/tests/mpi
@@ -77,6 +86,11 @@ else
 fi
 
 run bad_input -np 2 "$BIN/bad_input"
+run log_gather -np 4 "$BIN/log_gather" --records 200000
+run log_silent -np 4 "$BIN/log_gather" --records 20000 --silent 3 \
+  --timeout-ms 3000
+run log_level -np 2 "$BIN/log_gather" --serialized
+run log_account -np 3 "$BIN/log_account"
 
 echo "mpi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] || { echo "failed:$failures"; exit 1; }

@@ -1,0 +1,308 @@
+/* The MPI log sink (log/sink.h): the writer thread packs the records into
+ * one of two buffers while the other is on its way to the gathering rank
+ * (MPI_Isend), so that logging overlaps generation. When both buffers
+ * are still in flight, it waits for one only while the logger's lanes
+ * have room (the sink's hurry): once they are three quarters full the
+ * records go to a local spill file (a log file like any other) and are
+ * counted as spilled, so the producers never wait for the gatherer. The
+ * messages are laid out in mpi/logmsg.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "core/growable.h"
+#include "itg/flow.h"
+#include "itg/mpi.h"
+#include "log/logger.h"
+#include "mpi/coll.h"
+#include "mpi/logmsg.h"
+#include "platform/platform.h"
+
+/* How long close waits for the gatherer to take the last messages. */
+#define CLOSE_WAIT_NS 10000000000LL
+/* The pause between two looks at a message in flight, while closing. */
+#define POLL_NS 50000LL
+#define BUF_LEN (ITG__MPI_LOG_HDR_LEN + ITG__MPI_LOG_RECS * ITG_LOG_RECORD_LEN)
+
+/* What itg_mpi_logger_new_size gives the sink's open, which receives only
+ * the logger's configuration: set on the thread making the logger for the
+ * duration of the call (open runs on that thread). */
+typedef struct mpi_sink_args {
+  MPI_Comm comm;
+  int root;
+} mpi_sink_args;
+static _Thread_local const mpi_sink_args *opening;
+
+typedef struct mpi_sink {
+  MPI_Comm comm;
+  int root;
+  int (*hurry)(void *arg);
+  void *hurry_arg;
+  uint8_t *buf[2];
+  MPI_Request req[2];
+  uint32_t held[2]; /* records in each buffer */
+  int cur;          /* the buffer filling, -1 while both are in flight */
+  uint64_t seq;     /* DATA messages sent */
+  uint64_t spilled;
+  uint64_t lost;
+  int error;
+  itg_log_hdr hdr;
+  itg_logwriter *spill;
+  char spill_path[ITG_PATH_MAX];
+} mpi_sink;
+
+static int sink_failed(mpi_sink *s, int rc) {
+  if (rc != 0 && s->error == 0)
+    s->error = rc;
+  return rc;
+}
+
+/* Takes back the buffers whose message has left; one of them becomes the
+ * buffer filling if there was none. */
+static int reap(mpi_sink *s) {
+  for (int i = 0; i < 2; i++) {
+    int done = 0;
+    if (s->req[i] == MPI_REQUEST_NULL)
+      continue;
+    if (MPI_Test(&s->req[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return sink_failed(s, ITG_EIO);
+    if (!done)
+      continue;
+    s->held[i] = 0;
+    if (s->cur < 0)
+      s->cur = i;
+  }
+  return 0;
+}
+
+/* Sends the buffer filling and makes the other one the next to fill, if
+ * its message has left. */
+static int post(mpi_sink *s) {
+  int b = s->cur;
+  itg__mpi_log_head h = {.kind = ITG__MPI_LOG_DATA,
+                         .count = s->held[b],
+                         .seq = s->seq,
+                         .spilled = s->spilled};
+  itg__mpi_log_head_put(s->buf[b], &h);
+  if (MPI_Isend(s->buf[b],
+                (int)(ITG__MPI_LOG_HDR_LEN + s->held[b] * ITG_LOG_RECORD_LEN),
+                MPI_BYTE, s->root, ITG_MPI_LOG_TAG, s->comm,
+                &s->req[b]) != MPI_SUCCESS) {
+    s->lost += s->held[b];
+    s->held[b] = 0;
+    return sink_failed(s, ITG_EIO);
+  }
+  s->seq++;
+  s->cur = s->req[1 - b] == MPI_REQUEST_NULL ? 1 - b : -1;
+  return reap(s);
+}
+
+static int spill_records(mpi_sink *s, const itg_logrec *recs, size_t n) {
+  int rc = 0;
+  if (s->spill == NULL)
+    rc = itg_logwriter_open(s->spill_path, &s->hdr, &s->spill);
+  if (rc == 0)
+    rc = itg_logwriter_write(s->spill, recs, n);
+  if (rc != 0) {
+    s->lost += n;
+    return sink_failed(s, rc);
+  }
+  s->spilled += n;
+  return 0;
+}
+
+static int mpi_open(const itg_logger_cfg *cfg, const itg_log_hdr *hdr,
+                    int (*hurry)(void *arg), void *hurry_arg, void **state) {
+  uint8_t hello[ITG__MPI_LOG_HDR_LEN + ITG_LOG_HEADER_LEN];
+  itg__mpi_log_head h = {.kind = ITG__MPI_LOG_HELLO};
+  mpi_sink *s;
+  if (opening == NULL)
+    return ITG_EINVAL;
+  s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return ITG_ENOMEM;
+  s->buf[0] = malloc(BUF_LEN);
+  s->buf[1] = malloc(BUF_LEN);
+  if (s->buf[0] == NULL || s->buf[1] == NULL) {
+    free(s->buf[0]);
+    free(s->buf[1]);
+    free(s);
+    return ITG_ENOMEM;
+  }
+  s->comm = opening->comm;
+  s->root = opening->root;
+  s->hurry = hurry;
+  s->hurry_arg = hurry_arg;
+  s->req[0] = s->req[1] = MPI_REQUEST_NULL;
+  s->hdr = *hdr;
+  snprintf(s->spill_path, sizeof s->spill_path, "%s", cfg->spill_path);
+  itg__mpi_log_head_put(hello, &h);
+  itg_log_hdr_encode(hdr, hello + ITG__MPI_LOG_HDR_LEN);
+  /* Sent before the writer thread starts, so it comes first. */
+  if (MPI_Send(hello, (int)sizeof hello, MPI_BYTE, s->root, ITG_MPI_LOG_TAG,
+               s->comm) != MPI_SUCCESS) {
+    free(s->buf[0]);
+    free(s->buf[1]);
+    free(s);
+    return ITG_EIO;
+  }
+  *state = s;
+  return 0;
+}
+
+static int mpi_write(void *state, const itg_logrec *recs, size_t n) {
+  mpi_sink *s = state;
+  /* Open MPI moves a large message on only inside the sender's MPI calls:
+   * a look at the buffers in flight on every write keeps them going. */
+  int rc = reap(s);
+  if (rc != 0)
+    return rc;
+  for (size_t i = 0; i < n; i++) {
+    while (s->cur < 0) {
+      if ((rc = reap(s)) != 0)
+        return rc;
+      if (s->cur >= 0)
+        break;
+      if (s->hurry(s->hurry_arg))
+        return spill_records(s, recs + i, n - i);
+      itg__yield();
+    }
+    itg_logrec_encode(&recs[i], s->buf[s->cur] + ITG__MPI_LOG_HDR_LEN +
+                                    s->held[s->cur] * ITG_LOG_RECORD_LEN);
+    if (++s->held[s->cur] == ITG__MPI_LOG_RECS && (rc = post(s)) != 0)
+      return rc;
+  }
+  return 0;
+}
+
+static int mpi_flush(void *state) {
+  mpi_sink *s = state;
+  int rc = reap(s);
+  if (rc == 0 && s->cur >= 0 && s->held[s->cur] > 0)
+    rc = post(s);
+  if (rc == 0 && s->spill != NULL)
+    rc = itg_logwriter_flush(s->spill);
+  return sink_failed(s, rc);
+}
+
+static void mpi_stats(void *state, itg__log_sink_stats *out) {
+  mpi_sink *s = state;
+  memset(out, 0, sizeof *out);
+  out->spilled = s->spilled;
+  out->lost = s->lost;
+  out->connected = s->error == 0;
+}
+
+/* Waits, at most until deadline (monotonic), for the message of req to
+ * leave. Returns 1 when it has. */
+static int wait_sent(MPI_Request *req, int64_t deadline) {
+  for (;;) {
+    int done = 0;
+    if (*req == MPI_REQUEST_NULL)
+      return 1;
+    if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return 0;
+    if (done)
+      return 1;
+    if ((int64_t)uv_hrtime() >= deadline)
+      return 0;
+    itg__sleep_until((int64_t)uv_hrtime() + POLL_NS);
+  }
+}
+
+static int mpi_close(void *state, itg__log_sink_stats *final) {
+  mpi_sink *s = state;
+  uint8_t end[ITG__MPI_LOG_HDR_LEN];
+  itg__mpi_log_head h = {.kind = ITG__MPI_LOG_END};
+  MPI_Request req = MPI_REQUEST_NULL;
+  int64_t deadline = (int64_t)uv_hrtime() + CLOSE_WAIT_NS;
+  int rc = mpi_flush(s), leak = 0;
+
+  for (int i = 0; i < 2; i++) {
+    if (wait_sent(&s->req[i], deadline))
+      continue;
+    /* The gatherer never took it: its buffer stays with MPI (which may
+     * still read it), and its records count as lost. */
+    s->lost += s->held[i];
+    MPI_Request_free(&s->req[i]);
+    leak |= 1 << i;
+    sink_failed(s, ITG_ETIMEDOUT);
+  }
+  h.seq = s->seq;
+  h.spilled = s->spilled;
+  itg__mpi_log_head_put(end, &h);
+  if (MPI_Isend(end, (int)sizeof end, MPI_BYTE, s->root, ITG_MPI_LOG_TAG,
+                s->comm, &req) != MPI_SUCCESS)
+    sink_failed(s, ITG_EIO);
+  else if (!wait_sent(&req, deadline)) {
+    /* end lives on this stack: cancel the send before it goes. */
+    MPI_Cancel(&req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    sink_failed(s, ITG_ETIMEDOUT);
+  }
+  if (s->spill != NULL) {
+    int rc_spill = itg_logwriter_close(s->spill);
+    if (rc_spill != 0) {
+      s->lost += s->spilled - itg_logwriter_written(s->spill);
+      sink_failed(s, rc_spill);
+    }
+  }
+  mpi_stats(s, final);
+  final->connected = 0;
+  if (rc == 0)
+    rc = s->error;
+  for (int i = 0; i < 2; i++)
+    if (!(leak & (1 << i)))
+      free(s->buf[i]);
+  free(s);
+  return rc;
+}
+
+static const char *mpi_path(void *state) {
+  return ((mpi_sink *)state)->spill_path;
+}
+
+static const itg__log_sink_ops mpi_sink_ops = {
+    .open = mpi_open,
+    .write = mpi_write,
+    .flush = mpi_flush,
+    .stats = mpi_stats,
+    .close = mpi_close,
+    .path = mpi_path,
+    .spills = 1,
+    .flush_each_pass = 0,
+};
+
+int itg_mpi_logger_new(MPI_Comm comm, int root, const itg_logger_cfg *caller,
+                       const char *spill_path, itg_logger **out) {
+  mpi_sink_args args = {.comm = comm, .root = root};
+  itg_logger_cfg cfg;
+  int rc, ranks = 0, rank = 0, level = 0;
+
+  if (caller == NULL || out == NULL || spill_path == NULL ||
+      spill_path[0] == '\0' || strlen(spill_path) >= ITG_PATH_MAX ||
+      ITG__CFG_IN(&cfg, caller, itg_logger_cfg, NULL, 0) != 0)
+    return ITG_EINVAL;
+  if ((rc = itg__mpi_comm_check(comm)) != 0)
+    return rc;
+  /* The writer thread calls MPI while the caller's threads may too. */
+  if (MPI_Query_thread(&level) != MPI_SUCCESS)
+    return ITG_EIO;
+  if (level < MPI_THREAD_MULTIPLE)
+    return ITG_ESTATE;
+  if (MPI_Comm_size(comm, &ranks) != MPI_SUCCESS ||
+      MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+    return ITG_EIO;
+  if (root < 0 || root >= ranks || root == rank)
+    return ITG_EINVAL;
+  /* The file header's fields come from cfg; no file is made by that name. */
+  cfg.path = spill_path;
+  cfg.server_host = NULL;
+  cfg.spill_path = spill_path;
+  cfg.create_new = 0;
+  opening = &args;
+  rc = itg__logger_new_sink(&cfg, &mpi_sink_ops, out);
+  opening = NULL;
+  return rc;
+}
