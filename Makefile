@@ -170,7 +170,7 @@ $(BUILD)/lib/libitg-mpi.a: $(MPI_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(BUILD)/tests/mpi/%: tests/mpi/%.c $(MPI_STATIC) $(STATIC)
+$(BUILD)/tests/mpi/%: tests/mpi/%.c $(wildcard tests/mpi/*.h) $(MPI_STATIC) $(STATIC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  MPICC   $<")
 	$(Q)$(MPICC) -std=gnu11 $(OPT) -g $(WARN) -Iinclude $(DEPS_CFLAGS) $(SAN_FLAGS) \

@@ -10,17 +10,8 @@
 #include "itg.h"
 #include "itg/mpi.h"
 
-static int rank, fails;
-
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "bad_input: rank %d: FAIL %s: ", rank, #cond);           \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fputc('\n', stderr);                                                     \
-      fails++;                                                                 \
-    }                                                                          \
-  } while (0)
+#define CHECK_NAME "bad_input"
+#include "check.h"
 
 #define SENTINEL 0x5a5a5a5a5a5a5a5aLL
 

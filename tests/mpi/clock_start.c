@@ -37,17 +37,8 @@
  * the offset's uncertainty. */
 #define CONVERT_SLACK_NS 10000
 
-static int rank, fails;
-
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "clock_start: rank %d: FAIL %s: ", rank, #cond);         \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fputc('\n', stderr);                                                     \
-      fails++;                                                                 \
-    }                                                                          \
-  } while (0)
+#define CHECK_NAME "clock_start"
+#include "check.h"
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 

@@ -21,17 +21,8 @@
 #define HEAD_LEN 32u
 enum { HELLO = 1, DATA = 2, END = 3 };
 
-static int rank, fails;
-
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "log_account: rank %d: FAIL %s: ", rank, #cond);         \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fputc('\n', stderr);                                                     \
-      fails++;                                                                 \
-    }                                                                          \
-  } while (0)
+#define CHECK_NAME "log_account"
+#include "check.h"
 
 static void put_le(uint8_t *p, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; i++)

@@ -27,17 +27,8 @@
 #include "itg.h"
 #include "itg/mpi.h"
 
-static int rank, fails;
-
-#define CHECK(cond, ...)                                                       \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "log_gather: rank %d: FAIL %s: ", rank, #cond);          \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fputc('\n', stderr);                                                     \
-      fails++;                                                                 \
-    }                                                                          \
-  } while (0)
+#define CHECK_NAME "log_gather"
+#include "check.h"
 
 static int64_t arg_i64(const char *s) {
   char *end;
