@@ -442,7 +442,8 @@ typedef struct mem_sink {
 
 static mem_sink the_mem_sink;
 
-static int mem_open(const itg_logger_cfg *cfg, const itg_log_hdr *hdr,
+static int mem_open(const itg_logger_cfg *cfg, void *arg,
+                    const itg_log_hdr *hdr,
                     int (*hurry)(void *arg), void *hurry_arg, void **state) {
   mem_sink *m = &the_mem_sink;
   memset(m, 0, sizeof *m);
@@ -524,8 +525,8 @@ static void test_sink_table(void **state) {
   cfg.lanes = 2;
   cfg.batch = 16;
   cfg.capacity = 64;
-  assert_int_equal(itg__logger_new_sink(&cfg, NULL, &l), ITG_EINVAL);
-  assert_int_equal(itg__logger_new_sink(&cfg, &mem_ops, &l), 0);
+  assert_int_equal(itg__logger_new_sink(&cfg, NULL, NULL, &l), ITG_EINVAL);
+  assert_int_equal(itg__logger_new_sink(&cfg, &mem_ops, NULL, &l), 0);
   assert_int_equal(the_mem_sink.hdr.role, ITG_LOG_ROLE_RECEIVER);
   assert_int_equal(the_mem_sink.batch, 16);
   assert_int_equal(itg_logger_path(l, path, sizeof path), 0);

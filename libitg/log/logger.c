@@ -218,11 +218,13 @@ int itg_logger_new(const itg_logger_cfg *caller, itg_logger **out) {
   if (caller == NULL || ITG__CFG_IN(&cfg, caller, itg_logger_cfg, NULL, 0) != 0)
     return ITG_EINVAL;
   return itg__logger_new_sink(
-      &cfg, remote(&cfg) ? &itg__log_sink_remote : &itg__log_sink_file, out);
+      &cfg, remote(&cfg) ? &itg__log_sink_remote : &itg__log_sink_file, NULL,
+      out);
 }
 
 int itg__logger_new_sink(const itg_logger_cfg *cfg,
-                         const itg__log_sink_ops *sink, itg_logger **out) {
+                         const itg__log_sink_ops *sink, void *sink_arg,
+                         itg_logger **out) {
   itg_logger *l;
   itg_log_hdr hdr;
   uint32_t i, cap;
@@ -272,7 +274,7 @@ int itg__logger_new_sink(const itg_logger_cfg *cfg,
   if (uv_cond_init(&l->room) != 0)
     goto out_destroy_work;
   make_header(cfg, &hdr);
-  rc = sink->open(cfg, &hdr, lanes_pressed, l, &l->sink_state);
+  rc = sink->open(cfg, sink_arg, &hdr, lanes_pressed, l, &l->sink_state);
   if (rc != 0)
     goto out_destroy_room;
   snprintf(l->path, sizeof l->path, "%s", sink->path(l->sink_state));

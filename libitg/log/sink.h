@@ -18,12 +18,13 @@ typedef struct itg__log_sink_stats {
 } itg__log_sink_stats;
 
 typedef struct itg__log_sink_ops {
-  /* Opens the sink cfg asks for; hdr is the log file header to write
-   * (role, clock, host, time). hurry(hurry_arg) says, when nonzero, that
+  /* Opens the sink cfg asks for; arg is what the caller of
+   * itg__logger_new_sink gave for this sink (NULL for the file and remote
+   * sinks), hdr the log file header to write (role, clock, host, time). hurry(hurry_arg) says, when nonzero, that
    * the producers are about to find their lanes full: a sink that waits
    * for a peer must stop waiting then. Returns 0 with *state set, or an
    * ITG_E* code. */
-  int (*open)(const itg_logger_cfg *cfg, const itg_log_hdr *hdr,
+  int (*open)(const itg_logger_cfg *cfg, void *arg, const itg_log_hdr *hdr,
               int (*hurry)(void *arg), void *hurry_arg, void **state);
   /* Takes n records (n >= 1). Returns 0 or an ITG_E* code. */
   int (*write)(void *state, const itg_logrec *recs, size_t n);

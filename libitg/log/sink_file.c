@@ -21,7 +21,8 @@ static int file_failed(file_sink *f, int rc) {
   return rc;
 }
 
-static int file_open(const itg_logger_cfg *cfg, const itg_log_hdr *hdr,
+static int file_open(const itg_logger_cfg *cfg, void *arg,
+                     const itg_log_hdr *hdr,
                      int (*hurry)(void *arg), void *hurry_arg, void **state) {
   file_sink *f = calloc(1, sizeof *f);
   int rc;

@@ -5,7 +5,8 @@
 #include "log/ship.h"
 #include "log/sink.h"
 
-static int remote_open(const itg_logger_cfg *cfg, const itg_log_hdr *hdr,
+static int remote_open(const itg_logger_cfg *cfg, void *arg,
+                       const itg_log_hdr *hdr,
                        int (*hurry)(void *arg), void *hurry_arg,
                        void **state) {
   itg__ship_cfg sc;

@@ -25,14 +25,12 @@
 #define POLL_NS 50000LL
 #define BUF_LEN (ITG__MPI_LOG_HDR_LEN + ITG__MPI_LOG_RECS * ITG_LOG_RECORD_LEN)
 
-/* What itg_mpi_logger_new_size gives the sink's open, which receives only
- * the logger's configuration: set on the thread making the logger for the
- * duration of the call (open runs on that thread). */
+/* What itg_mpi_logger_new_size gives the sink's open beyond the logger's
+ * configuration. */
 typedef struct mpi_sink_args {
   MPI_Comm comm;
   int root;
 } mpi_sink_args;
-static _Thread_local const mpi_sink_args *opening;
 
 typedef struct mpi_sink {
   MPI_Comm comm;
@@ -112,12 +110,14 @@ static int spill_records(mpi_sink *s, const itg_logrec *recs, size_t n) {
   return 0;
 }
 
-static int mpi_open(const itg_logger_cfg *cfg, const itg_log_hdr *hdr,
-                    int (*hurry)(void *arg), void *hurry_arg, void **state) {
+static int mpi_open(const itg_logger_cfg *cfg, void *arg,
+                    const itg_log_hdr *hdr, int (*hurry)(void *arg),
+                    void *hurry_arg, void **state) {
+  const mpi_sink_args *args = arg;
   uint8_t hello[ITG__MPI_LOG_HDR_LEN + ITG_LOG_HEADER_LEN];
   itg__mpi_log_head h = {.kind = ITG__MPI_LOG_HELLO};
   mpi_sink *s;
-  if (opening == NULL)
+  if (args == NULL)
     return ITG_EINVAL;
   s = calloc(1, sizeof *s);
   if (s == NULL)
@@ -130,8 +130,8 @@ static int mpi_open(const itg_logger_cfg *cfg, const itg_log_hdr *hdr,
     free(s);
     return ITG_ENOMEM;
   }
-  s->comm = opening->comm;
-  s->root = opening->root;
+  s->comm = args->comm;
+  s->root = args->root;
   s->hurry = hurry;
   s->hurry_arg = hurry_arg;
   s->req[0] = s->req[1] = MPI_REQUEST_NULL;
@@ -301,8 +301,5 @@ int itg_mpi_logger_new(MPI_Comm comm, int root, const itg_logger_cfg *caller,
   cfg.server_host = NULL;
   cfg.spill_path = spill_path;
   cfg.create_new = 0;
-  opening = &args;
-  rc = itg__logger_new_sink(&cfg, &mpi_sink_ops, out);
-  opening = NULL;
-  return rc;
+  return itg__logger_new_sink(&cfg, &mpi_sink_ops, &args, out);
 }
