@@ -17,7 +17,7 @@ static int itg__trace_check(const itg_dist_spec *s, const char *who, double lo,
   double sum = 0;
   int rc;
   if (memchr(s->file, '\0', sizeof s->file) == NULL) {
-    itg__flow_set_err(err, errlen, "%s: trace file name is not terminated",
+    itg__err_set(err, errlen, "%s: trace file name is not terminated",
                       who);
     return ITG_EINVAL;
   }
@@ -26,26 +26,26 @@ static int itg__trace_check(const itg_dist_spec *s, const char *who, double lo,
   case 0:
     break;
   case ITG_ENOENT:
-    itg__flow_set_err(err, errlen, "%s: trace file '%s' does not exist", who,
+    itg__err_set(err, errlen, "%s: trace file '%s' does not exist", who,
                       s->file);
     return ITG_ENOENT;
   case ITG_EBADMSG:
-    itg__flow_set_err(err, errlen,
+    itg__err_set(err, errlen,
                       "%s: trace file '%s', line %zu: not a finite number (or "
                       "longer than %zu bytes)",
                       who, s->file, bad, ITG_DIST_LINE_MAX);
     return ITG_EINVAL;
   case ITG_ELIMIT:
-    itg__flow_set_err(err, errlen,
+    itg__err_set(err, errlen,
                       "%s: trace file '%s' holds more than %zu values", who,
                       s->file, ITG_DIST_TRACE_MAX);
     return ITG_EINVAL;
   case ITG_EINVAL:
-    itg__flow_set_err(err, errlen, "%s: trace file '%s' holds no value", who,
+    itg__err_set(err, errlen, "%s: trace file '%s' holds no value", who,
                       s->file);
     return ITG_EINVAL;
   default:
-    itg__flow_set_err(err, errlen, "%s: cannot read trace file '%s': %s", who,
+    itg__err_set(err, errlen, "%s: cannot read trace file '%s': %s", who,
                       s->file, itg_strerror(rc));
     return rc;
   }
@@ -71,17 +71,17 @@ static int itg__law_check(const itg_dist_spec *s, int idt, const char *who,
   int n = itg_dist_kind_nparams(s->kind);
   int rc;
   if (n < 0 || s->kind == ITG_DIST_EMPIRICAL) {
-    itg__flow_set_err(err, errlen, "%s: unknown law %d", who, (int)s->kind);
+    itg__err_set(err, errlen, "%s: unknown law %d", who, (int)s->kind);
     return ITG_EINVAL;
   }
   rc = itg_dist_new(s->kind, s->p, (size_t)n, 1, &d);
   if (rc != 0) {
     itg__flow_format_params(s, idt, params, sizeof params);
     if (rc == ITG_EINVAL)
-      itg__flow_set_err(err, errlen, "%s: invalid parameters for %s (%s)", who,
+      itg__err_set(err, errlen, "%s: invalid parameters for %s (%s)", who,
                         itg__flow_kind_name(s->kind), params);
     else
-      itg__flow_set_err(err, errlen, "%s: %s", who, itg_strerror(rc));
+      itg__err_set(err, errlen, "%s: %s", who, itg_strerror(rc));
     return rc;
   }
   *mean = itg_dist_mean(d);
@@ -121,7 +121,7 @@ int itg__flow_spec_check(const itg_dist_spec *s, int idt, double lo,
   double mean, slo, shi;
   int reaches, rc;
   if (!(isfinite(s->scale) && s->scale > 0)) {
-    itg__flow_set_err(err, errlen, "%s: scale %g is not > 0", who, s->scale);
+    itg__err_set(err, errlen, "%s: scale %g is not > 0", who, s->scale);
     return ITG_EINVAL;
   }
   if (s->kind == ITG_DIST_EMPIRICAL) {
@@ -130,7 +130,7 @@ int itg__flow_spec_check(const itg_dist_spec *s, int idt, double lo,
     if (rc != 0)
       return rc;
     if (!reaches) {
-      itg__flow_set_err(err, errlen,
+      itg__err_set(err, errlen,
                    "%s: no value of trace file '%s' lies within [%g, %g] %s",
                         who, s->file, lo, hi, unit);
       return ITG_EINVAL;
@@ -140,25 +140,25 @@ int itg__flow_spec_check(const itg_dist_spec *s, int idt, double lo,
     if (rc != 0)
       return rc;
     if (slo == shi && (slo * s->scale < lo || slo * s->scale > hi)) {
-      itg__flow_set_err(err, errlen, "%s: %s %g %s is outside [%g, %g] %s", who,
+      itg__err_set(err, errlen, "%s: %s %g %s is outside [%g, %g] %s", who,
                    idt ? "IDT" : "size", slo * s->scale, unit, lo, hi, unit);
       return ITG_EINVAL;
     }
     if (shi * s->scale < lo || slo * s->scale > hi) {
-      itg__flow_set_err(err, errlen,
+      itg__err_set(err, errlen,
                         "%s: %s draws only values outside [%g, %g] %s", who,
                         itg__flow_kind_name(s->kind), lo, hi, unit);
       return ITG_EINVAL;
     }
   }
   if (idt && isfinite(mean) && mean * s->scale < 1.0 / ITG_FLOW_RATE_MAX) {
-    itg__flow_set_err(err, errlen,
+    itg__err_set(err, errlen,
                  "%s: mean IDT %g s is below %g s (more than %g pkt/s)", who,
                  mean * s->scale, 1.0 / ITG_FLOW_RATE_MAX, ITG_FLOW_RATE_MAX);
     return ITG_EINVAL;
   }
   if (idt && isfinite(mean) && mean * s->scale > ITG_FLOW_IDT_MAX) {
-    itg__flow_set_err(err, errlen,
+    itg__err_set(err, errlen,
                  "%s: mean IDT %g s is above %g s (most draws would be cut)",
                       who, mean * s->scale, ITG_FLOW_IDT_MAX);
     return ITG_EINVAL;
@@ -171,7 +171,7 @@ static int itg__terminated(const char *s, size_t size, const char *what,
                            char *err, size_t errlen) {
   if (memchr(s, '\0', size) != NULL)
     return 0;
-  itg__flow_set_err(err, errlen, "%s is not terminated within %zu bytes", what,
+  itg__err_set(err, errlen, "%s is not terminated within %zu bytes", what,
                     size);
   return ITG_EINVAL;
 }
@@ -182,9 +182,9 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
   const itg_dist_spec *size;
   size_t hdr;
   int rc;
-  errlen = itg__flow_err_begin(err, errlen);
+  errlen = itg__err_begin(err, errlen);
   if (caller == NULL) {
-    itg__flow_set_err(err, errlen, "no configuration");
+    itg__err_set(err, errlen, "no configuration");
     return ITG_EINVAL;
   }
   rc = ITG__CFG_IN(&copy, caller, itg_flow_cfg, err, errlen);
@@ -204,50 +204,50 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
       (cfg->recv_log_port == 0 ||
        (cfg->recv_log_transport != ITG_LOG_TCP &&
         cfg->recv_log_transport != ITG_LOG_UDP))) {
-    itg__flow_set_err(err, errlen, "receiver log server: %s",
+    itg__err_set(err, errlen, "receiver log server: %s",
                  cfg->recv_log_port == 0 ? "port 0 is out of range (1-65535)"
                       : "unknown transport");
     return ITG_EINVAL;
   }
   if (cfg->dst_host[0] == '\0') {
-    itg__flow_set_err(err, errlen, "no destination host");
+    itg__err_set(err, errlen, "no destination host");
     return ITG_EINVAL;
   }
   if (cfg->sig_port == 0) {
-    itg__flow_set_err(err, errlen,
+    itg__err_set(err, errlen,
                       "signaling port 0 is out of range (1-65535)");
     return ITG_EINVAL;
   }
   if (cfg->proto != ITG_PROTO_UDP && cfg->proto != ITG_PROTO_TCP) {
-    itg__flow_set_err(err, errlen, "unknown transport %d", (int)cfg->proto);
+    itg__err_set(err, errlen, "unknown transport %d", (int)cfg->proto);
     return ITG_EINVAL;
   }
   if (cfg->meter != ITG_METER_OWD && cfg->meter != ITG_METER_RTT) {
-    itg__flow_set_err(err, errlen, "unknown meter %d", (int)cfg->meter);
+    itg__err_set(err, errlen, "unknown meter %d", (int)cfg->meter);
     return ITG_EINVAL;
   }
   hdr = itg_wire_hdr_len(cfg->wire, cfg->proto == ITG_PROTO_TCP);
   if (hdr == 0) {
-    itg__flow_set_err(err, errlen, "unknown wire profile %d", (int)cfg->wire);
+    itg__err_set(err, errlen, "unknown wire profile %d", (int)cfg->wire);
     return ITG_EINVAL;
   }
   if (cfg->tos < -1 || cfg->tos > 255) {
-    itg__flow_set_err(err, errlen, "DS byte %d is out of range (0-255, or -1)",
+    itg__err_set(err, errlen, "DS byte %d is out of range (0-255, or -1)",
                       cfg->tos);
     return ITG_EINVAL;
   }
   if (cfg->ttl == 0 || cfg->ttl < -1 || cfg->ttl > 255) {
-    itg__flow_set_err(err, errlen, "TTL %d is out of range (1-255, or -1)",
+    itg__err_set(err, errlen, "TTL %d is out of range (1-255, or -1)",
                       cfg->ttl);
     return ITG_EINVAL;
   }
   if (cfg->duration_ns < 0 || cfg->start_delay_ns < 0) {
-    itg__flow_set_err(err, errlen, "negative %s",
+    itg__err_set(err, errlen, "negative %s",
                       cfg->duration_ns < 0 ? "duration" : "start delay");
     return ITG_EINVAL;
   }
   if (cfg->duration_ns == 0 && cfg->max_packets == 0 && cfg->max_bytes == 0) {
-    itg__flow_set_err(err, errlen,
+    itg__err_set(err, errlen,
                  "the flow has no end: give a duration (-t), a packet count "
                  "(-z) or a byte count (-k) above 0 (0 means no limit, for "
                       "each of the three)");
@@ -262,7 +262,7 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
       size->scale > 0) {
     double v = size->p[0] * size->scale;
     if (v < (double)hdr) {
-      itg__flow_set_err(err, errlen,
+      itg__err_set(err, errlen,
                    "size: constant %g B is smaller than the %zu-byte header "
                         "(%s wire over %s)",
                         v, hdr, cfg->wire == ITG_WIRE_DITG ? "ditg" : "native",
@@ -270,7 +270,7 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
       return ITG_EINVAL;
     }
     if (v > ITG_WIRE_MAX_PACKET) {
-      itg__flow_set_err(err, errlen, "size: constant %g B is larger than %u B",
+      itg__err_set(err, errlen, "size: constant %g B is larger than %u B",
                         v, ITG_WIRE_MAX_PACKET);
       return ITG_EINVAL;
     }

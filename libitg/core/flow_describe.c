@@ -9,23 +9,6 @@
 
 #include "core/growable.h"
 
-size_t itg__flow_err_begin(char *err, size_t errlen) {
-  if (err == NULL)
-    return 0;
-  if (errlen > 0)
-    err[0] = '\0';
-  return errlen;
-}
-
-void itg__flow_set_err(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  if (errlen == 0)
-    return;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
-
 const char *itg__flow_kind_name(itg_dist_kind kind) {
   const char *name = itg_dist_kind_name(kind);
   return name != NULL ? name : "unknown law";

@@ -6,14 +6,8 @@
 
 #include <stddef.h>
 
+#include "core/errbuf.h"
 #include "itg/flow.h"
-
-/* Returns how many bytes of err a message may take (0 when err is NULL),
- * and empties err, so that a call that succeeds leaves no message. */
-size_t itg__flow_err_begin(char *err, size_t errlen);
-
-/* Writes a message into err[0..errlen) (nothing when errlen is 0). */
-void itg__flow_set_err(char *err, size_t errlen, const char *fmt, ...);
 
 /* The law's name, or "unknown law". */
 const char *itg__flow_kind_name(itg_dist_kind kind);

@@ -114,7 +114,7 @@ typedef struct itg__fp {
 /* Takes the next word as the value of option `opt`. */
 static int itg__value(itg__fp *fp, const char *opt, const char **out) {
   if (fp->i >= fp->argc || fp->argv[fp->i] == NULL) {
-    itg__flow_set_err(fp->err, fp->errlen, "%s: missing value", opt);
+    itg__err_set(fp->err, fp->errlen, "%s: missing value", opt);
     return ITG_EINVAL;
   }
   *out = fp->argv[fp->i++];
@@ -126,9 +126,9 @@ static int itg__number(itg__fp *fp, const char *opt, const char *w,
                        double *out) {
   int rc = itg_parse_double(w, out);
   if (rc == ITG_ERANGE)
-    itg__flow_set_err(fp->err, fp->errlen, "%s: '%s' is out of range", opt, w);
+    itg__err_set(fp->err, fp->errlen, "%s: '%s' is out of range", opt, w);
   else if (rc != 0)
-    itg__flow_set_err(fp->err, fp->errlen, "%s: '%s' is not a number", opt, w);
+    itg__err_set(fp->err, fp->errlen, "%s: '%s' is not a number", opt, w);
   return rc != 0 ? ITG_EINVAL : 0;
 }
 
@@ -139,10 +139,10 @@ static int itg__whole(itg__fp *fp, const char *opt, const char *w,
                       uint64_t *out) {
   int rc = itg_parse_u64(w, min, max, out);
   if (rc == ITG_ERANGE)
-    itg__flow_set_err(fp->err, fp->errlen, "%s: '%s' is out of range (%s)",
+    itg__err_set(fp->err, fp->errlen, "%s: '%s' is out of range (%s)",
                       opt, w, range);
   else if (rc != 0)
-    itg__flow_set_err(fp->err, fp->errlen, "%s: '%s' is not a whole number",
+    itg__err_set(fp->err, fp->errlen, "%s: '%s' is not a whole number",
                       opt, w);
   return rc != 0 ? ITG_EINVAL : 0;
 }
@@ -152,10 +152,10 @@ static int itg__millis(itg__fp *fp, const char *opt, const char *w,
                        int64_t *out_ns) {
   int rc = itg_parse_ms(w, out_ns);
   if (rc == ITG_ERANGE)
-    itg__flow_set_err(fp->err, fp->errlen,
+    itg__err_set(fp->err, fp->errlen,
                       "%s: '%s' is out of range (0 ms to one year)", opt, w);
   else if (rc != 0)
-    itg__flow_set_err(fp->err, fp->errlen, "%s: '%s' is not a number", opt, w);
+    itg__err_set(fp->err, fp->errlen, "%s: '%s' is not a number", opt, w);
   return rc != 0 ? ITG_EINVAL : 0;
 }
 
@@ -164,7 +164,7 @@ static int itg__copy(itg__fp *fp, const char *opt, const char *w, char *dst,
                      size_t size) {
   size_t n = strlen(w);
   if (n >= size) {
-    itg__flow_set_err(fp->err, fp->errlen,
+    itg__err_set(fp->err, fp->errlen,
                       "%s: '%.40s...' is too long (at most %zu bytes)", opt, w,
                       size - 1);
     return ITG_EINVAL;
@@ -180,7 +180,7 @@ static int itg__rate_spec(itg__fp *fp, const itg__law_opt *lo,
   int k;
   for (k = 0; k < lo->nargs; k++) {
     if (!(v[k] > 0)) {
-      itg__flow_set_err(fp->err, fp->errlen, "%s: rate must be > 0, got '%s'",
+      itg__err_set(fp->err, fp->errlen, "%s: rate must be > 0, got '%s'",
                         lo->name, words[k]);
       return ITG_EINVAL;
     }
@@ -189,7 +189,7 @@ static int itg__rate_spec(itg__fp *fp, const itg__law_opt *lo,
   switch (lo->kind) {
   case ITG_DIST_UNIFORM:
     if (v[0] > v[1]) {
-      itg__flow_set_err(fp->err, fp->errlen,
+      itg__err_set(fp->err, fp->errlen,
                         "%s: min rate '%s' is above max rate '%s'", lo->name,
                         words[0], words[1]);
       return ITG_EINVAL;
@@ -207,7 +207,7 @@ static int itg__rate_spec(itg__fp *fp, const itg__law_opt *lo,
   }
   for (k = 0; k < lo->nargs; k++) {
     if (!isfinite(s->p[k])) {
-      itg__flow_set_err(fp->err, fp->errlen, "%s: rate '%s' is out of range",
+      itg__err_set(fp->err, fp->errlen, "%s: rate '%s' is out of range",
                         lo->name, words[k]);
       return ITG_EINVAL;
     }
@@ -270,7 +270,7 @@ static int itg__parse_seed(itg__fp *fp, const char *opt, const char *w) {
   } else if (itg_parse_double(w, &x) == 0 && x > 0 && x < 1) {
     fp->cfg.seed = (uint64_t)floor(ldexp(x, 64));
   } else {
-    itg__flow_set_err(fp->err, fp->errlen,
+    itg__err_set(fp->err, fp->errlen,
                  "%s: '%s' is neither a whole number nor a number in (0,1)",
                       opt, w);
     return ITG_EINVAL;
@@ -285,7 +285,7 @@ static int itg__parse_log_server(itg__fp *fp, const char *opt, const char *w) {
   const char *next = fp->i < fp->argc ? fp->argv[fp->i] : NULL;
   if (itg_parse_host_port(w, c->recv_log_server, sizeof c->recv_log_server,
                           &c->recv_log_port) != 0) {
-    itg__flow_set_err(fp->err, fp->errlen, "%s: '%.64s' is not ADDR[:PORT]",
+    itg__err_set(fp->err, fp->errlen, "%s: '%.64s' is not ADDR[:PORT]",
                       opt, w);
     return ITG_EINVAL;
   }
@@ -301,7 +301,7 @@ static int itg__parse_log_server(itg__fp *fp, const char *opt, const char *w) {
 static int itg__either(itg__fp *fp, const char *opt, const char *w,
                        const char *first, const char *other, int *second) {
   if (!itg__word_eq(w, first) && !itg__word_eq(w, other)) {
-    itg__flow_set_err(fp->err, fp->errlen, "%s: expected %s or %s, got '%s'",
+    itg__err_set(fp->err, fp->errlen, "%s: expected %s or %s, got '%s'",
                       opt, first, other, w);
     return ITG_EINVAL;
   }
@@ -323,7 +323,7 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
   switch (o->id) {
   case ITG__OPT_DST:
     if (*w == '\0') {
-      itg__flow_set_err(fp->err, fp->errlen, "%s: empty host", opt);
+      itg__err_set(fp->err, fp->errlen, "%s: empty host", opt);
       return ITG_EINVAL;
     }
     return itg__copy(fp, opt, w, c->dst_host, sizeof c->dst_host);
@@ -405,7 +405,7 @@ static int itg__parse_word(itg__fp *fp) {
   size_t k;
   int n;
   if (w == NULL) {
-    itg__flow_set_err(fp->err, fp->errlen, "word %d is NULL", fp->i);
+    itg__err_set(fp->err, fp->errlen, "word %d is NULL", fp->i);
     return ITG_EINVAL;
   }
   for (k = 0; k < ITG__COUNT(itg__law_opts); k++) {
@@ -427,7 +427,7 @@ static int itg__parse_word(itg__fp *fp) {
   if (n < 0)
     return n;
   if (n == 0) {
-    itg__flow_set_err(fp->err, fp->errlen, "unknown option '%s'", w);
+    itg__err_set(fp->err, fp->errlen, "unknown option '%s'", w);
     return ITG_EINVAL;
   }
   fp->i += n;
@@ -449,7 +449,7 @@ static int itg__flow_cfg_out(itg_flow_cfg *cfg, const itg_flow_cfg *c,
   itg_flow_cfg_init(&defaults);
   if (memcmp((const char *)c + size, (const char *)&defaults + size,
              sizeof defaults - size) != 0) {
-    itg__flow_set_err(err, errlen,
+    itg__err_set(err, errlen,
                       "an option sets a field this program's itg_flow_cfg "
                       "(%zu of %zu bytes) does not have: it was built "
                       "against an older libitg",
@@ -463,9 +463,9 @@ int itg_flow_parse_args(itg_flow_cfg *cfg, int argc, const char *const *argv,
                         char *err, size_t errlen) {
   itg__fp fp;
   int rc;
-  errlen = itg__flow_err_begin(err, errlen);
+  errlen = itg__err_begin(err, errlen);
   if (cfg == NULL || argc < 0 || (argc > 0 && argv == NULL)) {
-    itg__flow_set_err(err, errlen, "invalid arguments");
+    itg__err_set(err, errlen, "invalid arguments");
     return ITG_EINVAL;
   }
   memset(&fp, 0, sizeof fp);

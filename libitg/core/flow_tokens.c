@@ -13,14 +13,14 @@ int itg_flow_parse_line(itg_flow_cfg *cfg, const char *line, char *err,
   char *buf, *out;
   size_t len;
   int n = 0, rc;
-  errlen = itg__flow_err_begin(err, errlen);
+  errlen = itg__err_begin(err, errlen);
   if (cfg == NULL || line == NULL) {
-    itg__flow_set_err(err, errlen, "invalid arguments");
+    itg__err_set(err, errlen, "invalid arguments");
     return ITG_EINVAL;
   }
   len = strlen(line);
   if (len > (size_t)INT32_MAX) {
-    itg__flow_set_err(err, errlen, "line too long");
+    itg__err_set(err, errlen, "line too long");
     return ITG_EINVAL;
   }
   /* Each word takes at least one character and a separator, so a line of
@@ -48,7 +48,7 @@ int itg_flow_parse_line(itg_flow_cfg *cfg, const char *line, char *err,
       while (*p != '\0' && *p != '"')
         *out++ = *p++;
       if (*p == '\0') {
-        itg__flow_set_err(err, errlen, "unterminated quote in word %d", n);
+        itg__err_set(err, errlen, "unterminated quote in word %d", n);
         rc = ITG_EINVAL;
         goto out_free_words;
       }
@@ -66,6 +66,6 @@ out_free_words:
 out_free_buf:
   free(buf);
 out_nomem:
-  itg__flow_set_err(err, errlen, "out of memory");
+  itg__err_set(err, errlen, "out of memory");
   return ITG_ENOMEM;
 }

@@ -1,10 +1,10 @@
 /* The sender's public face: configuration, flows, starting the threads,
  * waiting, stopping and results. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errbuf.h"
 #include "core/growable.h"
 #include "engine/sender_ctl.h"
 #include "engine/sender_send.h"
@@ -54,17 +54,6 @@ out_free_s:
   return ITG_ENOMEM;
 }
 
-/* Says in err (errlen 0: nowhere) why a flow was not added; returns rc. */
-static int refuse(char *err, size_t errlen, int rc, const char *fmt, ...) {
-  va_list ap;
-  if (errlen > 0) {
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return rc;
-}
-
 int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *caller, char *err,
                         size_t errlen) {
   itg_flow_cfg copy;
@@ -72,38 +61,43 @@ int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *caller, char *err,
   itg__tx_flow *f;
   size_t i;
   int rc;
-  if (err == NULL)
-    errlen = 0;
-  else if (errlen > 0)
-    err[0] = '\0';
-  if (s == NULL || caller == NULL)
-    return refuse(err, errlen, ITG_EINVAL, "no %s",
-                  s == NULL ? "sender" : "flow");
+  errlen = itg__err_begin(err, errlen);
+  if (s == NULL || caller == NULL) {
+    itg__err_set(err, errlen, "no %s", s == NULL ? "sender" : "flow");
+    return ITG_EINVAL;
+  }
   rc = ITG__CFG_IN(&copy, caller, itg_flow_cfg, err, errlen);
   if (rc != 0)
     return rc;
-  if (s->started)
-    return refuse(err, errlen, ITG_ESTATE,
-                  "flows cannot be added once the sender has started");
+  if (s->started) {
+    itg__err_set(err, errlen,
+                 "flows cannot be added once the sender has started");
+    return ITG_ESTATE;
+  }
   rc = itg_flow_validate(flow, err, errlen);
   if (rc < 0)
     return rc;
   for (i = 0; i < s->n; i++)
-    if (flow->flow_id != 0 && s->flows[i]->cfg.flow_id == flow->flow_id)
-      return refuse(err, errlen, ITG_EEXIST,
-                    "flow id %u is already used by flow %zu",
-                    (unsigned)flow->flow_id, i + 1);
+    if (flow->flow_id != 0 && s->flows[i]->cfg.flow_id == flow->flow_id) {
+      itg__err_set(err, errlen, "flow id %u is already used by flow %zu",
+                   (unsigned)flow->flow_id, i + 1);
+      return ITG_EEXIST;
+    }
   if (s->n == s->cap) {
     size_t cap = s->cap ? s->cap * 2 : 8;
     itg__tx_flow **nf = realloc(s->flows, cap * sizeof *nf);
-    if (nf == NULL)
-      return refuse(err, errlen, ITG_ENOMEM, "out of memory");
+    if (nf == NULL) {
+      itg__err_set(err, errlen, "out of memory");
+      return ITG_ENOMEM;
+    }
     s->flows = nf;
     s->cap = cap;
   }
   f = calloc(1, sizeof *f);
-  if (f == NULL)
-    return refuse(err, errlen, ITG_ENOMEM, "out of memory");
+  if (f == NULL) {
+    itg__err_set(err, errlen, "out of memory");
+    return ITG_ENOMEM;
+  }
   f->s = s;
   f->cfg = *flow;
   f->sig = ITG__BAD_SOCK;
