@@ -683,6 +683,73 @@ static void test_sender_stop(void **state) {
   free(v);
 }
 
+/* A held sender sets its flow up but sends nothing until released; its
+ * first departure is then at the instant given, and its records go to the
+ * caller's logger on the lanes given. */
+static void test_hold_release(void **state) {
+  itg_receiver *r = start_receiver("held.log");
+  itg_flow_cfg c;
+  itg_sender_cfg cfg;
+  itg_logger_cfg lc;
+  itg_logger *lg;
+  itg_sender *s;
+  itg_flow_result res;
+  itg_logrec *v;
+  char path[ITG_PATH_MAX];
+  size_t n, i, tx = 0, ends = 0;
+  int64_t at;
+  (void)state;
+  make_flow(&c, r, 0, "-T UDP -z 50 -C 1000 -c 64");
+  path_in_tmp(path, sizeof path, "held-tx.log");
+  itg_logger_cfg_init(&lc);
+  lc.path = path;
+  lc.lanes = 3;
+  assert_int_equal(itg_logger_new(&lc, &lg), 0);
+  itg_sender_cfg_init(&cfg);
+  cfg.logger = lg;
+  cfg.logger_lane = 2; /* lanes 2 and 3: one too many */
+  assert_int_equal(itg_sender_new(&cfg, &s), ITG_EINVAL);
+  cfg.logger_lane = 1;
+  cfg.hold = 1;
+  assert_int_equal(itg_sender_new(&cfg, &s), 0);
+  assert_int_equal(itg_sender_release(s, 0), ITG_ESTATE); /* not started */
+  assert_int_equal(itg_sender_add_flow(s, &c, NULL, 0), 0);
+  assert_int_equal(itg_sender_start(s), 0);
+  /* Held: nothing leaves, however long it is held. */
+  assert_int_equal(itg_sender_wait(s, SEC / 5), ITG_ETIMEDOUT);
+  res = result(s, 0);
+  assert_int_equal(res.packets, 0);
+  at = itg_clock_mono_ns() + SEC / 10;
+  assert_int_equal(itg_sender_release(s, at), 0);
+  assert_int_equal(itg_sender_release(s, at), ITG_ESTATE);
+  assert_int_equal(itg_sender_wait(s, WAIT), 0);
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  assert_int_equal(res.packets, 50);
+  /* The first departure, on the wall clock, is not before the instant
+   * (taken from the monotonic clock, so within the two clocks' reading
+   * apart). */
+  assert_true(res.first_tx_ns >=
+              itg_clock_real_ns() - (itg_clock_mono_ns() - at) - SEC / 100);
+  assert_int_equal(itg_sender_log_stats(s, &(itg_logger_stats){0}, NULL, 0),
+                   ITG_EINVAL);
+  itg_sender_free(s);
+  assert_int_equal(itg_logger_close(lg), 0);
+  stop_receiver(r);
+  v = read_log("held-tx.log", &n);
+  for (i = 0; i < n; i++) {
+    if (v[i].flow_id != res.flow_id)
+      continue;
+    if (v[i].flags & ITG_REC_FLOW_END)
+      ends++;
+    else if (v[i].flags & ITG_REC_TX)
+      tx++;
+  }
+  assert_int_equal(tx, 50);
+  assert_int_equal(ends, 1);
+  free(v);
+}
+
 /* (9) The receiver stops under a running flow: the flow ends with an
  * error instead of sending into the void for a minute. */
 static void test_receiver_goes_away(void **state) {
@@ -1699,6 +1766,7 @@ int main(void) {
       cmocka_unit_test(test_forged_datagrams),
       cmocka_unit_test(test_forged_tcp_connection),
       cmocka_unit_test(test_hundred_flows),
+      cmocka_unit_test(test_hold_release),
       cmocka_unit_test(test_same_seed),
       cmocka_unit_test(test_sender_stop),
       cmocka_unit_test(test_receiver_goes_away),

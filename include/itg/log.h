@@ -334,6 +334,8 @@ ITG_API int itg_logger_new(const itg_logger_cfg *cfg, itg_logger **out);
 ITG_API int itg_logger_push(itg_logger *l, uint32_t lane,
                             const itg_logrec *rec);
 
+/* Returns the number of lanes (itg_logger_cfg.lanes), 0 for NULL. */
+ITG_API uint32_t itg_logger_lanes(const itg_logger *l);
 /* Copies the counters (safe from any thread). Returns 0, or ITG_EINVAL
  * (NULL argument, or a size this library does not know: the macro passes
  * sizeof *out), out untouched. */

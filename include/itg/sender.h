@@ -59,6 +59,24 @@ typedef struct itg_sender_cfg {
                                     written, told at once (on the log's
                                     writer thread) */
   void *log_error_user;       /* passed to on_log_error */
+  itg_logger *logger;         /* the sender log goes to this logger of the
+                                 caller's instead of a log of its own
+                                 (log_path, log_server and on_log_error
+                                 are then unused): the sending thread
+                                 pushes to lane logger_lane, the control
+                                 thread to logger_lane + 1, which must
+                                 exist and have no other producer. The
+                                 caller closes it once the sender has
+                                 ended. NULL (default): none */
+  uint32_t logger_lane;       /* see logger; default 0 */
+  int hold;                   /* 1: itg_sender_start sets the flows up
+                                 with their receivers, but no packet
+                                 leaves before itg_sender_release (so
+                                 that several senders, on several hosts,
+                                 can start together): release it within
+                                 the receivers' handshake time (10 s by
+                                 default), which a TCP flow's first
+                                 packet must meet. Default 0 */
 } itg_sender_cfg;
 
 /* What happened to one flow. */
@@ -113,6 +131,13 @@ ITG_API int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow,
  * first flow's error. Returns 0, ITG_ESTATE, ITG_ETHREAD, or a flow error. */
 ITG_API int itg_sender_start(itg_sender *s);
 
+/* Releases a sender started with cfg.hold: the flows' schedules begin at
+ * at_mono_ns, an instant of the monotonic clock (itg_clock_mono_ns), or
+ * at once if it has passed; each flow's start delay counts from it. Safe
+ * from any thread. Returns 0, ITG_EINVAL (NULL sender) or ITG_ESTATE (not
+ * started, not held, or already released). */
+ITG_API int itg_sender_release(itg_sender *s, int64_t at_mono_ns);
+
 /* Waits for every flow to end, at most timeout_ns (< 0: no limit).
  * Returns 0 when all have ended, ITG_ETIMEDOUT if not yet, ITG_ESTATE if
  * never started. */
@@ -144,7 +169,8 @@ ITG_API int itg_sender_flow_result_size(const itg_sender *s, size_t i,
  * the path of its spill file into spill (if not NULL; always terminated
  * when len > 0; "" for a file log). Valid once itg_sender_wait has seen
  * every flow end. Returns 0, ITG_EINVAL (NULL sender or out, or the
- * sender keeps no log) or ITG_ESTATE (the log is not closed yet: the
+ * sender keeps no log of its own: none, or the caller's cfg.logger) or
+ * ITG_ESTATE (the log is not closed yet: the
  * sender has not ended, or never started); the macro passes sizeof *out,
  * and a size this library does not know gives ITG_EINVAL too. */
 ITG_API int itg_sender_log_stats_size(const itg_sender *s,

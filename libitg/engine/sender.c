@@ -34,7 +34,11 @@ int itg_sender_new(const itg_sender_cfg *caller, itg_sender **out) {
       cfg->wait > ITG_WAIT_SPIN || cfg->log_batch == 0 ||
       cfg->connect_timeout_ns <= 0 || cfg->cpu < -1 ||
       strnlen(cfg->log_path, ITG_PATH_MAX) == ITG_PATH_MAX ||
-      strnlen(cfg->log_server, ITG_HOST_MAX) == ITG_HOST_MAX)
+      strnlen(cfg->log_server, ITG_HOST_MAX) == ITG_HOST_MAX ||
+      (cfg->hold != 0 && cfg->hold != 1) ||
+      (cfg->logger != NULL &&
+       (cfg->logger_lane > UINT32_MAX - 2 ||
+        itg_logger_lanes(cfg->logger) < cfg->logger_lane + 2)))
     return ITG_EINVAL;
   s = calloc(1, sizeof *s);
   if (s == NULL)
@@ -43,10 +47,14 @@ int itg_sender_new(const itg_sender_cfg *caller, itg_sender **out) {
     goto out_free_s;
   if (uv_cond_init(&s->done_cond) != 0)
     goto out_destroy_lock;
+  if (uv_cond_init(&s->go_cond) != 0)
+    goto out_destroy_done;
   s->cfg = *cfg;
   *out = s;
   return 0;
 
+out_destroy_done:
+  uv_cond_destroy(&s->done_cond);
 out_destroy_lock:
   uv_mutex_destroy(&s->lock);
 out_free_s:
@@ -130,12 +138,21 @@ static void assign_ids(itg_sender *s) {
   }
 }
 
-/* Opens the sender log: lane 0 for the sending thread, 1 for the control
- * thread. */
+/* Opens the sender log (or takes the caller's): a lane for the sending
+ * thread, the next for the control thread. */
 static int open_log(itg_sender *s) {
   itg_logger_cfg lc;
+  if (s->cfg.logger != NULL) {
+    s->log = s->cfg.logger;
+    s->lane_send = s->cfg.logger_lane;
+    s->lane_ctl = s->cfg.logger_lane + 1;
+    return 0;
+  }
   if (s->cfg.log_path[0] == '\0' && s->cfg.log_server[0] == '\0')
     return 0;
+  s->log_own = 1;
+  s->lane_send = 0;
+  s->lane_ctl = 1;
   itg_logger_cfg_init(&lc);
   lc.path = s->cfg.log_path;
   if (s->cfg.log_server[0] != '\0') {
@@ -269,7 +286,7 @@ int itg_sender_wait(itg_sender *s, int64_t timeout_ns) {
     uv_thread_join(&s->ctl_thread);
     uv_loop_close(&s->loop);
   }
-  if (s->log != NULL) {
+  if (s->log_own) {
     if (itg_logger_spill_path(s->log, s->log_spill, sizeof s->log_spill) != 0)
       s->log_spill[0] = '\0';
     rc = itg_logger_close_stats(s->log, &s->log_final);
@@ -279,10 +296,29 @@ int itg_sender_wait(itg_sender *s, int64_t timeout_ns) {
   return rc;
 }
 
+int itg_sender_release(itg_sender *s, int64_t at_mono_ns) {
+  int rc = 0;
+  if (s == NULL)
+    return ITG_EINVAL;
+  uv_mutex_lock(&s->lock);
+  if (!s->started || !s->cfg.hold || s->released) {
+    rc = ITG_ESTATE;
+  } else {
+    s->released = 1;
+    s->release_ns = at_mono_ns;
+    uv_cond_signal(&s->go_cond);
+  }
+  uv_mutex_unlock(&s->lock);
+  return rc;
+}
+
 int itg_sender_stop(itg_sender *s) {
   if (s == NULL)
     return ITG_EINVAL;
   atomic_store(&s->stop, 1);
+  uv_mutex_lock(&s->lock);
+  uv_cond_signal(&s->go_cond);
+  uv_mutex_unlock(&s->lock);
   itg__tx_ctl_wake(s);
   return 0;
 }
@@ -343,7 +379,7 @@ int itg_sender_flow_result_size(const itg_sender *s, size_t i,
 
 int itg_sender_log_stats_size(const itg_sender *s, itg_logger_stats *out,
                               size_t size, char *spill, size_t len) {
-  if (s == NULL || out == NULL ||
+  if (s == NULL || out == NULL || s->cfg.logger != NULL ||
       (s->cfg.log_path[0] == '\0' && s->cfg.log_server[0] == '\0'))
     return ITG_EINVAL;
   if (!s->log_closed)
@@ -370,10 +406,12 @@ void itg_sender_free(itg_sender *s) {
     free(f->df);
     free(f);
   }
-  itg_logger_close(s->log);
+  if (s->log_own)
+    itg_logger_close(s->log);
   free(s->flows);
   free(s->pkt_bufs);
   free(s->echo_bufs);
+  uv_cond_destroy(&s->go_cond);
   uv_cond_destroy(&s->done_cond);
   uv_mutex_destroy(&s->lock);
   free(s);

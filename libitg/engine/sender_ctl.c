@@ -20,7 +20,7 @@ static void close_if_open(uv_handle_t *h, uv_close_cb cb) {
 
 static void log_rec(itg_sender *s, const itg_logrec *r) {
   if (s->log != NULL)
-    itg_logger_push(s->log, ITG__TX_LANE_CTL, r);
+    itg_logger_push(s->log, s->lane_ctl, r);
 }
 
 static void on_sig_closed(uv_handle_t *h) {

@@ -39,8 +39,6 @@
 #define ITG__TX_ECHO_BATCH 64            /* echoes read per call */
 #define ITG__TX_ECHO_BUF 65536           /* room per echoed datagram */
 #define ITG__TX_ECHO_GRACE_MS 500        /* wait for late echoes, see ctl */
-#define ITG__TX_LANE_SEND 0              /* logger lane of the sending thread */
-#define ITG__TX_LANE_CTL 1               /* logger lane of the control thread */
 
 /* Where a flow stands on the control thread. */
 typedef enum itg__tx_cstate {
@@ -108,13 +106,21 @@ struct itg_sender {
   int started;
   int joined;
   _Atomic int stop;
-  itg_logger *log;
+  itg_logger *log;            /* NULL: no sender log */
+  int log_own;                /* log is the sender's (else cfg.logger) */
+  uint32_t lane_send;         /* log's lane of the sending thread */
+  uint32_t lane_ctl;          /* and of the control thread */
   int log_closed;             /* log_final and log_spill hold the end */
   itg_logger_stats log_final;
   char log_spill[ITG_PATH_MAX];
 
   uv_mutex_t lock;
   uv_cond_t done_cond;
+  /* cfg.hold: the sending thread waits on go_cond, under lock, until
+   * released (or stopped); its schedules then begin at release_ns */
+  uv_cond_t go_cond;
+  int released;
+  int64_t release_ns;
   size_t done;
   int wake_open; /* under lock: wake may be signalled */
 

@@ -160,7 +160,7 @@ static void account(itg__tx_flow *f, planned *p, int n, int64_t tx_ns,
       r.seq = p[i].seq;
       r.tx_ns = tx_ns;
       r.rx_ns = 0;
-      itg_logger_push(s->log, ITG__TX_LANE_SEND, &r);
+      itg_logger_push(s->log, s->lane_send, &r);
     }
   }
   if (n > 0) {
@@ -310,6 +310,15 @@ void itg__tx_send_main(void *arg) {
   }
   warm_up(s);
   t0 = (int64_t)uv_hrtime();
+  if (s->cfg.hold) {
+    uv_mutex_lock(&s->lock);
+    while (!s->released && !atomic_load(&s->stop))
+      uv_cond_wait(&s->go_cond, &s->lock);
+    t0 = s->release_ns;
+    uv_mutex_unlock(&s->lock);
+    if (t0 < (int64_t)uv_hrtime())
+      t0 = (int64_t)uv_hrtime();
+  }
   for (i = 0; i < s->n; i++) {
     itg__tx_flow *f = s->flows[i];
     if (!f->ready)

@@ -367,6 +367,10 @@ static int sink_path(const itg_logger *l, int spill, char *buf, size_t len) {
   return 0;
 }
 
+uint32_t itg_logger_lanes(const itg_logger *l) {
+  return l == NULL ? 0 : l->lanes;
+}
+
 int itg_logger_spill_path(const itg_logger *l, char *buf, size_t len) {
   return sink_path(l, 1, buf, len);
 }
