@@ -101,6 +101,8 @@ HAVE_MPI := $(if $(MPICC),$(shell command -v $(MPICC) >/dev/null 2>&1 && echo ye
 MPI_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libitg/mpi/*.c))
 MPI_STATIC := $(if $(HAVE_MPI),$(BUILD)/lib/libitg-mpi.a)
 MPI_TESTS := $(if $(HAVE_MPI),$(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(wildcard tests/mpi/*.c)))
+# itg-mpi (libitg/programs/mpi), the experiment runner over an MPI job.
+MPI_PROG := $(if $(HAVE_MPI),$(BUILD)/bin/itg-mpi)
 SONAME := libitg.so.$(VMAJOR)
 SHARED := $(BUILD)/lib/libitg.so.$(VERSION)
 
@@ -115,9 +117,9 @@ all: lib programs
 
 lib: $(STATIC) $(SHARED_FILES) $(MPI_STATIC)
 
-programs: $(PROGS)
+programs: $(PROGS) $(MPI_PROG)
 
-tests: $(TESTS) $(PROGS) $(SHARED_PROGS) $(EXAMPLES) $(MPI_TESTS)
+tests: $(TESTS) $(PROGS) $(SHARED_PROGS) $(EXAMPLES) $(MPI_TESTS) $(MPI_PROG)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -175,6 +177,14 @@ $(BUILD)/tests/mpi/%: tests/mpi/%.c $(wildcard tests/mpi/*.h) $(MPI_STATIC) $(ST
 	@$(if $(Q),echo "  MPICC   $<")
 	$(Q)$(MPICC) -std=gnu11 $(OPT) -g $(WARN) -Iinclude $(DEPS_CFLAGS) $(SAN_FLAGS) \
 	  $(CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(MPI_STATIC) $(STATIC) $(DEPS_LIBS)
+
+$(BUILD)/bin/itg-mpi: libitg/programs/mpi/itg-mpi.c $(PROG_COMMON_OBJ) \
+		$(MPI_STATIC) $(STATIC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  MPICC   $<")
+	$(Q)$(MPICC) -std=gnu11 $(OPT) -g $(WARN) -Iinclude -Ilibitg $(DEPS_CFLAGS) \
+	  $(SAN_FLAGS) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(PROG_COMMON_OBJ) \
+	  $(MPI_STATIC) $(STATIC) $(DEPS_LIBS)
 
 # Examples build as a user's program would: the public header only.
 $(BUILD)/examples/%$(EXE): examples/c/%.c $(STATIC)
@@ -264,13 +274,14 @@ install: all $(BUILD)/libitg.pc
 	ln -sf $(notdir $(SHARED)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(notdir $(SHARED)) $(DESTDIR)$(PREFIX)/lib/libitg.so
 	install -m 644 $(BUILD)/libitg.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
-	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(PROGS) $(MPI_PROG) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(DESTDIR),,-ldconfig 2>/dev/null)
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/itg $(DESTDIR)$(PREFIX)/include/itg.h
 	rm -f $(DESTDIR)$(PREFIX)/lib/libitg.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/libitg.pc
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(PROGS)))
+	rm -f $(DESTDIR)$(PREFIX)/lib/libitg-mpi.a
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(PROGS) $(MPI_PROG)))
 
 clean:
 	rm -rf build

@@ -1137,9 +1137,50 @@ static void test_decode_damaged_block(void **state) {
   assert_int_equal(tmpdir_remove(dir), 0);
 }
 
+/* A map sees each batch with its file's index, and what it rewrites is
+ * what is counted: a shift of the second file's receive times moves the
+ * delays of its flow alone. */
+static void shift_rx(itg_logrec *recs, size_t n, size_t file, void *user) {
+  const int64_t *by_file = user;
+  for (size_t i = 0; i < n; i++)
+    if (!(recs[i].flags & ITG_REC_FLOW_END))
+      recs[i].rx_ns += by_file[file];
+}
+
+static void test_decode_map(void **state) {
+  char dir[400], a[448], b[448];
+  const int64_t by_file[2] = {0, 3 * MS};
+  itg_decode_map map = {shift_rx, (void *)by_file}, none = {NULL, NULL};
+  itg_logrec r[] = {rx(1, 1, T0, 10 * US, 100), flow_end(1, 1)};
+  itg_logrec q[] = {rx(2, 1, T0, 20 * US, 100), flow_end(2, 1)};
+  const char *paths[2];
+  itg_stats *s = new_stats();
+  (void)state;
+  assert_int_equal(tmpdir_make(dir, sizeof dir, "itg-test-stats."), 0);
+  snprintf(a, sizeof a, "%s/a.log", dir);
+  snprintf(b, sizeof b, "%s/b.log", dir);
+  write_log(a, r, 2, 0);
+  write_log(b, q, 2, 0);
+  paths[0] = a;
+  paths[1] = b;
+  assert_int_equal(
+      itg_decode_files_map_size(paths, 2, &none, s, NULL, NULL, 0),
+      ITG_EINVAL);
+  assert_int_equal(itg_decode_files_map_size(paths, 2, &map, s, NULL, NULL, 0),
+                   0);
+  assert_int_equal(itg_stats_flow_count(s), 2);
+  assert_int_equal(entry(s, 0).delay_min_ns, 10 * US);
+  assert_int_equal(entry(s, 1).delay_min_ns, 20 * US + 3 * MS);
+  itg_stats_free(s);
+  remove(a);
+  remove(b);
+  assert_int_equal(tmpdir_remove(dir), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hand_computed_flow),
+      cmocka_unit_test(test_decode_map),
       cmocka_unit_test(test_rfc3550_jitter),
       cmocka_unit_test(test_loss_and_tail_loss),
       cmocka_unit_test(test_sender_records_give_sent),

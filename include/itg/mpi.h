@@ -23,8 +23,10 @@
 #include <mpi.h>
 
 #include "itg/common.h"
+#include "itg/experiment.h"
 #include "itg/flow.h"
 #include "itg/log.h"
+#include "itg/stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -120,6 +122,17 @@ ITG_API int itg_mpi_start_at_size(MPI_Comm comm, const itg_mpi_clock *clock,
                                   size_t size);
 #define itg_mpi_start_at(comm, clock, margin_ns, out)                          \
   itg_mpi_start_at_size((comm), (clock), (margin_ns), (out), sizeof *(out))
+
+/* Agrees on the instant of a common start as itg_mpi_start_at does, and
+ * fills *out with it (woke_ns 0), but returns at once instead of sleeping
+ * until then: for a caller that hands the instant to something that
+ * waits for it itself (itg_sender_release). Collective; the same
+ * arguments and results as itg_mpi_start_at. */
+ITG_API int itg_mpi_start_plan_size(MPI_Comm comm, const itg_mpi_clock *clock,
+                                    int64_t margin_ns, itg_mpi_start *out,
+                                    size_t size);
+#define itg_mpi_start_plan(comm, clock, margin_ns, out)                        \
+  itg_mpi_start_plan_size((comm), (clock), (margin_ns), (out), sizeof *(out))
 
 /* How far apart the ranks woke (growable). Wake-ups are each rank's
  * woke_ns minus the instant, in rank 0's time base. */
@@ -240,6 +253,155 @@ ITG_API int itg_mpi_gather_size(MPI_Comm comm, int root, const char *dir,
 /* Frees the per-rank entries of a result of itg_mpi_gather; NULL is
  * accepted. */
 ITG_API void itg_mpi_gather_stats_free(itg_mpi_gather_stats *stats);
+
+/* ---- running an experiment ---------------------------------------------- */
+
+/* How itg_mpi_run runs an experiment (growable). */
+typedef struct itg_mpi_run_cfg {
+  size_t struct_size; /* set by itg_mpi_run_cfg_init */
+  /* Root: where the logs go, one a rank, DIR/rank-R.itglog (the
+   * directory must exist). Required on root, unused elsewhere. */
+  const char *log_dir;
+  /* The network the ranks' receivers are reached on, "ADDR/PREFIX"
+   * (IPv4 or IPv6): each rank takes the first address of its host's
+   * interfaces within it. NULL or "": 127.0.0.1 when every rank runs on
+   * one host, else the first IPv4 address of the host that is not
+   * loopback. */
+  const char *net;
+  /* Where a rank whose log the gathering rank cannot take in time keeps
+   * the records: DIR/itg-mpi-rank-R.PID.spill ("" or NULL: the current
+   * directory). */
+  const char *spill_dir;
+  int clock_rounds;         /* itg_mpi_clock_sync's rounds, default 200 */
+  int64_t start_margin_ns;  /* itg_mpi_start_at's margin, default 200 ms */
+  /* How long after a flow's planned end (its start delay plus duration
+   * past the start) its sender and receiver wait for it before ending it,
+   * default 10 s; flows without a duration are waited for without limit. */
+  int64_t grace_ns;
+  /* The gathering rank gives up on a rank that has sent nothing (not even
+   * the keepalive its logger sends every second) for this long, and the
+   * job ends without it; default 5 s. */
+  int64_t silence_ns;
+  uint32_t log_batch;       /* D, records per write, default 64 */
+  int sender_log;           /* 1 (default): gather the senders' records
+                               too (the round-trip meter needs them); 0:
+                               only the receivers' */
+  int pin_cpu;              /* pin each rank's sending thread to this CPU;
+                               -1 (default) none */
+} itg_mpi_run_cfg;
+
+/* Fills cfg with the defaults and cfg->struct_size with `size`. Returns 0,
+ * or ITG_EINVAL (NULL cfg, a size this library does not know). */
+ITG_API int itg_mpi_run_cfg_init_size(itg_mpi_run_cfg *cfg, size_t size);
+#define itg_mpi_run_cfg_init(cfg) itg_mpi_run_cfg_init_size((cfg), sizeof *(cfg))
+
+/* One flow of a run: where it ran and how it ended. Times are in rank 0's
+ * time base (each rank's clock offset applied). */
+typedef struct itg_mpi_run_flow {
+  uint32_t flow_id;       /* the id its records carry */
+  unsigned line;          /* of the experiment file */
+  int sender_rank;
+  int receiver_rank;      /* -1: a receiver outside the job */
+  char receiver[ITG_HOST_MAX]; /* the address it was sent to */
+  uint16_t port;          /* the receiver's signaling port */
+  int reported;           /* its sender rank told how it ended */
+  int status;             /* 0, or the ITG_E* code that ended it */
+  char error[160];        /* a sentence about status */
+  uint64_t packets;       /* sent */
+  uint64_t bytes;         /* sent */
+  uint64_t received;      /* packets its receiver said it logged */
+  int64_t start_delay_ns; /* from the experiment */
+  int64_t first_tx_ns;    /* its first departure (0: none) */
+  int64_t last_tx_ns;
+} itg_mpi_run_flow;
+
+/* One rank of a run. */
+typedef struct itg_mpi_run_rank {
+  int rank;
+  char host[ITG_HOST_MAX];
+  char addr[ITG_HOST_MAX]; /* where its receiver listened ("" none) */
+  uint16_t port;           /* its receiver's signaling port (0 none) */
+  unsigned sends;          /* flows it sent */
+  unsigned receives;       /* flows it received */
+  int64_t offset_ns;       /* its clock offset to rank 0 */
+  int64_t uncertainty_ns;  /* and the offset's uncertainty */
+  int reported;            /* it told root how it ended */
+  int silent;              /* root gave up on it (silence_ns) */
+  int error;               /* a failure of its own (ITG_E*), 0 if none */
+  char message[160];       /* about error */
+  uint64_t records;        /* log records root received from it */
+  uint64_t gaps;           /* messages of them missing */
+  uint64_t spilled;        /* records it kept in its spill file */
+  uint64_t lost;           /* records that no file holds */
+  uint64_t malformed;      /* datagrams its receiver dropped */
+  char log_path[ITG_PATH_MAX];   /* on root: its gathered log */
+  char spill_path[ITG_PATH_MAX]; /* on its host: its spill file ("") */
+} itg_mpi_run_rank;
+
+/* The outcome of itg_mpi_run (growable). On root every entry is filled;
+ * on another rank its own entry and the flows it sent. */
+typedef struct itg_mpi_run_result {
+  size_t struct_size;
+  int ranks;
+  int root;
+  itg_mpi_run_rank *rank;  /* ranks entries, indexed by rank */
+  size_t flows;
+  itg_mpi_run_flow *flow;  /* flows entries, in the experiment's order */
+  int64_t start_ns;        /* the common start, rank 0's time base */
+  /* How far apart the flows that start at once (no start delay) left:
+   * the latest first departure less the earliest, and the largest clock
+   * uncertainty of their ranks, to which it is known (twice it). */
+  int64_t start_skew_ns;
+  int64_t skew_uncertainty_ns;
+  int failed_ranks;        /* ranks with an error, silent or not reported */
+  int failed_flows;        /* flows with status != 0 or not reported */
+} itg_mpi_run_result;
+
+/* Runs an experiment (itg/experiment.h) on the ranks of comm: places it,
+ * measures the ranks' clock offsets to rank 0, starts a receiver on each
+ * rank that receives a flow and sets every flow up with its receiver,
+ * then releases all senders at one instant (itg_mpi_start_plan); each
+ * rank's records go to the gathering rank root over MPI, where they are
+ * written as DIR/rank-R.itglog (root writes its own directly). Once the
+ * common start is set no collective call is made: a rank that dies, or is
+ * cut off, is given up after cfg->silence_ns, its flows reported as not
+ * ended, the others kept. Flow ids: a line's own -id is kept (ids must
+ * differ), the others numbered from 1 in line order, skipping those.
+ * Collective, with MPI initialised at MPI_THREAD_MULTIPLE; every rank
+ * passes the same experiment and cfg. Before the start, a failure on any
+ * rank (a bad placement, no address in cfg->net, a receiver that cannot
+ * start) fails every rank, err naming the rank and host. Returns 0 with
+ * *out written (free it with itg_mpi_run_result_free) when the job ran,
+ * even if flows or ranks failed (out says which); else an ITG_E* code,
+ * *out untouched, and err (if not NULL; terminated when errlen > 0) says
+ * why: ITG_EINVAL (NULL or bad arguments, a placement the job cannot
+ * hold), ITG_ESTATE (MPI not initialised, or below MPI_THREAD_MULTIPLE),
+ * ITG_EADDR (no address in cfg->net), the error of a receiver's start or
+ * a log file, ITG_EIO or ITG_ENOMEM. */
+ITG_API int itg_mpi_run_size(MPI_Comm comm, const itg_experiment *e,
+                             const itg_mpi_run_cfg *cfg,
+                             itg_mpi_run_result *out, size_t size, char *err,
+                             size_t errlen);
+#define itg_mpi_run(comm, e, cfg, out, err, errlen)                            \
+  itg_mpi_run_size((comm), (e), (cfg), (out), sizeof *(out), (err), (errlen))
+
+/* Frees the entries of a result of itg_mpi_run; NULL is accepted. */
+ITG_API void itg_mpi_run_result_free(itg_mpi_run_result *res);
+
+/* On root, after itg_mpi_run: decodes the gathered logs (every rank's
+ * log_path) into stats, with each record's stamps moved into rank 0's
+ * time base when `correct` is 1: a send time by its flow's sender rank's
+ * offset, a receive time by its file's rank's (so that one-way delays
+ * between hosts are not their clocks' difference); 0 leaves the stamps as
+ * logged. st (if not NULL) gets one status a rank, as itg_decode_files
+ * gives them (a rank without a log: opened 0, error ITG_ENOENT). Returns
+ * the result of itg_decode_files_size for the files that exist, or
+ * ITG_EINVAL (NULL res or stats, a size this library does not know). */
+ITG_API int itg_mpi_run_stats_size(const itg_mpi_run_result *res, int correct,
+                                   itg_stats *stats, itg_decode_status *st,
+                                   size_t size);
+#define itg_mpi_run_stats(res, correct, stats, st)                             \
+  itg_mpi_run_stats_size((res), (correct), (stats), (st), sizeof *(st))
 
 #ifdef __cplusplus
 }

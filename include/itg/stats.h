@@ -341,6 +341,23 @@ ITG_API int itg_decode_files_size(const char *const *paths, size_t n,
   itg_decode_files_size((paths), (n), (stats), (series), (st), sizeof *(st))
 #endif
 
+/* A change applied to the records of itg_decode_files_map before they are
+ * counted: fn gets each batch read from file paths[file] and may rewrite
+ * the records in place (e.g. move their stamps into another clock's time
+ * base); the end-of-flow checks see them as rewritten. */
+typedef struct itg_decode_map {
+  void (*fn)(itg_logrec *recs, size_t n, size_t file, void *user);
+  void *user;
+} itg_decode_map;
+
+/* itg_decode_files with each batch passed through map first (NULL: none,
+ * as itg_decode_files). Returns what itg_decode_files returns, and
+ * ITG_EINVAL for a map without fn. */
+ITG_API int itg_decode_files_map_size(const char *const *paths, size_t n,
+                                      const itg_decode_map *map,
+                                      itg_stats *stats, itg_series *series,
+                                      itg_decode_status *st, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,7 +68,8 @@ static void note_damage(itg_logreader *r, itg_decode_status *st) {
 /* Reads one file to its end, past damaged blocks, or to damage that stops
  * it. Returns 0, the reader's error (kept in *st, the file is done), or a
  * consumer's error (fatal: *fatal set). */
-static int decode_one(const char *path, itg_stats *stats, itg_series *series,
+static int decode_one(const char *path, const itg_decode_map *map,
+                      size_t file, itg_stats *stats, itg_series *series,
                       itg_decode_status *st, int *fatal) {
   itg_logrec recs[BATCH];
   itg_logreader *r;
@@ -93,7 +94,10 @@ static int decode_one(const char *path, itg_stats *stats, itg_series *series,
     if (got == 1 && ++n < BATCH)
       continue;
     if (n > 0) {
-      int frc = feed(stats, series, recs, n);
+      int frc;
+      if (map != NULL)
+        map->fn(recs, n, file, map->user);
+      frc = feed(stats, series, recs, n);
       for (size_t i = 0; i < n && frc == 0; i++)
         frc = open_flows_add(&flows, &recs[i]);
       if (frc != 0) {
@@ -123,8 +127,15 @@ out_close_reader:
 int itg_decode_files_size(const char *const *paths, size_t n,
                           itg_stats *stats, itg_series *series,
                           itg_decode_status *st, size_t size) {
+  return itg_decode_files_map_size(paths, n, NULL, stats, series, st, size);
+}
+
+int itg_decode_files_map_size(const char *const *paths, size_t n,
+                              const itg_decode_map *map, itg_stats *stats,
+                              itg_series *series, itg_decode_status *st,
+                              size_t size) {
   int first_err = 0;
-  if (paths == NULL || n == 0 ||
+  if (paths == NULL || n == 0 || (map != NULL && map->fn == NULL) ||
       (st != NULL && !itg__struct_size_ok(size, sizeof *st)))
     return ITG_EINVAL;
   for (size_t i = 0; i < n; i++)
@@ -137,7 +148,7 @@ int itg_decode_files_size(const char *const *paths, size_t n,
     int fatal = 0;
     int rc;
     memset(&one, 0, sizeof one);
-    rc = decode_one(paths[i], stats, series, &one, &fatal);
+    rc = decode_one(paths[i], map, i, stats, series, &one, &fatal);
     if (st != NULL)
       itg__struct_out((char *)st + i * size, size, &one, sizeof one);
     if (fatal)

@@ -83,32 +83,40 @@ static int prefix_match(const uint8_t *a, const uint8_t *b, unsigned bits) {
          ((a[whole] ^ b[whole]) & (uint8_t)(0xFF << (8 - rest))) == 0;
 }
 
-int itg__net_allowed(const struct sockaddr *sa, const itg_logserver_net *nets,
-                     uint32_t n) {
-  static const uint8_t v4_loop[4] = {127, 0, 0, 0};
-  static const uint8_t v6_loop[16] = {0, 0, 0, 0, 0, 0, 0, 0,
-                                      0, 0, 0, 0, 0, 0, 0, 1};
+/* Reads sa's address into a (4 or 16 bytes, IPv4-mapped IPv6 as IPv4):
+ * returns its family, 4 or 6, or 0 for another kind of address. */
+static int addr_of(const struct sockaddr *sa, uint8_t a[16]) {
   static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
-  uint8_t a[16];
-  int family;
-  uint32_t i;
   if (sa->sa_family == AF_INET) {
     memcpy(a, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-    family = 4;
-  } else if (sa->sa_family == AF_INET6) {
-    memcpy(a, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-    family = 6;
-    if (memcmp(a, v4_mapped, sizeof v4_mapped) == 0) {
-      memmove(a, a + 12, 4);
-      family = 4;
-    }
-  } else {
-    return 0;
+    return 4;
   }
-  if (family == 4 ? prefix_match(a, v4_loop, 8) : prefix_match(a, v6_loop, 128))
+  if (sa->sa_family != AF_INET6)
+    return 0;
+  memcpy(a, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+  if (memcmp(a, v4_mapped, sizeof v4_mapped) != 0)
+    return 6;
+  memmove(a, a + 12, 4);
+  return 4;
+}
+
+int itg__net_contains(const itg_logserver_net *net, const struct sockaddr *sa) {
+  uint8_t a[16];
+  int family = addr_of(sa, a);
+  return family != 0 && net->family == family &&
+         prefix_match(a, net->addr, net->prefix);
+}
+
+int itg__net_allowed(const struct sockaddr *sa, const itg_logserver_net *nets,
+                     uint32_t n) {
+  static const itg_logserver_net loop[2] = {
+      {4, 8, {127}},
+      {6, 128, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}}};
+  uint32_t i;
+  if (itg__net_contains(&loop[0], sa) || itg__net_contains(&loop[1], sa))
     return 1;
   for (i = 0; i < n; i++)
-    if (nets[i].family == family && prefix_match(a, nets[i].addr, nets[i].prefix))
+    if (itg__net_contains(&nets[i], sa))
       return 1;
   return 0;
 }

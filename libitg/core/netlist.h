@@ -15,6 +15,10 @@ int itg__net_parse(const char *cidr, itg_logserver_net *out);
  * their peers by. */
 void itg__net_ip_key(const struct sockaddr *sa, uint8_t key[16]);
 
+/* Returns 1 if sa (IPv4 or IPv6; IPv4-mapped IPv6 taken as IPv4) is
+ * inside net. */
+int itg__net_contains(const itg_logserver_net *net, const struct sockaddr *sa);
+
 /* Returns 1 if sa (IPv4 or IPv6; IPv4-mapped IPv6 taken as IPv4) is a
  * loopback address (127.0.0.0/8, ::1) or inside one of nets[0..n). */
 int itg__net_allowed(const struct sockaddr *sa, const itg_logserver_net *nets,

@@ -38,17 +38,17 @@ static int64_t real_to_mono(int64_t real_ns) {
   return mono + sub_sat(real_ns, real);
 }
 
-int itg_mpi_start_at_size(MPI_Comm comm, const itg_mpi_clock *clock,
-                          int64_t margin_ns, itg_mpi_start *out, size_t size) {
-  itg_mpi_clock clk;
-  itg_mpi_start st;
+/* The instant of a common start, into *st; clk gets the caller's clock. */
+static int plan(MPI_Comm comm, const itg_mpi_clock *clock, int64_t margin_ns,
+                const itg_mpi_start *out, size_t size, itg_mpi_clock *clk,
+                itg_mpi_start *st) {
   int rc, rank, local = 0;
 
   if ((rc = itg__mpi_comm_check(comm)) != 0)
     return rc;
-  memset(&clk, 0, sizeof clk);
-  if (itg__struct_in(&clk, sizeof clk, clock, "itg_mpi_clock", NULL, 0) != 0 ||
-      out == NULL || !itg__struct_size_ok(size, sizeof st) || margin_ns < 0)
+  memset(clk, 0, sizeof *clk);
+  if (itg__struct_in(clk, sizeof *clk, clock, "itg_mpi_clock", NULL, 0) != 0 ||
+      out == NULL || !itg__struct_size_ok(size, sizeof *st) || margin_ns < 0)
     local = ITG_EINVAL;
   else if (margin_ns > ITG_MPI_START_MARGIN_MAX_NS)
     local = ITG_ERANGE;
@@ -61,18 +61,39 @@ int itg_mpi_start_at_size(MPI_Comm comm, const itg_mpi_clock *clock,
   if ((rc = itg__mpi_rc(MPI_Comm_rank(comm, &rank))) != 0)
     return rc;
 
-  memset(&st, 0, sizeof st);
-  st.struct_size = sizeof st;
+  memset(st, 0, sizeof *st);
+  st->struct_size = sizeof *st;
   if (rank == 0)
-    st.start_ns = itg__real_ns() + margin_ns;
-  if ((rc = itg__mpi_rc(MPI_Bcast(&st.start_ns, 1, MPI_INT64_T, 0, comm))) !=
+    st->start_ns = itg__real_ns() + margin_ns;
+  if ((rc = itg__mpi_rc(MPI_Bcast(&st->start_ns, 1, MPI_INT64_T, 0, comm))) !=
       0)
     return rc;
-  st.local_ns = itg_mpi_clock_from_root(&clk, st.start_ns);
-  st.mono_ns = real_to_mono(st.local_ns);
+  st->local_ns = itg_mpi_clock_from_root(clk, st->start_ns);
+  st->mono_ns = real_to_mono(st->local_ns);
+  st->uncertainty_ns = clk->uncertainty_ns;
+  return 0;
+}
+
+int itg_mpi_start_plan_size(MPI_Comm comm, const itg_mpi_clock *clock,
+                            int64_t margin_ns, itg_mpi_start *out,
+                            size_t size) {
+  itg_mpi_clock clk;
+  itg_mpi_start st;
+  int rc = plan(comm, clock, margin_ns, out, size, &clk, &st);
+  if (rc != 0)
+    return rc;
+  return itg__struct_out(out, size, &st, sizeof st);
+}
+
+int itg_mpi_start_at_size(MPI_Comm comm, const itg_mpi_clock *clock,
+                          int64_t margin_ns, itg_mpi_start *out, size_t size) {
+  itg_mpi_clock clk;
+  itg_mpi_start st;
+  int rc = plan(comm, clock, margin_ns, out, size, &clk, &st);
+  if (rc != 0)
+    return rc;
   itg__sleep_until(st.mono_ns);
   st.woke_ns = itg_mpi_clock_to_root(&clk, itg__real_ns());
-  st.uncertainty_ns = clk.uncertainty_ns;
   return itg__struct_out(out, size, &st, sizeof st);
 }
 

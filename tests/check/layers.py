@@ -31,7 +31,8 @@ MAY_INCLUDE = {
     "log": {"log", "core", "platform", "public"},
     "engine": {"engine", "log", "core", "platform", "public"},
     "mpi": {"mpi", "engine", "log", "core", "platform", "public"},
-    "programs": {"public", "libitg/programs/cli.h"},
+    "programs": {"public", "libitg/programs/cli.h",
+                 "libitg/programs/report.h"},
 }
 
 # Threads, locks and sockets, which core/ may not own.

@@ -1,0 +1,416 @@
+/* itg-mpi: runs an experiment file over the ranks of an MPI job (mpirun,
+ * srun) and prints, on rank 0, the ranks' clocks, how each flow ended and
+ * the QoS report of every flow with one-way delays in rank 0's time base. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "itg.h"
+#include "itg/mpi.h"
+#include "programs/cli.h"
+#include "programs/report.h"
+
+#define PROG "itg-mpi"
+
+static const char usage_text[] =
+    "usage: mpirun -np N itg-mpi [options] EXPERIMENT\n";
+
+static const char help_text[] =
+    "Runs the flows of an experiment file (itg-send's script lines, with\n"
+    "'@' placements: see README, \"Experiment files\") on the ranks of an MPI\n"
+    "job: receivers on the ranks that receive, senders started together,\n"
+    "every rank's records gathered on rank 0, which prints the report.\n"
+    "\n"
+    "  -L, --logs DIR         where rank 0 writes the logs, one a rank,\n"
+    "                         DIR/rank-R.itglog (default itg-mpi-logs; made\n"
+    "                         if missing)\n"
+    "  --json                 print the report as JSON\n"
+    "  --no-clock-correction  report one-way delays as logged, without the\n"
+    "                         ranks' clock offsets\n"
+    "  --net ADDR/PREFIX      the network the receivers are reached on: each\n"
+    "                         rank takes its host's address in it (default:\n"
+    "                         loopback on one host, else the first IPv4\n"
+    "                         address that is not loopback)\n"
+    "  --spill-dir DIR        where a rank keeps the records rank 0 cannot\n"
+    "                         take in time (default: the current directory)\n"
+    "  --rounds N             clock ping-pong rounds a rank (default 200)\n"
+    "  --margin MS            the start's margin (default 200)\n"
+    "  --grace MS             how long past a flow's planned end it is\n"
+    "                         waited for (default 10000)\n"
+    "  --silence MS           a rank silent this long is given up (default\n"
+    "                         5000)\n"
+    "  -D, --batch N          log records per write (default 64)\n"
+    "  --no-sender-log        gather the receivers' records only\n"
+    "  --cpu N                pin each rank's sending thread to CPU N\n"
+    "  -h, --help             show this help\n"
+    "  --version              show the version\n"
+    "\n"
+    "Exit status: 0 every flow ran and every rank reported; 1 a flow or a\n"
+    "rank failed (the report of the others is printed), or the run could\n"
+    "not start; 2 a wrong option or experiment.\n";
+
+typedef struct options {
+  itg_mpi_run_cfg cfg;
+  const char *logs;
+  const char *experiment;
+  int json;
+  int correct;
+} options;
+
+/* Parses the command line (every rank parses the same one). Returns 0,
+ * or the exit status. */
+static int parse_args(int argc, char **argv, options *o, int loud) {
+  itg_mpi_run_cfg_init(&o->cfg);
+  o->logs = "itg-mpi-logs";
+  o->correct = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    int64_t ns;
+    uint64_t n;
+    int rc;
+    if (!loud && (itg__cli_is_help(a, 1) || strcmp(a, "--version") == 0))
+      return -1;
+    if (loud && itg__cli_info(PROG, a, 1, usage_text, help_text) == 0)
+      return -1;
+    if (a[0] != '-') {
+      if (o->experiment != NULL)
+        return loud ? itg__cli_bad_usage(PROG, "one experiment file only",
+                                         usage_text)
+                    : ITG__CLI_EXIT_USAGE;
+      o->experiment = a;
+      continue;
+    }
+    if (strcmp(a, "--json") == 0) {
+      o->json = 1;
+      continue;
+    }
+    if (strcmp(a, "--no-clock-correction") == 0) {
+      o->correct = 0;
+      continue;
+    }
+    if (strcmp(a, "--no-sender-log") == 0) {
+      o->cfg.sender_log = 0;
+      continue;
+    }
+    if ((rc = itg__cli_value(PROG, usage_text, argc, argv, &i, &v)) != 0)
+      return rc;
+    if (strcmp(a, "-L") == 0 || strcmp(a, "--logs") == 0) {
+      o->logs = v;
+    } else if (strcmp(a, "--net") == 0) {
+      o->cfg.net = v;
+    } else if (strcmp(a, "--spill-dir") == 0) {
+      o->cfg.spill_dir = v;
+    } else if (strcmp(a, "--rounds") == 0 &&
+               itg_parse_u64(v, 1, ITG_MPI_CLOCK_ROUNDS_MAX, &n) == 0) {
+      o->cfg.clock_rounds = (int)n;
+    } else if (strcmp(a, "--margin") == 0 && itg_parse_ms(v, &ns) == 0 &&
+               ns > 0 && ns <= ITG_MPI_START_MARGIN_MAX_NS) {
+      o->cfg.start_margin_ns = ns;
+    } else if (strcmp(a, "--grace") == 0 && itg_parse_ms(v, &ns) == 0) {
+      o->cfg.grace_ns = ns;
+    } else if (strcmp(a, "--silence") == 0 && itg_parse_ms(v, &ns) == 0 &&
+               ns >= 2500000000LL) {
+      o->cfg.silence_ns = ns;
+    } else if ((strcmp(a, "-D") == 0 || strcmp(a, "--batch") == 0) &&
+               itg_parse_u64(v, 1, 1u << 20, &n) == 0) {
+      o->cfg.log_batch = (uint32_t)n;
+    } else if (strcmp(a, "--cpu") == 0) {
+      if ((rc = itg__cli_cpu(PROG, usage_text, v, &o->cfg.pin_cpu)) != 0)
+        return rc;
+    } else {
+      char msg[320];
+      snprintf(msg, sizeof msg, "%s %.256s: %s", a, v,
+               strcmp(a, "--silence") == 0
+                   ? "not a time of at least 2500 ms"
+                   : "not an option, or a value out of its range");
+      return loud ? itg__cli_bad_usage(PROG, msg, usage_text)
+                  : ITG__CLI_EXIT_USAGE;
+    }
+  }
+  if (o->experiment == NULL)
+    return loud ? itg__cli_bad_usage(PROG, "no experiment file", usage_text)
+                : ITG__CLI_EXIT_USAGE;
+  o->cfg.log_dir = o->logs;
+  return 0;
+}
+
+/* Rank 0 reads the experiment file and sends its text to every rank, so
+ * that the ranks of a cluster without a shared file system read the same
+ * one. Returns 0 or the exit status, alike on every rank. */
+static int load(const options *o, int rank, itg_experiment **e) {
+  long long len = -1;
+  char *text = NULL, err[512] = "";
+  int rc = 0;
+  if (rank == 0) {
+    FILE *fp = fopen(o->experiment, "rb");
+    if (fp != NULL && fseek(fp, 0, SEEK_END) == 0 && (len = ftell(fp)) >= 0 &&
+        len <= ITG_EXPERIMENT_FILE_MAX && fseek(fp, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)len + 1)) != NULL &&
+        fread(text, 1, (size_t)len, fp) != (size_t)len)
+      len = -1;
+    if (fp == NULL || len < 0 || len > ITG_EXPERIMENT_FILE_MAX) {
+      snprintf(err, sizeof err, "%s: %s", o->experiment,
+               fp == NULL ? "cannot be opened"
+               : len > ITG_EXPERIMENT_FILE_MAX ? "larger than 16 MiB"
+                                               : "cannot be read");
+      itg__cli_error(PROG, err);
+      len = -1;
+    }
+    if (fp != NULL)
+      fclose(fp);
+  }
+  MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  if (len < 0) {
+    free(text);
+    return ITG__CLI_EXIT_USAGE;
+  }
+  if (rank != 0 && (text = malloc((size_t)len + 1)) == NULL)
+    MPI_Abort(MPI_COMM_WORLD, ITG__CLI_EXIT_FAIL);
+  MPI_Bcast(text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
+  rc = itg_experiment_parse(text, (size_t)len, e, err, sizeof err);
+  free(text);
+  if (rc != 0 && rank == 0) {
+    char msg[700];
+    snprintf(msg, sizeof msg, "%s: %s", o->experiment, err);
+    itg__cli_error(PROG, msg);
+  }
+  return rc != 0 ? ITG__CLI_EXIT_USAGE : 0;
+}
+
+/* ---- the report ---------------------------------------------------------- */
+
+static double us(int64_t ns) { return (double)ns / 1e3; }
+
+static const char *rank_state(const itg_mpi_run_rank *k) {
+  if (k->silent)
+    return "silent (given up)";
+  if (!k->reported)
+    return "no report";
+  if (k->error != 0)
+    return "failed";
+  return "ok";
+}
+
+static void print_ranks(const itg_mpi_run_result *res) {
+  printf("%-5s %-16s %-16s %6s %5s %5s %12s %10s %10s %6s %8s  %s\n", "rank",
+         "host", "address", "port", "sends", "recvs", "offset_us", "+-_us",
+         "records", "gaps", "spilled", "state");
+  for (int i = 0; i < res->ranks; i++) {
+    const itg_mpi_run_rank *k = &res->rank[i];
+    printf("%-5d %-16.16s %-16.16s %6u %5u %5u %12.3f %10.3f %10llu %6llu "
+           "%8llu  %s\n",
+           k->rank, k->host, k->addr[0] != '\0' ? k->addr : "-",
+           (unsigned)k->port, k->sends, k->receives, us(k->offset_ns),
+           us(k->uncertainty_ns), (unsigned long long)k->records,
+           (unsigned long long)k->gaps, (unsigned long long)k->spilled,
+           rank_state(k));
+  }
+}
+
+/* "rank R (HOST)", or the address of a receiver outside the job. */
+static void where(const itg_mpi_run_result *res, int rank, const char *addr,
+                  char *buf, size_t len) {
+  if (rank < 0)
+    snprintf(buf, len, "%s (outside the job)", addr);
+  else
+    snprintf(buf, len, "rank %d (%s)", rank, res->rank[rank].host);
+}
+
+static void print_flows(const itg_mpi_run_result *res) {
+  printf("%-6s %-5s %-28s %-28s %10s %10s  %s\n", "flow", "line", "sender",
+         "receiver", "sent", "received", "status");
+  for (size_t i = 0; i < res->flows; i++) {
+    const itg_mpi_run_flow *f = &res->flow[i];
+    char s[320], r[320];
+    where(res, f->sender_rank, "", s, sizeof s);
+    where(res, f->receiver_rank, f->receiver, r, sizeof r);
+    printf("%-6u %-5u %-28.28s %-28.28s %10llu %10llu  %s\n",
+           (unsigned)f->flow_id, f->line, s, r,
+           (unsigned long long)f->packets, (unsigned long long)f->received,
+           !f->reported ? "not reported" : f->status != 0 ? "failed" : "ok");
+  }
+}
+
+/* Says on stderr what failed, naming rank, host and flow. */
+static void tell_failures(const itg_mpi_run_result *res) {
+  char msg[2400], s[320], r[320];
+  for (int i = 0; i < res->ranks; i++) {
+    const itg_mpi_run_rank *k = &res->rank[i];
+    if (k->silent)
+      snprintf(msg, sizeof msg,
+               "rank %d (%s) went silent: given up, its flows not reported",
+               i, k->host);
+    else if (!k->reported)
+      snprintf(msg, sizeof msg, "rank %d (%s) sent no report", i, k->host);
+    else if (k->error != 0)
+      snprintf(msg, sizeof msg, "rank %d (%s): %s", i, k->host, k->message);
+    else if (k->spilled > 0)
+      snprintf(msg, sizeof msg,
+               "rank %d (%s) kept %llu records in its spill file %s (decode "
+               "it with %s)",
+               i, k->host, (unsigned long long)k->spilled, k->spill_path,
+               k->log_path);
+    else
+      continue;
+    itg__cli_error(PROG, msg);
+  }
+  for (size_t i = 0; i < res->flows; i++) {
+    const itg_mpi_run_flow *f = &res->flow[i];
+    if (f->reported && f->status == 0)
+      continue;
+    where(res, f->sender_rank, "", s, sizeof s);
+    where(res, f->receiver_rank, f->receiver, r, sizeof r);
+    snprintf(msg, sizeof msg, "flow %u (line %u, %s -> %s): %s",
+             (unsigned)f->flow_id, f->line, s, r,
+             f->reported ? f->error : "its sender rank did not report");
+    itg__cli_error(PROG, msg);
+  }
+}
+
+/* Writes s as a JSON string. */
+static void json_str(const char *s) {
+  putchar('"');
+  for (; *s != '\0'; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      printf("\\%c", c);
+    else if (c < 0x20)
+      printf("\\u%04x", c);
+    else
+      putchar(c);
+  }
+  putchar('"');
+}
+
+static void print_json(const itg_mpi_run_result *res, const char *stats,
+                       int correct) {
+  printf("{\"ranks\":[");
+  for (int i = 0; i < res->ranks; i++) {
+    const itg_mpi_run_rank *k = &res->rank[i];
+    printf("%s{\"rank\":%d,\"host\":", i ? "," : "", i);
+    json_str(k->host);
+    printf(",\"address\":");
+    json_str(k->addr);
+    printf(",\"port\":%u,\"sends\":%u,\"receives\":%u,\"offset_s\":%.9f,"
+           "\"uncertainty_s\":%.9f,\"records\":%llu,\"gaps\":%llu,"
+           "\"spilled\":%llu,\"lost\":%llu,\"malformed\":%llu,"
+           "\"reported\":%s,\"silent\":%s,\"error\":",
+           (unsigned)k->port, k->sends, k->receives, k->offset_ns / 1e9,
+           k->uncertainty_ns / 1e9, (unsigned long long)k->records,
+           (unsigned long long)k->gaps, (unsigned long long)k->spilled,
+           (unsigned long long)k->lost, (unsigned long long)k->malformed,
+           k->reported ? "true" : "false", k->silent ? "true" : "false");
+    json_str(k->error != 0 ? k->message : "");
+    printf(",\"log\":");
+    json_str(k->log_path);
+    printf(",\"spill\":");
+    json_str(k->spill_path);
+    putchar('}');
+  }
+  printf("],\"flows\":[");
+  for (size_t i = 0; i < res->flows; i++) {
+    const itg_mpi_run_flow *f = &res->flow[i];
+    printf("%s{\"flow\":%u,\"line\":%u,\"sender_rank\":%d,"
+           "\"receiver_rank\":%d,\"receiver\":",
+           i ? "," : "", (unsigned)f->flow_id, f->line, f->sender_rank,
+           f->receiver_rank);
+    json_str(f->receiver);
+    printf(",\"port\":%u,\"reported\":%s,\"status\":", (unsigned)f->port,
+           f->reported ? "true" : "false");
+    json_str(f->reported ? itg_err_name(f->status) : "");
+    printf(",\"error\":");
+    json_str(f->error);
+    printf(",\"sent\":%llu,\"bytes\":%llu,\"received\":%llu,"
+           "\"first_tx_s\":%.9f,\"last_tx_s\":%.9f}",
+           (unsigned long long)f->packets, (unsigned long long)f->bytes,
+           (unsigned long long)f->received, f->first_tx_ns / 1e9,
+           f->last_tx_ns / 1e9);
+  }
+  printf("],\"start_s\":%.9f,\"start_skew_s\":%.9f,"
+         "\"skew_uncertainty_s\":%.9f,\"clock_correction\":%s,\"report\":%s}\n",
+         res->start_ns / 1e9, res->start_skew_ns / 1e9,
+         res->skew_uncertainty_ns / 1e9, correct ? "true" : "false", stats);
+}
+
+/* Rank 0: the report. Returns the exit status. */
+static int report(const options *o, const itg_mpi_run_result *res) {
+  itg_stats *stats = NULL;
+  char *json = NULL;
+  int rc = itg_stats_new(&stats), drc = 0;
+  if (rc == 0)
+    drc = itg_mpi_run_stats(res, o->correct, stats, NULL);
+  if (rc == 0 && o->json)
+    json = itg__cli_stats_json(stats, &rc);
+  if (rc != 0) {
+    itg__cli_error(PROG, itg_strerror(rc));
+    itg_stats_free(stats);
+    return ITG__CLI_EXIT_FAIL;
+  }
+  tell_failures(res);
+  if (drc != 0 && drc != ITG_ETRUNC) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "decoding the gathered logs: %s",
+             itg_strerror(drc));
+    itg__cli_error(PROG, msg);
+  }
+  if (o->json) {
+    print_json(res, json, o->correct);
+  } else {
+    printf("%d ranks, %zu flows; first departures within %.1f us of one "
+           "another (clocks known to +-%.1f us)%s\n",
+           res->ranks, res->flows, us(res->start_skew_ns),
+           us(res->skew_uncertainty_ns),
+           o->correct ? "" : "; delays not corrected for clock offsets");
+    print_ranks(res);
+    print_flows(res);
+    itg__cli_report_text(stats);
+  }
+  free(json);
+  itg_stats_free(stats);
+  return res->failed_flows > 0 || res->failed_ranks > 0 ? ITG__CLI_EXIT_FAIL
+                                                        : ITG__CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  itg_experiment *e = NULL;
+  itg_mpi_run_result res;
+  char err[512];
+  int provided = 0, rank = 0, status, rc;
+
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) !=
+      MPI_SUCCESS)
+    return ITG__CLI_EXIT_FAIL;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  memset(&o, 0, sizeof o);
+  status = parse_args(argc, argv, &o, rank == 0);
+  if (status == 0 && rank == 0) {
+    uv_fs_t req;
+    uv_fs_mkdir(NULL, &req, o.logs, 0755, NULL);
+    uv_fs_req_cleanup(&req);
+  }
+  if (status == 0)
+    status = load(&o, rank, &e);
+  if (status != 0) {
+    MPI_Finalize();
+    return status < 0 ? ITG__CLI_EXIT_OK : status;
+  }
+  rc = itg_mpi_run(MPI_COMM_WORLD, e, &o.cfg, &res, err, sizeof err);
+  itg_experiment_free(e);
+  if (rc != 0) {
+    if (rank == 0) {
+      char msg[700];
+      snprintf(msg, sizeof msg, "%s (%s)", err[0] != '\0' ? err : "failed",
+               itg_err_name(rc));
+      itg__cli_error(PROG, msg);
+    }
+    MPI_Finalize();
+    return ITG__CLI_EXIT_FAIL;
+  }
+  status = rank == 0 ? report(&o, &res) : ITG__CLI_EXIT_OK;
+  fflush(stdout);
+  itg_mpi_run_result_free(&res);
+  MPI_Finalize();
+  return status;
+}
