@@ -304,6 +304,7 @@ typedef struct itg_mpi_run_flow {
   int receiver_rank;      /* -1: a receiver outside the job */
   char receiver[ITG_HOST_MAX]; /* the address it was sent to */
   uint16_t port;          /* the receiver's signaling port */
+  uint16_t data_port;     /* and the data port it opened (0: none) */
   int reported;           /* its sender rank told how it ended */
   int status;             /* 0, or the ITG_E* code that ended it */
   char error[160];        /* a sentence about status */

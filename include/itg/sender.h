@@ -101,6 +101,8 @@ typedef struct itg_flow_result {
   uint64_t late;          /* departures more than 1 us late */
   int64_t late_max_ns;
   int64_t late_sum_ns;
+  uint16_t data_port;     /* the receiver's data port the packets went to
+                             (0 if the flow was never set up) */
 } itg_flow_result;
 
 /* Fills cfg with the defaults and cfg->struct_size with `size`:

@@ -66,6 +66,7 @@ typedef struct itg__tx_flow {
   itg__sock sig;
   itg__sock data;
   int ready;      /* set up with its receiver: the threads own it */
+  uint16_t data_port; /* the receiver's, once set up */
 
   char receiver_note[160]; /* set up before the threads start */
 

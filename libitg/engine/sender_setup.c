@@ -215,6 +215,7 @@ int itg__tx_setup(itg__tx_flow *f, size_t index) {
   if (rc < 0)
     goto out_close;
   itg__addr_set_port(&to, data_port);
+  f->data_port = data_port;
   rc = itg__sock_connect(f->data, &to, f->s->cfg.connect_timeout_ns);
   if (rc < 0) {
     snprintf(msg, sizeof msg, "cannot connect to the data port %u: %s",

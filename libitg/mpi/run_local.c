@@ -193,6 +193,7 @@ static void send_flows(itg__run *r) {
     f->packets = res.packets;
     f->bytes = res.bytes;
     f->received = res.received;
+    f->data_port = res.data_port;
     f->first_tx_ns =
         res.packets > 0 ? itg_mpi_clock_to_root(&r->clock, res.first_tx_ns) : 0;
     f->last_tx_ns =

@@ -5,8 +5,8 @@
  *   u32 magic "ITGR", u32 error (ITG_E* as unsigned), text message,
  *   u64 spilled, u64 lost, u64 malformed, text spill path, u32 flows,
  *   then for each flow this rank sent:
- *   u32 flow index, u32 status, text error, u64 packets, u64 bytes,
- *   u64 received, u64 first departure, u64 last departure (rank 0's time
+ *   u32 flow index, u32 status, text error, u16 data port, u64 packets,
+ *   u64 bytes, u64 received, u64 first departure, u64 last departure (rank 0's time
  *   base). */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,7 @@
 #define REPORT_MAGIC 0x52475449u /* "ITGR" */
 /* Room a report takes: the fixed fields, texts at their longest. */
 #define HEAD_MAX (4 + 4 + 2 + 512 + 8 * 3 + 2 + ITG_PATH_MAX + 4)
-#define FLOW_MAX (4 + 4 + 2 + 160 + 8 * 5)
+#define FLOW_MAX (4 + 4 + 2 + 160 + 2 + 8 * 5)
 /* The pause between two looks for a report while none comes. */
 #define POLL_NS 1000000LL
 
@@ -41,6 +41,7 @@ void itg__run_report_send(itg__run *r) {
     itg__wcur_u32(&w, (uint32_t)r->tx_flow[k]);
     itg__wcur_u32(&w, (uint32_t)f->status);
     itg__wcur_text(&w, f->error);
+    itg__wcur_u16(&w, f->data_port);
     itg__wcur_u64(&w, f->packets);
     itg__wcur_u64(&w, f->bytes);
     itg__wcur_u64(&w, f->received);
@@ -73,6 +74,7 @@ static void take(itg__run *r, int src, const uint8_t *msg, size_t len) {
     memset(&f, 0, sizeof f);
     f.status = (int)itg__rcur_u32(&c);
     itg__rcur_text(&c, f.error, sizeof f.error);
+    f.data_port = itg__rcur_u16(&c);
     f.packets = itg__rcur_u64(&c);
     f.bytes = itg__rcur_u64(&c);
     f.received = itg__rcur_u64(&c);
@@ -83,6 +85,7 @@ static void take(itg__run *r, int src, const uint8_t *msg, size_t len) {
     r->flow[i].reported = 1;
     r->flow[i].status = f.status;
     memcpy(r->flow[i].error, f.error, sizeof f.error);
+    r->flow[i].data_port = f.data_port;
     r->flow[i].packets = f.packets;
     r->flow[i].bytes = f.bytes;
     r->flow[i].received = f.received;

@@ -1,9 +1,14 @@
 /* itg-mpi: runs an experiment file over the ranks of an MPI job (mpirun,
  * srun) and prints, on rank 0, the ranks' clocks, how each flow ended and
  * the QoS report of every flow with one-way delays in rank 0's time base. */
+#define _GNU_SOURCE /* setns */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "itg.h"
@@ -43,6 +48,10 @@ static const char help_text[] =
     "  -D, --batch N          log records per write (default 64)\n"
     "  --no-sender-log        gather the receivers' records only\n"
     "  --cpu N                pin each rank's sending thread to CPU N\n"
+    "  --netns NAME           this rank's flows run in network namespace\n"
+    "                         NAME (/run/netns/NAME, as ip netns makes it;\n"
+    "                         or a path): give it in an app context, one a\n"
+    "                         rank; MPI's own traffic stays where it was\n"
     "  -h, --help             show this help\n"
     "  --version              show the version\n"
     "\n"
@@ -54,6 +63,7 @@ typedef struct options {
   itg_mpi_run_cfg cfg;
   const char *logs;
   const char *experiment;
+  const char *netns;
   int json;
   int correct;
 } options;
@@ -99,6 +109,8 @@ static int parse_args(int argc, char **argv, options *o, int loud) {
       o->logs = v;
     } else if (strcmp(a, "--net") == 0) {
       o->cfg.net = v;
+    } else if (strcmp(a, "--netns") == 0) {
+      o->netns = v;
     } else if (strcmp(a, "--spill-dir") == 0) {
       o->cfg.spill_dir = v;
     } else if (strcmp(a, "--rounds") == 0 &&
@@ -133,6 +145,30 @@ static int parse_args(int argc, char **argv, options *o, int loud) {
                 : ITG__CLI_EXIT_USAGE;
   o->cfg.log_dir = o->logs;
   return 0;
+}
+
+/* Moves this thread, and so every thread the run starts from it (the
+ * receiver's, the sender's, the loggers'), into the network namespace
+ * named: MPI's connections, made by MPI_Init, stay in the namespace they
+ * were made in, so ranks in separate namespaces still reach one another
+ * while their flows cross the links between the namespaces. Returns 0 or
+ * -1 with the reason printed. */
+static int enter_netns(const char *name, int rank) {
+  char path[512], msg[700];
+  int fd;
+  snprintf(path, sizeof path, "%s%s", strchr(name, '/') ? "" : "/run/netns/",
+           name);
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0 && setns(fd, CLONE_NEWNET) == 0) {
+    close(fd);
+    return 0;
+  }
+  snprintf(msg, sizeof msg, "rank %d: --netns %s: %s", rank, path,
+           strerror(errno));
+  itg__cli_error(PROG, msg);
+  if (fd >= 0)
+    close(fd);
+  return -1;
 }
 
 /* Rank 0 reads the experiment file and sends its text to every rank, so
@@ -316,7 +352,8 @@ static void print_json(const itg_mpi_run_result *res, const char *stats,
            i ? "," : "", (unsigned)f->flow_id, f->line, f->sender_rank,
            f->receiver_rank);
     json_str(f->receiver);
-    printf(",\"port\":%u,\"reported\":%s,\"status\":", (unsigned)f->port,
+    printf(",\"port\":%u,\"data_port\":%u,\"reported\":%s,\"status\":",
+           (unsigned)f->port, (unsigned)f->data_port,
            f->reported ? "true" : "false");
     json_str(f->reported ? itg_err_name(f->status) : "");
     printf(",\"error\":");
@@ -385,6 +422,11 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   memset(&o, 0, sizeof o);
   status = parse_args(argc, argv, &o, rank == 0);
+  if (status == 0 && o.netns != NULL && enter_netns(o.netns, rank) != 0)
+    status = ITG__CLI_EXIT_USAGE;
+  /* Every rank goes on only if all can: a rank that stopped here alone
+   * would leave the others waiting for it. */
+  MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (status == 0 && rank == 0) {
     uv_fs_t req;
     uv_fs_mkdir(NULL, &req, o.logs, 0755, NULL);
