@@ -233,6 +233,26 @@ static jbyteArray itgj_bytes(JNIEnv *jenv, const char *s, size_t max)
     (*jenv)->ReleaseDoubleArrayElements(jenv, $input, (jdouble *)$1, JNI_ABORT);
 }
 
+/* Ints written by the call: an int[] whose contents are copied back. */
+%typemap(jni) (int *ITG_INTS_OUT, size_t ITG_COUNT) "jintArray"
+%typemap(jtype) (int *ITG_INTS_OUT, size_t ITG_COUNT) "int[]"
+%typemap(jstype) (int *ITG_INTS_OUT, size_t ITG_COUNT) "int[]"
+%typemap(javain) (int *ITG_INTS_OUT, size_t ITG_COUNT) "$javainput"
+%typemap(in) (int *ITG_INTS_OUT, size_t ITG_COUNT) {
+  $1 = NULL;
+  $2 = 0;
+  if ($input) {
+    $1 = ($1_ltype)(*jenv)->GetIntArrayElements(jenv, $input, NULL);
+    if (!$1)
+      return $null;
+    $2 = (size_t)(*jenv)->GetArrayLength(jenv, $input);
+  }
+}
+%typemap(freearg) (int *ITG_INTS_OUT, size_t ITG_COUNT) {
+  if ($1)
+    (*jenv)->ReleaseIntArrayElements(jenv, $input, (jint *)$1, 0);
+}
+
 /* Log records: a long[] of six longs a record (flow id, size, flags, seq,
  * tx_ns, rx_ns), the layout LogRecord.pack writes; the receiver listener
  * hands records to Java in the same layout. */
