@@ -475,6 +475,42 @@ static void itgj_strings_free(char **v, size_t n)
 
 %include "itg_core.i"
 
+/* ---- flow settings kept by Java ------------------------------------------- */
+
+%inline %{
+/* A Flow made from settings the library holds (an experiment's flows)
+ * keeps them as the bytes of their itg_flow_cfg: the struct holds no
+ * pointer, so its bytes are the whole value, and they come back only into
+ * this JNI library, linked with the libitg whose layout they have. */
+
+/* Returns the bytes a saved configuration takes. */
+size_t itgj_flow_cfg_bytes(void)
+{
+  return sizeof(itg_flow_cfg);
+}
+
+/* Copies cfg into buf[0..len), len being itgj_flow_cfg_bytes(). Returns
+ * 0, or ITG_EINVAL for another len, buf untouched. */
+int itgj_flow_cfg_save(const itg_flow_cfg *cfg, uint8_t *buf, size_t len)
+{
+  if (!cfg || !buf || len != sizeof *cfg)
+    return ITG_EINVAL;
+  memcpy(buf, cfg, sizeof *cfg);
+  return 0;
+}
+
+/* Replaces cfg with what itgj_flow_cfg_save put in buf[0..len). Returns
+ * 0, or ITG_EINVAL for a len that is not itgj_flow_cfg_bytes(), cfg
+ * untouched. */
+int itgj_flow_cfg_load(itg_flow_cfg *cfg, const uint8_t *buf, size_t len)
+{
+  if (!cfg || !buf || len != sizeof *cfg)
+    return ITG_EINVAL;
+  memcpy(cfg, buf, sizeof *cfg);
+  return 0;
+}
+%}
+
 /* ---- the receiver's callbacks, delivered to a Java object ------------------ */
 
 %typemap(in, numinputs=0) JNIEnv *ITG_JENV "$1 = jenv;"
