@@ -233,6 +233,26 @@ static jbyteArray itgj_bytes(JNIEnv *jenv, const char *s, size_t max)
     (*jenv)->ReleaseDoubleArrayElements(jenv, $input, (jdouble *)$1, JNI_ABORT);
 }
 
+/* Ints written by the call: an int[] whose contents are copied back. */
+%typemap(jni) (int *ITG_INTS_OUT, size_t ITG_COUNT) "jintArray"
+%typemap(jtype) (int *ITG_INTS_OUT, size_t ITG_COUNT) "int[]"
+%typemap(jstype) (int *ITG_INTS_OUT, size_t ITG_COUNT) "int[]"
+%typemap(javain) (int *ITG_INTS_OUT, size_t ITG_COUNT) "$javainput"
+%typemap(in) (int *ITG_INTS_OUT, size_t ITG_COUNT) {
+  $1 = NULL;
+  $2 = 0;
+  if ($input) {
+    $1 = ($1_ltype)(*jenv)->GetIntArrayElements(jenv, $input, NULL);
+    if (!$1)
+      return $null;
+    $2 = (size_t)(*jenv)->GetArrayLength(jenv, $input);
+  }
+}
+%typemap(freearg) (int *ITG_INTS_OUT, size_t ITG_COUNT) {
+  if ($1)
+    (*jenv)->ReleaseIntArrayElements(jenv, $input, (jint *)$1, 0);
+}
+
 /* Log records: a long[] of six longs a record (flow id, size, flags, seq,
  * tx_ns, rx_ns), the layout LogRecord.pack writes; the receiver listener
  * hands records to Java in the same layout. */
@@ -454,6 +474,42 @@ static void itgj_strings_free(char **v, size_t n)
 %ignore itg_pacer_get_stats;
 
 %include "itg_core.i"
+
+/* ---- flow settings kept by Java ------------------------------------------- */
+
+%inline %{
+/* A Flow made from settings the library holds (an experiment's flows)
+ * keeps them as the bytes of their itg_flow_cfg: the struct holds no
+ * pointer, so its bytes are the whole value, and they come back only into
+ * this JNI library, linked with the libitg whose layout they have. */
+
+/* Returns the bytes a saved configuration takes. */
+size_t itgj_flow_cfg_bytes(void)
+{
+  return sizeof(itg_flow_cfg);
+}
+
+/* Copies cfg into buf[0..len), len being itgj_flow_cfg_bytes(). Returns
+ * 0, or ITG_EINVAL for another len, buf untouched. */
+int itgj_flow_cfg_save(const itg_flow_cfg *cfg, uint8_t *buf, size_t len)
+{
+  if (!cfg || !buf || len != sizeof *cfg)
+    return ITG_EINVAL;
+  memcpy(buf, cfg, sizeof *cfg);
+  return 0;
+}
+
+/* Replaces cfg with what itgj_flow_cfg_save put in buf[0..len). Returns
+ * 0, or ITG_EINVAL for a len that is not itgj_flow_cfg_bytes(), cfg
+ * untouched. */
+int itgj_flow_cfg_load(itg_flow_cfg *cfg, const uint8_t *buf, size_t len)
+{
+  if (!cfg || !buf || len != sizeof *cfg)
+    return ITG_EINVAL;
+  memcpy(cfg, buf, sizeof *cfg);
+  return 0;
+}
+%}
 
 /* ---- the receiver's callbacks, delivered to a Java object ------------------ */
 

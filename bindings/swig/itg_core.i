@@ -22,6 +22,8 @@
  *   SWIGTYPE **ITG_NEW_HANDLE                 out-parameter of a
  *                                             constructor (the new handle)
  *   (const uint8_t *ITG_BYTES_IN, size_t ITG_LEN)   bytes read by the call
+ *                                             (also text given with its
+ *                                             length, an experiment's)
  *   (uint8_t *ITG_BYTES_OUT, size_t ITG_LEN)        bytes written by it
  *   (char *ITG_TEXT_OUT, size_t ITG_LEN)      a NUL-terminated text the
  *                                             call writes (messages, JSON)
@@ -36,12 +38,16 @@
  *   size_t *ITG_SIZE_OUT                      a size returned on the side
  *   (int ITG_ARGC, const char *const *ITG_ARGV)      a list of words
  *   (const char *const *ITG_PATHS, size_t ITG_COUNT) a list of paths
+ *   (int *ITG_INTS_OUT, size_t ITG_COUNT)     ints written by the call
+ *                                             (an experiment's ranks)
  * Left to each language, because they need its runtime: the receiver's
  * callbacks (itg_receiver_cfg.on_records, .on_flow, .user) and
  * itg_dist_read_file, which returns memory to free with itg_free.
  */
 
 %{
+#include <stdio.h>
+
 #include "itg.h"
 
 /* Bytes a fixed-size buffer parameter of function f holds; a typemap
@@ -72,15 +78,17 @@
 %nodefaultdtor itg_sender;
 %nodefaultctor itg_receiver;
 %nodefaultdtor itg_receiver;
+%nodefaultctor itg_experiment;
+%nodefaultdtor itg_experiment;
 
 %apply SWIGTYPE **ITG_NEW_HANDLE {
   itg_dist **out, itg_logwriter **out, itg_logreader **out,
   itg_logger **out, itg_stats **out, itg_series **out, itg_sender **out,
-  itg_receiver **out
+  itg_receiver **out, itg_experiment **out
 };
 
 %apply (const uint8_t *ITG_BYTES_IN, size_t ITG_LEN) {
-  (const uint8_t *buf, size_t len)
+  (const uint8_t *buf, size_t len), (const char *text, size_t len)
 };
 %apply (uint8_t *ITG_BYTES_OUT, size_t ITG_LEN) { (uint8_t *buf, size_t len) };
 %apply (char *ITG_TEXT_OUT, size_t ITG_LEN) {
@@ -97,10 +105,13 @@
 };
 %apply size_t *ITG_SIZE_OUT { size_t *needed };
 %apply (int ITG_ARGC, const char *const *ITG_ARGV) {
-  (int argc, const char *const *argv)
+  (int argc, const char *const *argv), (int nhosts, const char *const *hosts)
 };
 %apply (const char *const *ITG_PATHS, size_t ITG_COUNT) {
   (const char *const *paths, size_t n)
+};
+%apply (int *ITG_INTS_OUT, size_t ITG_COUNT) {
+  (int *senders, size_t nsenders), (int *receivers, size_t nreceivers)
 };
 
 /* itg_decode_files fills one status per path: an array of n elements. */
@@ -124,6 +135,13 @@
 %ignore itg_stats_total_size;
 %ignore itg_series_get_size;
 %ignore itg_decode_files_size;
+%ignore itg_experiment_flow_cfg_size;
+%ignore itg_experiment_flow_at_size;
+/* A job borrows its host names for the call: itgswig_experiment_place
+ * below takes them as a list instead. */
+%ignore itg_experiment_job;
+%ignore itg_experiment_job_init_size;
+%ignore itg_experiment_place;
 
 %include "itg/version.h"
 %include "itg/common.h"
@@ -135,6 +153,7 @@
 %include "itg/flow.h"
 %include "itg/sender.h"
 %include "itg/receiver.h"
+%include "itg/experiment.h"
 
 int itg_flow_cfg_init(itg_flow_cfg *cfg);
 int itg_sender_cfg_init(itg_sender_cfg *cfg);
@@ -154,3 +173,39 @@ int itg_series_get(const itg_series *s, size_t flow, size_t interval,
                    itg_series_point *out);
 int itg_decode_files(const char *const *paths, size_t n, itg_stats *stats,
                      itg_series *series, itg_decode_status *st);
+int itg_experiment_flow_cfg(const itg_experiment *e, size_t i,
+                            itg_flow_cfg *out);
+int itg_experiment_flow_at(const itg_experiment *e, size_t i,
+                           itg_experiment_flow *out);
+
+%inline %{
+/* itg_experiment_place on a job of nranks ranks, named by
+ * hosts[0..nhosts) (nhosts 0: the ranks have no names), writing the ranks
+ * of each flow into senders[0..nsenders) and receivers[0..nreceivers),
+ * both as long as the experiment has flows. A list of names that does not
+ * give every rank one, or arrays of different lengths, is refused
+ * (ITG_EINVAL, with a message in err) before the library reads them. */
+int itgswig_experiment_place(const itg_experiment *e, int nranks, int nhosts,
+                             const char *const *hosts, int *senders,
+                             size_t nsenders, int *receivers,
+                             size_t nreceivers, char *err, size_t errlen)
+{
+  itg_experiment_job job;
+  if (nhosts != 0 && nhosts != nranks) {
+    if (err && errlen > 0)
+      snprintf(err, errlen, "%d host names for %d ranks", nhosts, nranks);
+    return ITG_EINVAL;
+  }
+  if (nsenders != nreceivers) {
+    if (err && errlen > 0)
+      snprintf(err, errlen, "%zu senders for %zu receivers", nsenders,
+               nreceivers);
+    return ITG_EINVAL;
+  }
+  itg_experiment_job_init(&job);
+  job.nranks = nranks;
+  job.hosts = nhosts > 0 ? hosts : NULL;
+  return itg_experiment_place(e, &job, senders, receivers, nsenders, err,
+                              errlen);
+}
+%}

@@ -12,7 +12,8 @@ import java.util.List;
  *
  * <p>A Flow is an immutable value: it keeps the options and checks them
  * when it is made, and the sender turns them into libitg's configuration
- * when the flow is added.
+ * when the flow is added. The flows of an {@link Experiment} keep the
+ * settings their lines gave, and options refine them as any other.
  */
 public final class Flow {
   /** Room for a message naming an option word (a path may be in it). */
@@ -36,6 +37,18 @@ public final class Flow {
     @Override
     public int apply(itg_flow_cfg cfg, byte[] err) {
       return ItgC.itg_flow_parse_args(cfg, Text.cStrings(words), err);
+    }
+  }
+
+  /**
+   * Settings the library made (an experiment's flow), kept as the bytes of
+   * their itg_flow_cfg (itg_java.i says why that is the whole value); they
+   * replace the whole configuration.
+   */
+  private record Settings(byte[] saved) implements Options {
+    @Override
+    public int apply(itg_flow_cfg cfg, byte[] err) {
+      return ItgC.itgj_flow_cfg_load(cfg, saved);
     }
   }
 
@@ -68,6 +81,13 @@ public final class Flow {
   /** Returns the flow the option words describe, as {@link #parse} does. */
   public static Flow of(String... words) throws ItgException {
     return new Flow(0, List.of(new Words(List.of(words))));
+  }
+
+  /** Returns the flow of libitg's configuration c, whose flow id it keeps. */
+  static Flow of(itg_flow_cfg c) throws ItgException {
+    byte[] saved = new byte[Math.toIntExact(ItgC.itgj_flow_cfg_bytes())];
+    ItgException.check(ItgC.itgj_flow_cfg_save(c, saved));
+    return new Flow(c.getFlow_id(), List.of(new Settings(saved)));
   }
 
   /** Returns this flow with more options applied after its own. */
@@ -140,11 +160,13 @@ public final class Flow {
     boolean done = false;
     try {
       ItgC.itg_flow_cfg_init(cfg);
-      cfg.setFlow_id(id);
       byte[] err = new byte[MESSAGE_LEN];
       for (Options o : options) {
         ItgException.check(o.apply(cfg, err), Text.string(err));
       }
+      // After the options: settings that replace the whole configuration
+      // would replace the id too.
+      cfg.setFlow_id(id);
       done = true;
       return cfg;
     } finally {
