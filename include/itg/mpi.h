@@ -366,8 +366,7 @@ typedef struct itg_mpi_run_result {
  * written as DIR/rank-R.itglog (root writes its own directly). Once the
  * common start is set no collective call is made: a rank that dies, or is
  * cut off, is given up after cfg->silence_ns, its flows reported as not
- * ended, the others kept. Flow ids: a line's own -id is kept (ids must
- * differ), the others numbered from 1 in line order, skipping those.
+ * ended, the others kept. Flow i of the experiment has flow id i + 1.
  * Collective, with MPI initialised at MPI_THREAD_MULTIPLE; every rank
  * passes the same experiment and cfg. Before the start, a failure on any
  * rank (a bad placement, no address in cfg->net, a receiver that cannot

@@ -60,14 +60,13 @@ static int hosts(itg__run *r) {
   return rc;
 }
 
-/* Places the flows on the job, then gives each its id: its line's own
- * (-id), or the lowest free one in line order. The same on every rank,
- * computed from the same file. */
+/* Places the flows on the job; flow i is flow id i + 1 everywhere (the
+ * records of all ranks are decoded together, so ids must not repeat
+ * across senders). The same on every rank, computed from the same file. */
 static void place(itg__run *r) {
   const char **names = malloc((size_t)r->ranks * sizeof *names);
   itg_experiment_job job;
   char msg[sizeof r->local_msg];
-  uint32_t next = 1;
   int rc;
   if (names == NULL) {
     itg__run_fail(r, ITG_ENOMEM, "out of memory");
@@ -89,7 +88,8 @@ static void place(itg__run *r) {
     itg_experiment_flow at;
     itg_experiment_flow_cfg(r->e, i, &fc);
     itg_experiment_flow_at(r->e, i, &at);
-    r->ids[i] = fc.flow_id;
+    r->ids[i] = (uint32_t)i + 1;
+    r->flow[i].flow_id = r->ids[i];
     r->flow[i].line = at.line;
     r->flow[i].sender_rank = r->snd[i];
     r->flow[i].receiver_rank = r->rcv[i];
@@ -97,26 +97,7 @@ static void place(itg__run *r) {
     snprintf(r->flow[i].receiver, sizeof r->flow[i].receiver, "%s",
              fc.dst_host);
     r->flow[i].port = fc.sig_port;
-    for (size_t j = 0; j < i && fc.flow_id != 0; j++)
-      if (r->ids[j] == fc.flow_id) {
-        itg__run_fail(r, ITG_EINVAL, "line %u: flow id %u is line %u's too",
-                      at.line, (unsigned)fc.flow_id, r->flow[j].line);
-        return;
-      }
   }
-  for (size_t i = 0; i < r->n; i++) {
-    size_t j = 0;
-    if (r->ids[i] != 0)
-      continue;
-    while (j < r->n) /* the ids are few enough to look them all over */
-      if (r->ids[j++] == next) {
-        next++;
-        j = 0;
-      }
-    r->ids[i] = next++;
-  }
-  for (size_t i = 0; i < r->n; i++)
-    r->flow[i].flow_id = r->ids[i];
 }
 
 /* This rank's address for its receiver: in cfg.net, else loopback when

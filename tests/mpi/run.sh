@@ -17,7 +17,10 @@
 #   log_level    2 ranks under MPI_THREAD_SERIALIZED: no MPI logger;
 #   log_account  3 ranks sending messages by hand: rank 1 malformed ones
 #                (the gatherer's gaps, bad messages and spilled counts),
-#                rank 2 no end marker (named after the 3 s timeout).
+#                rank 2 no end marker (named after the 3 s timeout);
+#   run_refuse   3 ranks: itg_mpi_run refuses a placement, a network with
+#                no address, a missing log directory and a setting bad on
+#                one rank, alike on every rank, then runs three flows.
 # Usage: run.sh [BUILD]
 BUILD=${1:-build}
 BIN=$BUILD/tests/mpi
@@ -91,6 +94,7 @@ run log_silent -np 4 "$BIN/log_gather" --records 20000 --silent 3 \
   --timeout-ms 3000
 run log_level -np 2 "$BIN/log_gather" --serialized
 run log_account -np 3 "$BIN/log_account"
+run run_refuse -np 3 "$BIN/run_refuse"
 
 echo "mpi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] || { echo "failed:$failures"; exit 1; }
