@@ -288,6 +288,13 @@ typedef struct itg_mpi_run_cfg {
                                only the receivers' */
   int pin_cpu;              /* pin each rank's sending thread to this CPU;
                                -1 (default) none */
+  /* 0 (default): ranks of one host (the same host name) read one clock,
+   * so they share one offset, that of the host's rank measured with the
+   * least uncertainty, and the ranks of rank 0's host have offset 0 and
+   * uncertainty 0 exactly; 1: each rank's own measurement (for ranks
+   * whose clocks differ on one host: virtual machines that share a name,
+   * a clock moved by libfaketime). */
+  int clock_per_rank;
 } itg_mpi_run_cfg;
 
 /* Fills cfg with the defaults and cfg->struct_size with `size`. Returns 0,

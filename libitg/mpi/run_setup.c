@@ -166,6 +166,24 @@ static int addresses(itg__run *r) {
   return rc;
 }
 
+/* Ranks of one host read one clock: each takes the measurement of its
+ * host's rank that has the least uncertainty, and the ranks of rank 0's
+ * host take rank 0's own, offset 0 exactly (unless cfg.clock_per_rank). */
+static void share_host_clocks(itg__run *r) {
+  for (int i = 0; i < r->ranks; i++) {
+    int best = i;
+    for (int j = 0; j < r->ranks; j++)
+      if (strcmp(r->info[j].host, r->info[i].host) == 0 &&
+          (j == 0 || (best != 0 && r->info[j].uncertainty_ns <
+                                       r->info[best].uncertainty_ns)))
+        best = j;
+    r->info[i].offset_ns = r->info[best].offset_ns;
+    r->info[i].uncertainty_ns = r->info[best].uncertainty_ns;
+  }
+  r->clock.offset_ns = r->info[r->rank].offset_ns;
+  r->clock.uncertainty_ns = r->info[r->rank].uncertainty_ns;
+}
+
 /* This rank's clock offset, then every rank's, into info[]. */
 static int clocks(itg__run *r) {
   int64_t mine[2], *all = malloc((size_t)r->ranks * sizeof mine);
@@ -182,6 +200,8 @@ static int clocks(itg__run *r) {
     r->info[i].uncertainty_ns = all[2 * i + 1];
   }
   free(all);
+  if (rc == 0 && !r->cfg.clock_per_rank)
+    share_host_clocks(r);
   return rc;
 }
 

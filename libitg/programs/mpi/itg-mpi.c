@@ -40,6 +40,11 @@ static const char help_text[] =
     "  --spill-dir DIR        where a rank keeps the records rank 0 cannot\n"
     "                         take in time (default: the current directory)\n"
     "  --rounds N             clock ping-pong rounds a rank (default 200)\n"
+    "  --clock-per-rank       measure each rank's clock, even where ranks\n"
+    "                         share a host (whose ranks otherwise share its\n"
+    "                         offset; 0 on rank 0's host): for clocks that\n"
+    "                         differ on one host (libfaketime, virtual\n"
+    "                         machines with one name)\n"
     "  --margin MS            the start's margin (default 200)\n"
     "  --grace MS             how long past a flow's planned end it is\n"
     "                         waited for (default 10000)\n"
@@ -97,6 +102,10 @@ static int parse_args(int argc, char **argv, options *o, int loud) {
     }
     if (strcmp(a, "--no-clock-correction") == 0) {
       o->correct = 0;
+      continue;
+    }
+    if (strcmp(a, "--clock-per-rank") == 0) {
+      o->cfg.clock_per_rank = 1;
       continue;
     }
     if (strcmp(a, "--no-sender-log") == 0) {
