@@ -4,7 +4,9 @@
  * are still in flight, it waits for one only while the logger's lanes
  * have room (the sink's hurry): once they are three quarters full the
  * records go to a local spill file (a log file like any other) and are
- * counted as spilled, so the producers never wait for the gatherer. The
+ * counted as spilled, so the producers never wait for the gatherer. A
+ * sink that has sent nothing for a while says it is alive, so that the
+ * gatherer tells a rank with nothing to log from one that is gone. The
  * messages are laid out in mpi/logmsg.h. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@
 #define CLOSE_WAIT_NS 10000000000LL
 /* The pause between two looks at a message in flight, while closing. */
 #define POLL_NS 50000LL
+#define ALIVE_NS ((int64_t)ITG__MPI_LOG_ALIVE_MS * 1000000)
 #define BUF_LEN (ITG__MPI_LOG_HDR_LEN + ITG__MPI_LOG_RECS * ITG_LOG_RECORD_LEN)
 
 /* What itg_mpi_logger_new_size gives the sink's open beyond the logger's
@@ -41,6 +44,9 @@ typedef struct mpi_sink {
   MPI_Request req[2];
   uint32_t held[2]; /* records in each buffer */
   int cur;          /* the buffer filling, -1 while both are in flight */
+  uint8_t *alive;   /* the ALIVE message */
+  MPI_Request alive_req;
+  int64_t sent_ns;  /* when the last message left (monotonic) */
   uint64_t seq;     /* DATA messages sent */
   uint64_t spilled;
   uint64_t lost;
@@ -92,8 +98,31 @@ static int post(mpi_sink *s) {
     return sink_failed(s, ITG_EIO);
   }
   s->seq++;
+  s->sent_ns = (int64_t)uv_hrtime();
   s->cur = s->req[1 - b] == MPI_REQUEST_NULL ? 1 - b : -1;
   return reap(s);
+}
+
+/* Sends an ALIVE when nothing has left for ITG__MPI_LOG_ALIVE_MS. */
+static int keep_alive(mpi_sink *s) {
+  itg__mpi_log_head h = {
+      .kind = ITG__MPI_LOG_ALIVE, .seq = s->seq, .spilled = s->spilled};
+  int64_t now = (int64_t)uv_hrtime();
+  int done = 0;
+  if (now - s->sent_ns < ALIVE_NS)
+    return 0;
+  if (MPI_Test(&s->alive_req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    return sink_failed(s, ITG_EIO);
+  /* The last one has not left: the gatherer has yet to hear the rank lives,
+   * and a second would tell it nothing more. */
+  if (!done)
+    return 0;
+  itg__mpi_log_head_put(s->alive, &h);
+  if (MPI_Isend(s->alive, (int)ITG__MPI_LOG_HDR_LEN, MPI_BYTE, s->root,
+                ITG_MPI_LOG_TAG, s->comm, &s->alive_req) != MPI_SUCCESS)
+    return sink_failed(s, ITG_EIO);
+  s->sent_ns = now;
+  return 0;
 }
 
 static int spill_records(mpi_sink *s, const itg_logrec *recs, size_t n) {
@@ -117,6 +146,7 @@ static int mpi_open(const itg_logger_cfg *cfg, void *arg,
   uint8_t hello[ITG__MPI_LOG_HDR_LEN + ITG_LOG_HEADER_LEN];
   itg__mpi_log_head h = {.kind = ITG__MPI_LOG_HELLO};
   mpi_sink *s;
+  int rc = ITG_ENOMEM;
   if (args == NULL)
     return ITG_EINVAL;
   s = calloc(1, sizeof *s);
@@ -124,31 +154,33 @@ static int mpi_open(const itg_logger_cfg *cfg, void *arg,
     return ITG_ENOMEM;
   s->buf[0] = malloc(BUF_LEN);
   s->buf[1] = malloc(BUF_LEN);
-  if (s->buf[0] == NULL || s->buf[1] == NULL) {
-    free(s->buf[0]);
-    free(s->buf[1]);
-    free(s);
-    return ITG_ENOMEM;
-  }
+  s->alive = malloc(ITG__MPI_LOG_HDR_LEN);
+  if (s->buf[0] == NULL || s->buf[1] == NULL || s->alive == NULL)
+    goto out_free;
   s->comm = args->comm;
   s->root = args->root;
   s->hurry = hurry;
   s->hurry_arg = hurry_arg;
-  s->req[0] = s->req[1] = MPI_REQUEST_NULL;
+  s->req[0] = s->req[1] = s->alive_req = MPI_REQUEST_NULL;
   s->hdr = *hdr;
   snprintf(s->spill_path, sizeof s->spill_path, "%s", cfg->spill_path);
   itg__mpi_log_head_put(hello, &h);
   itg_log_hdr_encode(hdr, hello + ITG__MPI_LOG_HDR_LEN);
   /* Sent before the writer thread starts, so it comes first. */
+  rc = ITG_EIO;
   if (MPI_Send(hello, (int)sizeof hello, MPI_BYTE, s->root, ITG_MPI_LOG_TAG,
-               s->comm) != MPI_SUCCESS) {
-    free(s->buf[0]);
-    free(s->buf[1]);
-    free(s);
-    return ITG_EIO;
-  }
+               s->comm) != MPI_SUCCESS)
+    goto out_free;
+  s->sent_ns = (int64_t)uv_hrtime();
   *state = s;
   return 0;
+
+out_free:
+  free(s->buf[0]);
+  free(s->buf[1]);
+  free(s->alive);
+  free(s);
+  return rc;
 }
 
 static int mpi_write(void *state, const itg_logrec *recs, size_t n) {
@@ -156,6 +188,8 @@ static int mpi_write(void *state, const itg_logrec *recs, size_t n) {
   /* Open MPI moves a large message on only inside the sender's MPI calls:
    * a look at the buffers in flight on every write keeps them going. */
   int rc = reap(s);
+  if (rc == 0)
+    rc = keep_alive(s);
   if (rc != 0)
     return rc;
   for (size_t i = 0; i < n; i++) {
@@ -181,6 +215,8 @@ static int mpi_flush(void *state) {
   int rc = reap(s);
   if (rc == 0 && s->cur >= 0 && s->held[s->cur] > 0)
     rc = post(s);
+  if (rc == 0)
+    rc = keep_alive(s);
   if (rc == 0 && s->spill != NULL)
     rc = itg_logwriter_flush(s->spill);
   return sink_failed(s, rc);
@@ -229,6 +265,11 @@ static int mpi_close(void *state, itg__log_sink_stats *final) {
     leak |= 1 << i;
     sink_failed(s, ITG_ETIMEDOUT);
   }
+  if (!wait_sent(&s->alive_req, deadline)) {
+    MPI_Request_free(&s->alive_req);
+    leak |= 4;
+    sink_failed(s, ITG_ETIMEDOUT);
+  }
   h.seq = s->seq;
   h.spilled = s->spilled;
   itg__mpi_log_head_put(end, &h);
@@ -255,6 +296,8 @@ static int mpi_close(void *state, itg__log_sink_stats *final) {
   for (int i = 0; i < 2; i++)
     if (!(leak & (1 << i)))
       free(s->buf[i]);
+  if (!(leak & 4))
+    free(s->alive);
   free(s);
   return rc;
 }
@@ -301,5 +344,8 @@ int itg_mpi_logger_new(MPI_Comm comm, int root, const itg_logger_cfg *caller,
   cfg.server_host = NULL;
   cfg.spill_path = spill_path;
   cfg.create_new = 0;
+  /* The writer looks for a keepalive to send only when it wakes. */
+  if (cfg.flush_ms > ITG__MPI_LOG_ALIVE_MS / 4)
+    cfg.flush_ms = ITG__MPI_LOG_ALIVE_MS / 4;
   return itg__logger_new_sink(&cfg, &mpi_sink_ops, &args, out);
 }
