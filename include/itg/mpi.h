@@ -163,10 +163,14 @@ ITG_API int itg_mpi_start_skew_size(MPI_Comm comm, const itg_mpi_start *start,
  * which collects them with itg_mpi_gather. Its writer thread packs the records
  * into one of two buffers of 2048 records while the other is in flight
  * (MPI_Isend). When both are still in flight it waits for one only while every
- * lane of the logger is less than three quarters full; then the records go to
- * the log file spill_path (made when first needed; decode it together with the
- * gathered file) and are counted in itg_logger_stats.spilled, so the producers
- * never wait for root. cfg gives the role, clock, lanes, capacity, batch and
+ * lane of the logger is less than three quarters full, and for 1 s at most;
+ * then the records go to the log file spill_path (made when first needed;
+ * decode it together with the gathered file), so the producers never wait for
+ * root, nor does closing for a root that has stopped gathering.
+ * itg_logger_spill_path gives spill_path back; itg_logger_stats.spilled counts
+ * the records the spill file holds, as the end marker tells root, and lost
+ * those neither root nor the spill file took (once the spill file fails, the
+ * records it had not written). cfg gives the role, clock, lanes, capacity, batch and
  * flush_ms as for itg_logger_new; its path, server and spill fields are
  * ignored, and a flush_ms above 250 counts as 250. Each message carries a
  * sequence number of this rank, so root finds any missing. When the writer

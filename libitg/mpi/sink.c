@@ -2,9 +2,10 @@
  * one of two buffers while the other is on its way to the gathering rank
  * (MPI_Isend), so that logging overlaps generation. When both buffers
  * are still in flight, it waits for one only while the logger's lanes
- * have room (the sink's hurry): once they are three quarters full the
- * records go to a local spill file (a log file like any other) and are
- * counted as spilled, so the producers never wait for the gatherer. A
+ * have room (the sink's hurry) and for STALL_NS at most: then the records
+ * go to a local spill file (a log file like any other) and are counted as
+ * spilled, so the producers never wait for the gatherer, nor does closing
+ * wait for one that has stopped taking messages (it gave the rank up). A
  * sink that has sent nothing for a while says it is alive, so that the
  * gatherer tells a rank with nothing to log from one that is gone. The
  * messages are laid out in mpi/logmsg.h. */
@@ -26,6 +27,9 @@
 /* The pause between two looks at a message in flight, while closing. */
 #define POLL_NS 50000LL
 #define ALIVE_NS ((int64_t)ITG__MPI_LOG_ALIVE_MS * 1000000)
+/* How long the writer waits for the gatherer to take one of the two
+ * messages in flight before the records spill. */
+#define STALL_NS 1000000000LL
 #define BUF_LEN (ITG__MPI_LOG_HDR_LEN + ITG__MPI_LOG_RECS * ITG_LOG_RECORD_LEN)
 
 /* What itg_mpi_logger_new_size gives the sink's open beyond the logger's
@@ -44,13 +48,16 @@ typedef struct mpi_sink {
   MPI_Request req[2];
   uint32_t held[2]; /* records in each buffer */
   int cur;          /* the buffer filling, -1 while both are in flight */
+  int64_t full_since; /* when both were found in flight (monotonic), 0
+                         while one is free */
   uint8_t *alive;   /* the ALIVE message */
   MPI_Request alive_req;
   int64_t sent_ns;  /* when the last message left (monotonic) */
   uint64_t seq;     /* DATA messages sent */
-  uint64_t spilled;
-  uint64_t lost;
+  uint64_t to_spill; /* records given to the spill file */
+  uint64_t lost;     /* records MPI did not take */
   int error;
+  int spill_err;     /* the spill file's first error: what it held is lost */
   itg_log_hdr hdr;
   itg_logwriter *spill;
   char spill_path[ITG_PATH_MAX];
@@ -60,6 +67,25 @@ static int sink_failed(mpi_sink *s, int rc) {
   if (rc != 0 && s->error == 0)
     s->error = rc;
   return rc;
+}
+
+static int spill_failed(mpi_sink *s, int rc) {
+  if (rc != 0 && s->spill_err == 0)
+    s->spill_err = rc;
+  return sink_failed(s, rc);
+}
+
+/* The records the spill file lost: once it failed, those it did not write
+ * (it takes nothing more). */
+static uint64_t spill_lost(const mpi_sink *s) {
+  return s->spill_err != 0 ? s->to_spill - itg_logwriter_written(s->spill)
+                           : 0;
+}
+
+/* The records in the spill file, as the messages and the logger's stats
+ * tell them. */
+static uint64_t spilled(const mpi_sink *s) {
+  return s->to_spill - spill_lost(s);
 }
 
 /* Takes back the buffers whose message has left; one of them becomes the
@@ -74,6 +100,7 @@ static int reap(mpi_sink *s) {
     if (!done)
       continue;
     s->held[i] = 0;
+    s->full_since = 0;
     if (s->cur < 0)
       s->cur = i;
   }
@@ -87,7 +114,7 @@ static int post(mpi_sink *s) {
   itg__mpi_log_head h = {.kind = ITG__MPI_LOG_DATA,
                          .count = s->held[b],
                          .seq = s->seq,
-                         .spilled = s->spilled};
+                         .spilled = spilled(s)};
   itg__mpi_log_head_put(s->buf[b], &h);
   if (MPI_Isend(s->buf[b],
                 (int)(ITG__MPI_LOG_HDR_LEN + s->held[b] * ITG_LOG_RECORD_LEN),
@@ -106,7 +133,7 @@ static int post(mpi_sink *s) {
 /* Sends an ALIVE when nothing has left for ITG__MPI_LOG_ALIVE_MS. */
 static int keep_alive(mpi_sink *s) {
   itg__mpi_log_head h = {
-      .kind = ITG__MPI_LOG_ALIVE, .seq = s->seq, .spilled = s->spilled};
+      .kind = ITG__MPI_LOG_ALIVE, .seq = s->seq, .spilled = spilled(s)};
   int64_t now = (int64_t)uv_hrtime();
   int done = 0;
   if (now - s->sent_ns < ALIVE_NS)
@@ -126,17 +153,13 @@ static int keep_alive(mpi_sink *s) {
 }
 
 static int spill_records(mpi_sink *s, const itg_logrec *recs, size_t n) {
-  int rc = 0;
-  if (s->spill == NULL)
+  int rc = s->spill_err;
+  s->to_spill += n;
+  if (rc == 0 && s->spill == NULL)
     rc = itg_logwriter_open(s->spill_path, &s->hdr, &s->spill);
   if (rc == 0)
     rc = itg_logwriter_write(s->spill, recs, n);
-  if (rc != 0) {
-    s->lost += n;
-    return sink_failed(s, rc);
-  }
-  s->spilled += n;
-  return 0;
+  return spill_failed(s, rc);
 }
 
 static int mpi_open(const itg_logger_cfg *cfg, void *arg,
@@ -194,11 +217,15 @@ static int mpi_write(void *state, const itg_logrec *recs, size_t n) {
     return rc;
   for (size_t i = 0; i < n; i++) {
     while (s->cur < 0) {
+      int64_t now;
       if ((rc = reap(s)) != 0)
         return rc;
       if (s->cur >= 0)
         break;
-      if (s->hurry(s->hurry_arg))
+      now = (int64_t)uv_hrtime();
+      if (s->full_since == 0)
+        s->full_since = now;
+      if (s->hurry(s->hurry_arg) || now - s->full_since >= STALL_NS)
         return spill_records(s, recs + i, n - i);
       itg__yield();
     }
@@ -217,16 +244,19 @@ static int mpi_flush(void *state) {
     rc = post(s);
   if (rc == 0)
     rc = keep_alive(s);
-  if (rc == 0 && s->spill != NULL)
-    rc = itg_logwriter_flush(s->spill);
+  if (s->spill != NULL) {
+    int rc_spill = spill_failed(s, itg_logwriter_flush(s->spill));
+    if (rc == 0)
+      rc = rc_spill;
+  }
   return sink_failed(s, rc);
 }
 
 static void mpi_stats(void *state, itg__log_sink_stats *out) {
   mpi_sink *s = state;
   memset(out, 0, sizeof *out);
-  out->spilled = s->spilled;
-  out->lost = s->lost;
+  out->spilled = spilled(s);
+  out->lost = s->lost + spill_lost(s);
   out->connected = s->error == 0;
 }
 
@@ -270,8 +300,10 @@ static int mpi_close(void *state, itg__log_sink_stats *final) {
     leak |= 4;
     sink_failed(s, ITG_ETIMEDOUT);
   }
+  /* The spill file was flushed: the count the end marker tells is the
+   * logger's final one. */
   h.seq = s->seq;
-  h.spilled = s->spilled;
+  h.spilled = spilled(s);
   itg__mpi_log_head_put(end, &h);
   if (MPI_Isend(end, (int)sizeof end, MPI_BYTE, s->root, ITG_MPI_LOG_TAG,
                 s->comm, &req) != MPI_SUCCESS)
@@ -282,15 +314,9 @@ static int mpi_close(void *state, itg__log_sink_stats *final) {
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     sink_failed(s, ITG_ETIMEDOUT);
   }
-  if (s->spill != NULL) {
-    int rc_spill = itg_logwriter_close(s->spill);
-    if (rc_spill != 0) {
-      s->lost += s->spilled - itg_logwriter_written(s->spill);
-      sink_failed(s, rc_spill);
-    }
-  }
   mpi_stats(s, final);
   final->connected = 0;
+  sink_failed(s, itg_logwriter_close(s->spill));
   if (rc == 0)
     rc = s->error;
   for (int i = 0; i < 2; i++)
