@@ -50,7 +50,7 @@ typedef struct mpi_sink {
   int cur;          /* the buffer filling, -1 while both are in flight */
   int64_t full_since; /* when both were found in flight (monotonic), 0
                          while one is free */
-  uint8_t *alive;   /* the ALIVE message */
+  uint8_t *alive;   /* the ALIVE message, and at last the END */
   MPI_Request alive_req;
   int64_t sent_ns;  /* when the last message left (monotonic) */
   uint64_t seq;     /* DATA messages sent */
@@ -279,9 +279,7 @@ static int wait_sent(MPI_Request *req, int64_t deadline) {
 
 static int mpi_close(void *state, itg__log_sink_stats *final) {
   mpi_sink *s = state;
-  uint8_t end[ITG__MPI_LOG_HDR_LEN];
   itg__mpi_log_head h = {.kind = ITG__MPI_LOG_END};
-  MPI_Request req = MPI_REQUEST_NULL;
   int64_t deadline = (int64_t)uv_hrtime() + CLOSE_WAIT_NS;
   int rc = mpi_flush(s), leak = 0;
 
@@ -295,23 +293,22 @@ static int mpi_close(void *state, itg__log_sink_stats *final) {
     leak |= 1 << i;
     sink_failed(s, ITG_ETIMEDOUT);
   }
+  /* The end marker goes in the keepalive's buffer once that has left; if
+   * the gatherer does not take it, it stays with MPI as above (cancelling
+   * is no way out: Open MPI does not cancel a send, and the wait for it
+   * would not end). The spill file was flushed: the count the marker
+   * tells is the logger's final one. */
+  h.seq = s->seq;
+  h.spilled = spilled(s);
+  if (wait_sent(&s->alive_req, deadline)) {
+    itg__mpi_log_head_put(s->alive, &h);
+    if (MPI_Isend(s->alive, (int)ITG__MPI_LOG_HDR_LEN, MPI_BYTE, s->root,
+                  ITG_MPI_LOG_TAG, s->comm, &s->alive_req) != MPI_SUCCESS)
+      sink_failed(s, ITG_EIO);
+  }
   if (!wait_sent(&s->alive_req, deadline)) {
     MPI_Request_free(&s->alive_req);
     leak |= 4;
-    sink_failed(s, ITG_ETIMEDOUT);
-  }
-  /* The spill file was flushed: the count the end marker tells is the
-   * logger's final one. */
-  h.seq = s->seq;
-  h.spilled = spilled(s);
-  itg__mpi_log_head_put(end, &h);
-  if (MPI_Isend(end, (int)sizeof end, MPI_BYTE, s->root, ITG_MPI_LOG_TAG,
-                s->comm, &req) != MPI_SUCCESS)
-    sink_failed(s, ITG_EIO);
-  else if (!wait_sent(&req, deadline)) {
-    /* end lives on this stack: cancel the send before it goes. */
-    MPI_Cancel(&req);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
     sink_failed(s, ITG_ETIMEDOUT);
   }
   mpi_stats(s, final);

@@ -17,10 +17,11 @@
 #   log_idle     3 ranks logging nothing for 3 s halfway: their loggers'
 #                keepalives keep the gatherer (timeout 2.5 s) waiting;
 #   log_level    2 ranks under MPI_THREAD_SERIALIZED: no MPI logger;
-#   log_spill    3 ranks logging while rank 0 does not gather yet: what is
+#   log_spill    4 ranks logging while rank 0 does not gather yet: what is
 #                not in flight spills (rank 2's spill file failing past
 #                its first block), the spilled count the same in the
 #                logger, its end marker and its file, none counted twice;
+#                rank 3 logging once rank 0 gave it up: its close ends;
 #   log_account  3 ranks sending messages by hand: rank 1 malformed ones
 #                (the gatherer's gaps, bad messages and spilled counts)
 #                and keepalives for 4.5 s, rank 2 a keepalive telling of
@@ -101,7 +102,7 @@ run log_idle -np 3 "$BIN/log_gather" --records 20000 --idle-ms 3000 \
   --timeout-ms 2500
 run log_level -np 2 "$BIN/log_gather" --serialized
 run log_account -np 3 "$BIN/log_account"
-run log_spill -np 3 "$BIN/log_spill"
+run log_spill -np 4 "$BIN/log_spill"
 
 echo "mpi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] || { echo "failed:$failures"; exit 1; }
