@@ -37,8 +37,10 @@ static const char usage_text[] =
     "damage, or past damaged blocks, which were skipped (each reported on\n"
     "standard error, with the records lost), and the results were written.\n"
     "A log is cut short when it ends inside its header, a block or a\n"
-    "record, or holds records of a flow without the flow's end record (its\n"
-    "writer stopped early: a full disk, a crash).\n";
+    "record, or holds records of a flow whose end record (its writer's) is\n"
+    "in none of the logs given (the writer stopped early: a full disk, a\n"
+    "crash). A sender's log shipped to a log server, and its spill file,\n"
+    "are decoded together: the end may be in either.\n";
 
 typedef struct options {
   int json;
@@ -256,7 +258,7 @@ static int report_files(const options *o, const itg_decode_status *st) {
                 (unsigned long long)st[i].skipped);
     if (st[i].error == ITG_ETRUNC)
       DEC_ERROR("%s: cut short at byte %llu: a partial record or block, or "
-                "a flow without its end record",
+                "a flow whose end record no log given holds",
                 o->logs[i], (unsigned long long)st[i].offset);
     else if (st[i].error != 0 &&
              (st[i].damaged == 0 || st[i].error != ITG_EBADMSG))

@@ -12,12 +12,21 @@
 #   log_gather   4 ranks: ranks 1-3 log 200 000 records each over MPI,
 #                rank 0 gathers them: each exactly once, in order, in the
 #                gathered file or the rank's spill file, counts agreeing;
-#   log_silent   4 ranks, rank 3 logging nothing: the gatherer returns
-#                within its timeout (3 s without a message), naming it;
+#   log_silent   4 ranks, rank 3 making no logger: the gatherer gives it
+#                up after its timeout (3 s without a message), naming it;
+#   log_idle     3 ranks logging nothing for 3 s halfway: their loggers'
+#                keepalives keep the gatherer (timeout 2.5 s) waiting;
 #   log_level    2 ranks under MPI_THREAD_SERIALIZED: no MPI logger;
+#   log_spill    4 ranks logging while rank 0 does not gather yet: what is
+#                not in flight spills (rank 2's spill file failing past
+#                its first block), the spilled count the same in the
+#                logger, its end marker and its file, none counted twice;
+#                rank 3 logging once rank 0 gave it up: its close ends;
 #   log_account  3 ranks sending messages by hand: rank 1 malformed ones
-#                (the gatherer's gaps, bad messages and spilled counts),
-#                rank 2 no end marker (named after the 3 s timeout);
+#                (the gatherer's gaps, bad messages and spilled counts)
+#                and keepalives for 4.5 s, rank 2 a keepalive telling of
+#                messages that never came and then nothing: given up after
+#                the 3 s timeout while rank 1 goes on;
 #   run_refuse   3 ranks: itg_mpi_run refuses a placement, a network with
 #                no address, a missing log directory and a setting bad on
 #                one rank, alike on every rank, then runs three flows.
@@ -92,8 +101,11 @@ run bad_input -np 2 "$BIN/bad_input"
 run log_gather -np 4 "$BIN/log_gather" --records 200000
 run log_silent -np 4 "$BIN/log_gather" --records 20000 --silent 3 \
   --timeout-ms 3000
+run log_idle -np 3 "$BIN/log_gather" --records 20000 --idle-ms 3000 \
+  --timeout-ms 2500
 run log_level -np 2 "$BIN/log_gather" --serialized
 run log_account -np 3 "$BIN/log_account"
+run log_spill -np 4 "$BIN/log_spill"
 run run_refuse -np 3 "$BIN/run_refuse"
 
 echo "mpi: $passed passed, $failed failed"
