@@ -1,7 +1,7 @@
 #!/bin/sh
 # The programs use the public API only: their sources include nothing but
 # itg.h, itg/*.h and the programs' own programs/cli.h and programs/report.h
-# (itg-mpi's its MPI header, itg/mpi.h, too), and their copies linked against the
+# (itg-mpi's MPI header is itg/mpi.h), and their copies linked against the
 # shared library (BUILD/shared-bin; only the public API is visible there)
 # serve a flow end to end: itg-log and itg-recv listen, itg-send sends,
 # itg-dec reads the receiver's log.
