@@ -5,7 +5,8 @@
 # loopback device shows it twice), in order, stamped inside its own send
 # call, and stop by itself at its count; wirestats' rate must lie within
 # what the brackets allow. Then TCP (every payload byte, no empty
-# segment), SIGTERM and the time bound, wirestats on a capture whose
+# segment), SIGTERM and the time bound, every port with each record's
+# destination port (PORT 0, -d), wirestats on a capture whose
 # figures are known, and blaster against its sink.
 # needs: root (packet capture: wiretap)
 BUILD=$1
@@ -181,10 +182,46 @@ start=$(date +%s)
 check "wiretap ends by itself after SECONDS, exit 0" [ $? -eq 0 ]
 check "within 3 s" [ $(($(date +%s) - start)) -le 3 ]
 check "with an empty capture" sh -c '[ -f "$1" ] && [ ! -s "$1" ]' _ "$WORK/none.bin"
-"$WIRETAP" lo 0 1 "$WORK/bad.bin" 2>"$WORK/bad.err"
-check "port 0 is refused (exit 2)" [ $? -eq 2 ]
+"$WIRETAP" lo 65536 1 "$WORK/bad.bin" 2>"$WORK/bad.err"
+check "a port past 65535 is refused (exit 2)" [ $? -eq 2 ]
 "$WIRETAP" -p sctp lo 9 1 "$WORK/bad.bin" 2>>"$WORK/bad.err"
 check "an unknown protocol is refused (exit 2)" [ $? -eq 2 ]
+
+# 4b. Port 0 and -d: every port, each record ending with its destination
+# port. Two sinks, 30 and 70 datagrams; other programs' datagrams on lo
+# are told from these by their first bytes.
+python3 - "$WIRETAP" "$WORK" >"$WORK/any.txt" 2>&1 <<'PY'
+import signal, socket, subprocess, sys, time
+wiretap, work = sys.argv[1], sys.argv[2]
+sinks = []
+for _ in range(2):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    s.settimeout(10)
+    sinks.append(s)
+tap = subprocess.Popen([wiretap, "-d", "lo", "0", "30", work + "/any.bin"],
+                       stderr=open(work + "/any.err", "w"))
+deadline = time.monotonic() + 10
+while "ready" not in open(work + "/any.err").read():
+    if tap.poll() is not None or time.monotonic() > deadline:
+        sys.exit("wiretap did not start")
+    time.sleep(0.01)
+out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for s, n in zip(sinks, (30, 70)):
+    for _ in range(n):
+        out.sendto(b"WTAP" + bytes(20), s.getsockname())
+    for _ in range(n):
+        s.recv(64)
+tap.send_signal(signal.SIGTERM)
+tap.wait(timeout=10)
+d = open(work + "/any.bin", "rb").read()
+ports = [int.from_bytes(d[i + 16:i + 20], "little") for i in range(0, len(d), 20)
+         if d[i + 12:i + 16] == b"WTAP" and int.from_bytes(d[i + 8:i + 12], "little") == 24]
+print("size", len(d) % 20, *(ports.count(s.getsockname()[1]) for s in sinks), len(ports))
+PY
+cat "$WORK/any.txt"
+check "port 0 -d: 20-byte records, 30 and 70 datagrams by destination port" \
+  grep -qx "size 0 30 70 100" "$WORK/any.txt"
 
 # 5. wirestats on figures known in advance: 1 001 departures 100 us
 # apart, the 501st 30 us late; then 20 000 gaps drawn from an exponential
