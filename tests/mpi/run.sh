@@ -18,9 +18,17 @@
 #   log_account  3 ranks sending messages by hand: rank 1 malformed ones
 #                (the gatherer's gaps, bad messages and spilled counts),
 #                rank 2 no end marker (named after the 3 s timeout).
-# Usage: run.sh [BUILD]
+# The shell tests of itg-mpi (tests/mpi/*.sh, beside lib.sh and netns.sh),
+# each run whole within its time limit, need root:
+#   wire         4 ranks, a mixed experiment captured on lo: packets (UDP)
+#                and bytes (TCP) on the wire = records = counts, flow by
+#                flow, and the first packets within 1 ms on the wire.
+# Usage: run.sh [BUILD [NAME...]]   NAME...: only these tests
 BUILD=${1:-build}
+[ $# -gt 0 ] && shift
+ONLY=$*
 BIN=$BUILD/tests/mpi
+HERE=$(dirname "$0")
 
 if ! command -v mpirun >/dev/null 2>&1; then
   echo "mpi: skipped: no mpirun (make setup installs Open MPI)"
@@ -44,6 +52,7 @@ trap 'rm -rf "$TMPDIR"' EXIT INT TERM
 MPIRUN="mpirun --oversubscribe --mca btl self,vader
   --mca btl_vader_single_copy_mechanism none --mca oob_tcp_if_include lo
   --mca mpi_yield_when_idle 1"
+export MPIRUN
 LIMIT=120
 
 passed=0
@@ -54,6 +63,7 @@ failures=""
 run() {
   name=$1
   shift
+  wanted "$name" || return 0
   # shellcheck disable=SC2086
   if timeout -k 10 "$LIMIT" $MPIRUN "$@" >"$BIN/$name.log" 2>&1; then
     passed=$((passed + 1))
@@ -63,6 +73,30 @@ run() {
     failures="$failures $name"
     echo "---- $name failed:"
     tail -n 40 "$BIN/$name.log"
+  fi
+}
+
+# wanted NAME: NAME is among the tests asked for (all when none was).
+wanted() {
+  [ -z "$ONLY" ] || echo " $ONLY " | grep -q " $1 "
+}
+
+# run_sh NAME LIMIT: the shell test tests/mpi/NAME.sh, at most LIMIT
+# seconds; skipped (not counted) without root, which it needs.
+run_sh() {
+  wanted "$1" || return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "mpi: $1 skipped: needs root"
+    return 0
+  fi
+  if timeout -k 10 "$2" sh "$HERE/$1.sh" "$BUILD" >"$BIN/$1.log" 2>&1; then
+    passed=$((passed + 1))
+    sed "s/^/  /" "$BIN/$1.log"
+  else
+    failed=$((failed + 1))
+    failures="$failures $1"
+    echo "---- $1 failed:"
+    tail -n 60 "$BIN/$1.log"
   fi
 }
 
@@ -91,6 +125,8 @@ run log_silent -np 4 "$BIN/log_gather" --records 20000 --silent 3 \
   --timeout-ms 3000
 run log_level -np 2 "$BIN/log_gather" --serialized
 run log_account -np 3 "$BIN/log_account"
+# Three tries of about 5 s each at most, on a loaded machine.
+run_sh wire 150
 
 echo "mpi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] || { echo "failed:$failures"; exit 1; }
