@@ -10,13 +10,15 @@ ITG_MPI="$BIN/itg-mpi"
 PYTHONPATH="$TOOLS${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONPATH
 
-# tap_all PROTO FILE: captures every packet of PROTO (udp or tcp) on lo,
-# each record with its destination port (wiretap -d), for at most a
-# minute or until stop_taps; waits until the capture runs.
+# tap_all PROTO FILE [IFACE NETNS]: captures every packet of PROTO (udp
+# or tcp) on IFACE (default lo) in network namespace NETNS (default this
+# one), each record with its destination port (wiretap -d), for at most
+# a minute or until stop_taps; waits until the capture runs.
 TAPS=""
 tap_all() {
   build_tool wiretap
-  "$WIRETAP" -p "$1" -d lo 0 60 "$2" 2>"$2.err" &
+  # ip netns exec runs wiretap in its own process: its pid is wiretap's.
+  ${4:+ip netns exec "$4"} "$WIRETAP" -p "$1" -d "${3:-lo}" 0 60 "$2" 2>"$2.err" &
   PIDS="$PIDS $!"
   TAPS="$TAPS $!"
   wait_until 10 grep -qs ready "$2.err" || die "wiretap did not start: $(cat "$2.err")"
@@ -29,4 +31,12 @@ stop_taps() {
   for p in $TAPS; do kill -TERM "$p" 2>/dev/null; done
   for p in $TAPS; do wait "$p"; done
   TAPS=""
+}
+
+# taps_whole FILE...: every capture FILE (its wiretap's FILE.err) ended
+# with no packet dropped by the kernel for want of room.
+taps_whole() {
+  for f in "$@"; do
+    grep -q "kernel drops 0$" "$f.err" || return 1
+  done
 }

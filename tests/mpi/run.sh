@@ -23,6 +23,9 @@
 #   wire         4 ranks, a mixed experiment captured on lo: packets (UDP)
 #                and bytes (TCP) on the wire = records = counts, flow by
 #                flow, and the first packets within 1 ms on the wire.
+#   netns_loss   3 ranks, the sender in one namespace, the receiver in
+#                another, a UDP flow over a tbf bottleneck (netns.sh): the
+#                loss reported = sent - delivered on the wire = tbf drops.
 # Usage: run.sh [BUILD [NAME...]]   NAME...: only these tests
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
@@ -127,6 +130,7 @@ run log_level -np 2 "$BIN/log_gather" --serialized
 run log_account -np 3 "$BIN/log_account"
 # Three tries of about 5 s each at most, on a loaded machine.
 run_sh wire 150
+run_sh netns_loss 90
 
 echo "mpi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] || { echo "failed:$failures"; exit 1; }
