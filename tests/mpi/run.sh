@@ -30,6 +30,9 @@
 #   faketime_owd 3 ranks, the sender's clock moved +0.25 s: its offset
 #                found, one-way delays corrected (as unmoved), and off by
 #                0.25 s with --no-clock-correction.
+#   kill_rank    4 ranks, rank 2 killed during its flow (mpirun
+#                --enable-recovery): rank 0 names it and its flow, the
+#                other flows complete, the job ends within 15 s.
 # Usage: run.sh [BUILD [NAME...]]   NAME...: only these tests
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
@@ -137,6 +140,7 @@ run log_account -np 3 "$BIN/log_account"
 run_sh wire 150
 run_sh netns_loss 90
 run_sh faketime_owd 90
+run_sh kill_rank 90
 
 echo "mpi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] || { echo "failed:$failures"; exit 1; }
