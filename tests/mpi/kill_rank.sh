@@ -48,7 +48,7 @@ import numpy as np
 
 work, t0 = sys.argv[1], int(sys.argv[2])
 mark = ("ITG_TEST_RUN=" + work).encode()
-CAP = np.dtype([("ts", "<u8"), ("len", "<u4"), ("head", ">u4"), ("port", "<u4")])
+CAP = np.dtype([("ts", "<u8"), ("len", "<u4"), ("head", ">u4"), ("port", "<u4"), ("seq", "<u4")])
 
 
 def rank_pid(rank):
@@ -125,7 +125,7 @@ from logrecs import records
 
 d = sys.argv[1]
 rep = json.load(open(d + "/out.json"))
-CAP = np.dtype([("ts", "<u8"), ("len", "<u4"), ("head", ">u4"), ("port", "<u4")])
+CAP = np.dtype([("ts", "<u8"), ("len", "<u4"), ("head", ">u4"), ("port", "<u4"), ("seq", "<u4")])
 cap = np.fromfile(d + "/udp.bin", dtype=CAP)
 recs = {}
 for path in glob.glob(d + "/logs/rank-*.itglog"):

@@ -59,7 +59,7 @@ import numpy as np
 
 d = sys.argv[1]
 rep = json.load(open(d + "/out.json"))
-CAP = np.dtype([("ts", "<u8"), ("len", "<u4"), ("head", ">u4"), ("port", "<u4")])
+CAP = np.dtype([("ts", "<u8"), ("len", "<u4"), ("head", ">u4"), ("port", "<u4"), ("seq", "<u4")])
 
 
 def wire(name, f):

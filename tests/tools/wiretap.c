@@ -10,11 +10,13 @@
  *   8-11   the transport payload's length in bytes (little-endian)
  *   12-15  the payload's first four bytes, as sent (zeros past its end)
  *
- * and with -d 20 bytes, the same followed by
+ * and with -d 24 bytes, the same followed by
  *
  *   16-19  the packet's destination port (little-endian)
+ *   20-23  TCP: the segment's sequence number (little-endian); UDP: 0
  *
- * which tells apart the flows of a capture of every port.
+ * which tell apart the flows of a capture of every port, and a TCP
+ * segment sent again from the first sending of its bytes.
  *
  * TCP segments with no payload (handshake, bare acknowledgements) are left
  * out. "wiretap: ready" on stderr says the capture runs; the last line says
@@ -62,7 +64,7 @@
 /* How long the end of a capture may wait for the kernel's last block. */
 #define DRAIN_MS 2000
 #define RECORD_SIZE 16
-#define RECORD_SIZE_PORT 20
+#define RECORD_SIZE_PORT 24
 
 struct tap {
   int fd;
@@ -71,7 +73,8 @@ struct tap {
   FILE *out;
   const char *out_path;
   int proto;                 /* IPPROTO_UDP or IPPROTO_TCP */
-  int with_port;             /* -d: records carry the destination port */
+  int with_port;             /* -d: records carry the destination port
+                                and the TCP sequence number */
   unsigned long long limit;  /* records wanted at most, 0: no limit */
   unsigned long long written;
   unsigned long long frames; /* every frame taken from the ring */
@@ -198,11 +201,11 @@ static void open_ring(struct tap *t, const char *iface, unsigned port) {
     fail("binding to the interface");
 }
 
-/* The payload's length, first bytes and destination port of a captured
- * packet that starts at its network header; 0 if the headers are not all
- * there. */
+/* The payload's length, first bytes, destination port and (TCP) sequence
+ * number of a captured packet that starts at its network header; 0 if the
+ * headers are not all there. */
 static int read_payload(const struct tap *t, const uint8_t *p, uint32_t caplen, uint16_t l3,
-                        uint32_t *len, uint8_t head[4], unsigned *dport) {
+                        uint32_t *len, uint8_t head[4], unsigned *dport, uint32_t *seq) {
   uint32_t l4, ip_payload;
   if (l3 == ETH_P_IP) {
     if (caplen < 20)
@@ -219,6 +222,7 @@ static int read_payload(const struct tap *t, const uint8_t *p, uint32_t caplen, 
     ip_payload = be16(p + 4);
   }
   uint32_t hdr;
+  *seq = 0;
   if (t->proto == IPPROTO_UDP) {
     if (caplen < l4 + 8)
       return 0;
@@ -232,6 +236,7 @@ static int read_payload(const struct tap *t, const uint8_t *p, uint32_t caplen, 
     if (hdr < 20 || ip_payload < hdr)
       return 0;
     *len = ip_payload - hdr;
+    *seq = (uint32_t)be16(p + l4 + 4) << 16 | be16(p + l4 + 6);
   }
   *dport = be16(p + l4 + 2);
   memset(head, 0, 4);
@@ -253,8 +258,9 @@ static void take_frame(struct tap *t, const struct tpacket3_hdr *h) {
   uint32_t len;
   uint8_t head[4];
   unsigned dport;
+  uint32_t seq;
   if (!read_payload(t, (const uint8_t *)h + h->tp_net, h->tp_snaplen, ntohs(ll->sll_protocol), &len, head,
-                    &dport)) {
+                    &dport, &seq)) {
     t->unreadable++;
     return;
   }
@@ -267,6 +273,7 @@ static void take_frame(struct tap *t, const struct tpacket3_hdr *h) {
   put_le(rec + 8, len, 4);
   memcpy(rec + 12, head, 4);
   put_le(rec + 16, dport, 4);
+  put_le(rec + 20, seq, 4);
   if (fwrite(rec, t->with_port ? RECORD_SIZE_PORT : RECORD_SIZE, 1, t->out) != 1)
     fail(t->out_path);
   t->written++;
