@@ -15,9 +15,11 @@
 # same experiment: unmoved; moved; moved with --no-clock-correction:
 #   - the report's offset of rank 1 is within 50 us of -0.25 s (within
 #     its uncertainty of 0 in the unmoved run);
-#   - corrected, each flow's mean one-way delay is within 1 ms of the
-#     unmoved run's, and under 10 ms;
-#   - raw, it is the unmoved run's less 0.25 s, within 1 ms.
+#   - corrected, each flow's median one-way delay is within 1 ms of the
+#     unmoved run's, and its mean under 10 ms;
+#   - raw, the median is the unmoved run's less 0.25 s, within 1 ms.
+# Medians, for a TCP segment sent again under load (some 100 ms late)
+# moves a mean by as much as the 1 ms looked for.
 # needs: install (libfaketime)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -63,23 +65,25 @@ for n, r in runs.items():
     print("%s: rank 1 offset %+.6f s +- %.1f us; clock_correction %s"
           % (n, k["offset_s"], k["uncertainty_s"] * 1e6, r["clock_correction"]))
     for f in r["report"]["flows"]:
-        print("    flow %d: %d packets, delay mean %+.6f s min %+.6f max %+.6f"
-              % (f["flow"], f["packets"], f["delay_avg_s"], f["delay_min_s"], f["delay_max_s"]))
+        print("    flow %d: %d packets, delay median %+.6f s mean %+.6f min %+.6f max %+.6f"
+              % (f["flow"], f["packets"], f["delay_p50_s"], f["delay_avg_s"], f["delay_min_s"],
+                 f["delay_max_s"]))
 plain, moved, raw = (runs[n]["ranks"][1] for n in ("plain", "moved", "raw"))
 print("offset", "ok" if abs(moved["offset_s"] + 0.25) <= 50e-6 and abs(raw["offset_s"] + 0.25) <= 50e-6
       and abs(plain["offset_s"]) <= max(plain["uncertainty_s"], 1e-6) else "wrong")
-mean = {n: {f["flow"]: f["delay_avg_s"] for f in r["report"]["flows"] if f["packets"] > 0}
-        for n, r in runs.items()}
-ok_c = ok_r = len(mean["plain"]) == 2
-for flow, m in mean["plain"].items():
-    c, w = mean["moved"].get(flow), mean["raw"].get(flow)
-    ok_c = ok_c and c is not None and abs(c - m) <= 1e-3 and abs(c) < 10e-3
+med = {n: {f["flow"]: f["delay_p50_s"] for f in r["report"]["flows"] if f["packets"] > 0}
+       for n, r in runs.items()}
+mean = {f["flow"]: f["delay_avg_s"] for f in runs["moved"]["report"]["flows"]}
+ok_c = ok_r = len(med["plain"]) == 2
+for flow, m in med["plain"].items():
+    c, w = med["moved"].get(flow), med["raw"].get(flow)
+    ok_c = ok_c and c is not None and abs(c - m) <= 1e-3 and abs(mean[flow]) < 10e-3
     ok_r = ok_r and w is not None and abs(w - (m - 0.25)) <= 1e-3
 print("corrected", "ok" if ok_c else "wrong")
 print("raw", "ok" if ok_r else "wrong")
 PY
 cat "$WORK/cmp.txt"
 check "rank 1's offset found within 50 us of -0.25 s (0 unmoved)" grep -qx "offset ok" "$WORK/cmp.txt"
-check "corrected delays: as unmoved, within 1 ms, and under 10 ms" grep -qx "corrected ok" "$WORK/cmp.txt"
+check "corrected delays: as unmoved (medians within 1 ms), mean under 10 ms" grep -qx "corrected ok" "$WORK/cmp.txt"
 check "--no-clock-correction: delays 0.25 s less, within 1 ms" grep -qx "raw ok" "$WORK/cmp.txt"
 finish
