@@ -118,12 +118,17 @@ lines = [l for l in err.splitlines() if "rank 2" in l]
 host = socket.gethostname()
 print("    lines naming rank 2:", lines)
 sys.exit(not any(host in l for l in lines) or not any("flow 2" in l for l in err.splitlines()))' "$WORK/err.txt"
-python3 - "$WORK" >"$WORK/cmp.txt" 2>&1 <<'PY'
+# A capture that missed packets (its ring overflowed on a loaded machine,
+# other programs' traffic on lo filling it too) is no witness: the counts
+# are then held against the logs alone.
+whole=0
+taps_whole "$WORK/udp.bin" && whole=1
+python3 - "$WORK" "$whole" >"$WORK/cmp.txt" 2>&1 <<'PY'
 import glob, json, sys
 import numpy as np
 from logrecs import records
 
-d = sys.argv[1]
+d, whole = sys.argv[1], sys.argv[2] == "1"
 rep = json.load(open(d + "/out.json"))
 CAP = np.dtype([("ts", "<u8"), ("len", "<u4"), ("head", ">u4"), ("port", "<u4"), ("seq", "<u4")])
 cap = np.fromfile(d + "/udp.bin", dtype=CAP)
@@ -145,7 +150,10 @@ for f in rep["flows"]:
           % (f["flow"], f["sender_rank"], f["receiver_rank"], f["reported"], f["status"],
              f["sent"], f["received"], wire, tx, rx))
     if f["flow"] != 2:
-        ok = ok and f["status"] == "OK" and f["sent"] == f["received"] == wire == tx == rx == 800
+        ok = ok and f["status"] == "OK" and f["sent"] == f["received"] == tx == rx == 800
+        ok = ok and (wire == 800 or not whole)
+if not whole:
+    print("the capture missed packets: the wire not compared")
 print("others", "complete" if ok else "incomplete")
 r2 = rep["ranks"][2]
 print("rank 2", "failed" if r2["silent"] or not r2["reported"] else "ok")

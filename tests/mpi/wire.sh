@@ -17,13 +17,16 @@
 # And the start on the wire: the capture stamps of the first packets of
 # the flows without a start delay lie within 1 ms, printed beside the
 # skew itg-mpi reports.
-# A loaded machine may delay one sender now and then, and loopback drops
+# A loaded machine may delay one sender now and then; loopback drops
 # what arrives faster than the kernel takes it in (after the capture saw
 # it: the counters of /proc/net/softnet_stat and the UDP receive errors
-# of /proc/net/snmp, anyone's packets). So the run is tried up to 3
-# times, every try printed: the skew and "UDP received = on the wire"
-# must each hold in one try (the latter in one without kernel drops);
-# everything else on every try.
+# of /proc/net/snmp, anyone's packets); and a capture not scheduled for
+# long enough overflows its ring (which it says), other programs' traffic
+# on lo filling it too. So the run is tried up to 3 times, every try
+# printed: a try whose capture missed packets gives no verdict on the
+# wire; the skew and "UDP received = on the wire" must each hold in one
+# try (the latter in one without kernel drops), the counts in every try
+# with a whole capture, of which there must be one.
 # needs: root (packet capture: wiretap)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -50,6 +53,7 @@ print(n + u.get("InErrors", 0))'
 
 skew_met=0
 delivery_met=0
+judged=0
 try=1
 while [ "$try" -le 3 ]; do
   dir="$WORK/try$try"
@@ -66,8 +70,12 @@ while [ "$try" -le 3 ]; do
   echo "try $try: itg-mpi exit $st; kernel drops on the way in meanwhile: $drops"
   sed 's/^/    /' "$dir/err.txt" "$dir/udp.bin.err" "$dir/tcp.bin.err"
   check "try $try: itg-mpi exits 0" [ "$st" -eq 0 ]
-  check "try $try: the captures missed nothing (kernel drops 0)" \
-    taps_whole "$dir/udp.bin" "$dir/tcp.bin"
+  if ! taps_whole "$dir/udp.bin" "$dir/tcp.bin"; then
+    echo "  try $try: the capture missed packets (kernel drops above): no verdict from it"
+    try=$((try + 1))
+    continue
+  fi
+  judged=$((judged + 1))
   python3 - "$dir" "$WORK/wire.exp" >"$dir/cmp.txt" 2>&1 <<'PY'
 import glob, json, sys
 import numpy as np
@@ -157,6 +165,7 @@ PY
   [ "$skew_met" -eq 1 ] && [ "$delivery_met" -eq 1 ] && break
   try=$((try + 1))
 done
+check "a whole capture in one try of 3 at least ($judged)" [ "$judged" -gt 0 ]
 check "UDP received = datagrams on the wire, flow by flow (one try of 3)" \
   [ "$delivery_met" -eq 1 ]
 check "the first packets on the wire within 1 ms of one another (one try of 3)" \
