@@ -209,7 +209,7 @@ test-integration: tests
 	$(Q)ITG_SAN=$(SAN) sh tests/integration/run.sh $(BUILD)
 
 ifneq ($(HAVE_MPI),)
-test-mpi: $(MPI_TESTS)
+test-mpi: $(MPI_TESTS) $(MPI_PROG)
 	$(Q)sh tests/mpi/run.sh $(BUILD)
 else
 test-mpi:

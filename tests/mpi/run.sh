@@ -30,9 +30,27 @@
 #   run_refuse   3 ranks: itg_mpi_run refuses a placement, a network with
 #                no address, a missing log directory and a setting bad on
 #                one rank, alike on every rank, then runs three flows.
-# Usage: run.sh [BUILD]
+# The shell tests of itg-mpi (tests/mpi/*.sh, beside lib.sh and netns.sh),
+# each run whole within its time limit (root, for those that say so in
+# their "# needs:" line):
+#   wire         4 ranks, a mixed experiment captured on lo: packets (UDP)
+#                and bytes (TCP) on the wire = records = counts, flow by
+#                flow, and the first packets within 1 ms on the wire.
+#   netns_loss   3 ranks, the sender in one namespace, the receiver in
+#                another, a UDP flow over a tbf bottleneck (netns.sh): the
+#                loss reported = sent - delivered on the wire = tbf drops.
+#   faketime_owd 3 ranks, the sender's clock moved +0.25 s: its offset
+#                found, one-way delays corrected (as unmoved), and off by
+#                0.25 s with --no-clock-correction.
+#   kill_rank    4 ranks, rank 2 killed during its flow (mpirun
+#                --enable-recovery): rank 0 names it and its flow, the
+#                other flows complete, the job ends within 15 s.
+# Usage: run.sh [BUILD [NAME...]]   NAME...: only these tests
 BUILD=${1:-build}
+[ $# -gt 0 ] && shift
+ONLY=$*
 BIN=$BUILD/tests/mpi
+HERE=$(dirname "$0")
 
 if ! command -v mpirun >/dev/null 2>&1; then
   echo "mpi: skipped: no mpirun (make setup installs Open MPI)"
@@ -56,6 +74,7 @@ trap 'rm -rf "$TMPDIR"' EXIT INT TERM
 MPIRUN="mpirun --oversubscribe --mca btl self,vader
   --mca btl_vader_single_copy_mechanism none --mca oob_tcp_if_include lo
   --mca mpi_yield_when_idle 1"
+export MPIRUN
 LIMIT=120
 
 passed=0
@@ -66,6 +85,7 @@ failures=""
 run() {
   name=$1
   shift
+  wanted "$name" || return 0
   # shellcheck disable=SC2086
   if timeout -k 10 "$LIMIT" $MPIRUN "$@" >"$BIN/$name.log" 2>&1; then
     passed=$((passed + 1))
@@ -75,6 +95,31 @@ run() {
     failures="$failures $name"
     echo "---- $name failed:"
     tail -n 40 "$BIN/$name.log"
+  fi
+}
+
+# wanted NAME: NAME is among the tests asked for (all when none was).
+wanted() {
+  [ -z "$ONLY" ] || echo " $ONLY " | grep -q " $1 "
+}
+
+# run_sh NAME LIMIT: the shell test tests/mpi/NAME.sh, at most LIMIT
+# seconds; skipped (not counted) without root if its "# needs:" line
+# names root.
+run_sh() {
+  wanted "$1" || return 0
+  if [ "$(id -u)" -ne 0 ] && grep -q '^# needs:.*root' "$HERE/$1.sh"; then
+    echo "mpi: $1 skipped: needs root"
+    return 0
+  fi
+  if timeout -k 10 "$2" sh "$HERE/$1.sh" "$BUILD" >"$BIN/$1.log" 2>&1; then
+    passed=$((passed + 1))
+    sed "s/^/  /" "$BIN/$1.log"
+  else
+    failed=$((failed + 1))
+    failures="$failures $1"
+    echo "---- $1 failed:"
+    tail -n 60 "$BIN/$1.log"
   fi
 }
 
@@ -107,6 +152,11 @@ run log_level -np 2 "$BIN/log_gather" --serialized
 run log_account -np 3 "$BIN/log_account"
 run log_spill -np 4 "$BIN/log_spill"
 run run_refuse -np 3 "$BIN/run_refuse"
+# Three tries of about 5 s each at most, on a loaded machine.
+run_sh wire 150
+run_sh netns_loss 90
+run_sh faketime_owd 90
+run_sh kill_rank 90
 
 echo "mpi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] || { echo "failed:$failures"; exit 1; }

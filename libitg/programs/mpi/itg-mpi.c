@@ -426,6 +426,13 @@ int main(int argc, char **argv) {
   char err[512];
   int provided = 0, rank = 0, status, rc;
 
+  /* Open MPI ends MPI_Finalize with a barrier of every rank, which a rank
+   * that died never reaches: under mpirun --enable-recovery the others
+   * would wait in it for good, report printed. itg_mpi_run has already
+   * waited for every message it needs, so the barrier guards nothing
+   * here; without it each rank finalizes alone. A setting of the user's
+   * is kept. */
+  setenv("OMPI_MCA_async_mpi_finalize", "1", 0);
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) !=
       MPI_SUCCESS)
     return ITG__CLI_EXIT_FAIL;
