@@ -457,19 +457,21 @@ def log_tables(rows):
     if top:
         t = Table("MPI: logging, as fast as possible (-C 1000000), 64-byte UDP, 3 processes, by log buffer D",
                   ["D"] + [f"{MODE_NAMES[m]} pkt/s" for m in modes]
-                  + [f"{MODE_NAMES[m]} cost %" for m in modes[1:]] + ["MPI loss", "MPI spilled"])
+                  + [f"{MODE_NAMES[m]} cost %" for m in modes[1:]] + ["none loss", "MPI loss", "MPI spilled"])
         for d in ds:
             med = {m: log_section.median_run(top, tool(m), m, d) for m in modes}
             base = med["none"].get("achieved_pps")
             t.add([d] + [num(med[m].get("achieved_pps"), ".0f") for m in modes]
                   + [num(_lower(med[m].get("achieved_pps"), base), "+.1f") for m in modes[1:]]
-                  + [loss_text(med["mpi"]) if med["mpi"] else "-", num(med["mpi"].get("spilled"), "d")])
+                  + [loss_text(med[m]) if med[m] else "-" for m in ("none", "mpi")]
+                  + [num(med["mpi"].get("spilled"), "d")])
         t.note = ("Each cell the median-rate run of its rounds. none / local file / remote TCP: itg-send and "
                   "itg-recv (--wait hybrid) as in the logging section, remote TCP shipping both logs to itg-log. "
                   "itg-mpi: 3 ranks, the sender on rank 1, the receiver on rank 2, rank 0 gathering both logs "
                   "over MPI, -D D on both: the same three processes as itg-send, itg-recv and itg-log. cost %: "
-                  "below the no-log rate of the same D. MPI spilled: records the senders could not hand to "
-                  "rank 0 in time, kept in spill files. " + _notes(top))
+                  "below the no-log rate of the same D. Loss: wire - packets the receiver counted (a receiver "
+                  "that falls behind leaves its CPU to the sender on this 2-CPU machine). MPI spilled: records "
+                  "the senders could not hand to rank 0 in time, kept in spill files. " + _notes(top))
         out.append(t)
     if cpu:
         t = Table(f"MPI: logging in CPU time, {log_section.CPU_RATE} pkt/s, CPU seconds of every process per "
