@@ -400,7 +400,8 @@ def skew_table(rows):
     t.note = ("itg-mpi skew: its start_skew_s, the latest first departure less the earliest as the senders "
               "stamped them, in rank 0's time base. Wire spread: the same on the wire, the kernel's stamps of "
               "each flow's first packet (one clock: every rank runs on this host). With 2 ranks there is one "
-              "flow, so no spread. Last column: the largest gap between a flow's first departure as itg-mpi "
+              "flow, so no spread. With more sender ranks than CPUs, not all of them can run at the instant: "
+              f"the spread then measures how the machine's {os.cpu_count()} CPUs take the ranks in turn. Last column: the largest gap between a flow's first departure as itg-mpi "
               "reports it and its first packet on the wire.")
     return [t]
 
