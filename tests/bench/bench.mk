@@ -2,8 +2,8 @@
 # the wire (tests/bench/README.md). Included from the top-level Makefile;
 # never part of `make test`. Needs root (wiretap opens a packet socket).
 #
-#   make bench                 the full run (about 17 minutes)
-#   make bench BENCH_ARGS=--quick   a subset (about 3 minutes)
+#   make bench                 the full run (about 26 minutes)
+#   make bench BENCH_ARGS=--quick   a subset (about 5 minutes)
 #
 # Results go to $(BUILD)/bench/: results.md, *.csv, *.png.
 

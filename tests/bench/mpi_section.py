@@ -108,10 +108,11 @@ class ItgMpi:
         lines = (out.stdout or out.stderr).strip().splitlines()
         return "itg-mpi under " + (lines[0] if lines else "mpirun ?")
 
-    def _job(self, contexts, ompi_tmp):
+    def _job(self, contexts, ompi_tmp, outputs=()):
         """mpirun's command line for the app contexts given (each a list of
-        words: -np N PROGRAM ARGS), its session files in ompi_tmp."""
-        argv = ["env"] + MPI_ENV + [f"TMPDIR={ompi_tmp}", self.mpirun] + MPIRUN_FLAGS
+        words: -np N PROGRAM ARGS), its session files in ompi_tmp; outputs:
+        mpirun's words that keep each rank's output apart."""
+        argv = ["env"] + MPI_ENV + [f"TMPDIR={ompi_tmp}", self.mpirun] + MPIRUN_FLAGS + list(outputs)
         for i, ctx in enumerate(contexts):
             argv += ([":"] if i else []) + ctx
         return argv
@@ -181,7 +182,10 @@ class ItgMpi:
         if not fake:
             contexts = [["-np", str(ranks), self.prog] + args]
         (folder / "ompi").mkdir(exist_ok=True)
-        job = Proc(self._job(contexts, folder / "ompi"), folder / "job.out", tap_s, cwd=folder)
+        # Each rank's stdout and stderr in files of their own: in mpirun's
+        # output, a rank's messages may cut rank 0's line of JSON.
+        job = Proc(self._job(contexts, folder / "ompi", ["--output-filename", folder / "ranks"]),
+                   folder / "job.out", tap_s, cwd=folder)
         if job.wait() is None:
             job.stop(signal.SIGTERM, 5)
             notes.append("mpirun still running at the capture's end: stopped")
@@ -192,7 +196,7 @@ class ItgMpi:
         if drops:
             notes.append(f"wiretap: kernel dropped {drops}")
         row["all_cpu_s"] = job.cpu_s
-        report = self._json(job.output())
+        report = self._json(folder / "ranks")
         if report is None:
             row["note"] = "; ".join(notes + [f"itg-mpi exit {job.rc}, no report: {job.tail()}"])
             return
@@ -203,14 +207,17 @@ class ItgMpi:
         row["note"] = "; ".join(notes) or None
 
     @staticmethod
-    def _json(text):
-        """itg-mpi's JSON report in its output, or None."""
-        for line in text.splitlines():
-            if line.startswith('{"ranks"'):
-                try:
-                    return json.loads(line)
-                except ValueError:
-                    return None
+    def _json(outputs):
+        """itg-mpi's JSON report, rank 0's stdout in the folder of the
+        ranks' outputs (outputs/JOB/rank.0/stdout), or None."""
+        for path in glob.glob(str(outputs / "*" / "rank.0" / "stdout")):
+            with open(path) as f:
+                for line in f:
+                    if line.startswith('{"ranks"'):
+                        try:
+                            return json.loads(line)
+                        except ValueError:
+                            return None
         return None
 
     def _wire(self, row, report, caps, load, notes):

@@ -556,7 +556,7 @@ def plots(bench, rows):
 def main():
     here = Path(__file__).resolve().parent
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="a subset that takes about three minutes")
+    ap.add_argument("--quick", action="store_true", help="a subset that takes about five minutes")
     ap.add_argument("--build", default=str(here.parent.parent / "build"), help="the build directory")
     ap.add_argument("--sections", help="comma-separated subset of: rates,ceiling,size1024,flows,laws,"
                                        "sweep_D,sweep_c,sweep_C,logging,mpi")
