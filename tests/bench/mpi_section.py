@@ -307,12 +307,13 @@ def add_runs(add, libitg, mpi, quick):
     for rep in range(REPS_QUICK if quick else REPS_FULL):
         add(RATE_SECTION, libitg, Load(["-C", str(TOTAL_PPS)], TOTAL_PPS, secs), f"itg-send-{rep}")
         for n in RANKS:
-            # One flow from each sender rank to the next (rank 1 to 0 in a
-            # job of 2): every rank but 0 sends once and receives once.
+            # One flow from each sender rank to the next, the last to rank
+            # 1: every rank but 0 sends once and receives once (in a job of
+            # 2, rank 1 sends to rank 0).
             senders = list(range(1, n))
             pairs = [(s, senders[i % len(senders)] if n > 2 else 0)
                      for i, s in enumerate(senders, 1)]
-            each = TOTAL_PPS / len(pairs)
+            each = round(TOTAL_PPS / len(pairs), 4)
             add(RATE_SECTION, mpi, Load(["-C", f"{each:.4f}"], each, secs), f"N{n}-{rep}",
                 ranks=n, pairs=pairs)
     for rep in range(CLOCK_REPS_QUICK if quick else CLOCK_REPS_FULL):
