@@ -2,8 +2,8 @@
 # the wire (tests/bench/README.md). Included from the top-level Makefile;
 # never part of `make test`. Needs root (wiretap opens a packet socket).
 #
-#   make bench                 the full run (about 17 minutes)
-#   make bench BENCH_ARGS=--quick   a subset (about 3 minutes)
+#   make bench                 the full run (about 26 minutes)
+#   make bench BENCH_ARGS=--quick   a subset (about 5 minutes)
 #
 # Results go to $(BUILD)/bench/: results.md, *.csv, *.png.
 
@@ -38,8 +38,12 @@ bench-tools: $(BENCH_TOOLS)
 bench-deps:
 	$(Q)python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet matplotlib
 
-bench: all bench-tools bench-deps
+# Where Open MPI is installed, the mpi section's programs: itg-mpi and
+# tests/mpi/log_gather (empty otherwise: the section says it is left out).
+BENCH_MPI := $(MPI_PROG) $(filter %/log_gather,$(MPI_TESTS))
+
+bench: all bench-tools bench-deps $(BENCH_MPI)
 	$(Q)python3 tests/bench/run.py --build $(BUILD) $(BENCH_ARGS)
 
-bench-quick: all bench-tools bench-deps
+bench-quick: all bench-tools bench-deps $(BENCH_MPI)
 	$(Q)python3 tests/bench/run.py --build $(BUILD) --quick $(BENCH_ARGS)

@@ -137,7 +137,7 @@ def _runs(rows, tool, mode, d):
     return [r for r in rows if r["tool"] == tool and r.get("log") == mode and r["log_batch"] == d]
 
 
-def _median_run(rows, tool, mode, d):
+def median_run(rows, tool, mode, d):
     """The run of that tool, mode and D with the median rate (the lower
     of the two middle ones for an even count), or {}."""
     runs = sorted((r for r in _runs(rows, tool, mode, d) if r.get("achieved_pps")),
@@ -150,7 +150,7 @@ def annotate(rows):
     the receiver's rate, the generation error, what the sender's log
     missed, and the cost against the same tool's no-log run at that D."""
     mine = [r for r in rows if r["section"] == SECTION]
-    base = {(r["tool"], r["log_batch"]): _median_run(mine, r["tool"], "none", r["log_batch"]).get("achieved_pps")
+    base = {(r["tool"], r["log_batch"]): median_run(mine, r["tool"], "none", r["log_batch"]).get("achieved_pps")
             for r in mine}
     for r in mine:
         pps, wire, logged = r.get("achieved_pps"), r.get("wire_packets"), r.get("logged")
@@ -177,7 +177,7 @@ def tables(rows):
                   "D-ITG pkt/s", "D-ITG cost %", "D-ITG recv pkt/s", "D-ITG loss", "libitg / D-ITG"])
     for d in dict.fromkeys(r["log_batch"] for r in mine):
         for mode in LOG_MODES:
-            l, g = _median_run(mine, "libitg", mode, d), _median_run(mine, "D-ITG", mode, d)
+            l, g = median_run(mine, "libitg", mode, d), median_run(mine, "D-ITG", mode, d)
             if not l and not g:
                 continue
             main.add([MODE_NAMES[mode], d, num(l.get("achieved_pps"), ".0f"), num(l.get("cost_pct"), "+.1f"),
@@ -210,7 +210,7 @@ def tables(rows):
     return [main, detail]
 
 
-def _cpu_s(row):
+def cpu_s(row):
     """CPU seconds of a run's sender, receiver and log server together."""
     parts = [row.get("sender_cpu_s"), row.get("recv_cpu_s")]
     if row.get("log") in ("tcp", "udp"):
@@ -221,8 +221,8 @@ def _cpu_s(row):
 def _cpu_per_million(rows, mode, d=None):
     """Each run's CPU seconds per million packets on the wire, in that mode
     at D d (None: every D)."""
-    return [_cpu_s(r) / r["wire_packets"] * 1e6 for r in rows
-            if r.get("log") == mode and d in (None, r["log_batch"]) and _cpu_s(r) is not None
+    return [cpu_s(r) / r["wire_packets"] * 1e6 for r in rows
+            if r.get("log") == mode and d in (None, r["log_batch"]) and cpu_s(r) is not None
             and r.get("wire_packets")]
 
 
@@ -269,7 +269,7 @@ def cpu_table(rows):
 def goal_line(rows):
     """How libitg's remote-logging runs stand against the goal, as counts
     of what was measured."""
-    medians = [_median_run(rows, "libitg", mode, d) for mode in ("tcp", "udp")
+    medians = [median_run(rows, "libitg", mode, d) for mode in ("tcp", "udp")
                for d in dict.fromkeys(r["log_batch"] for r in rows)]
     costs = [r["cost_pct"] for r in medians if r.get("cost_pct") is not None]
     if not costs:
@@ -283,7 +283,7 @@ def plot(path, rows):
     """Max rate against D (the median run of each), one line per tool and
     mode; returns the file name, or None without rows."""
     runs = [r for r in rows if r["section"] == SECTION]
-    medians = [_median_run(runs, tool, mode, d) for tool in dict.fromkeys(r["tool"] for r in runs)
+    medians = [median_run(runs, tool, mode, d) for tool in dict.fromkeys(r["tool"] for r in runs)
                for mode in LOG_MODES for d in dict.fromkeys(r["log_batch"] for r in runs)]
     mine = [dict(r, tool=f"{r['tool']} {MODE_NAMES.get(r.get('log'), '?')}") for r in medians if r]
     if not mine:

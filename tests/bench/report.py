@@ -16,7 +16,11 @@ FIELDS = ["section", "tool", "label", "requested_pps", "size", "log_batch", "flo
           "sender_cpu_s", "sender_cpu_pct", "recv_cpu_s", "logsrv_cpu_s", "sender_rc", "tap_drops",
           "flows_seen", "agg_pps", "agg_err_pct", "worst_flow_err_pct",
           "flow_idt_p99_median_us", "law", "log", "sender_logged", "send_log_lost",
-          "recv_pps", "gen_err_pct", "cost_pct", "note"]
+          "recv_pps", "gen_err_pct", "cost_pct",
+          # the MPI section's
+          "ranks", "all_cpu_s", "spilled", "log_lost", "start_skew_us", "skew_unc_us", "wire_spread_us",
+          "first_tx_err_us", "fake_rank", "injected_s", "offset_s", "offset_err_us", "uncertainty_us",
+          "control_err_us", "control_unc_us", "records_each", "gather_s", "records_per_s", "note"]
 
 PAPER_MBIT_S = 230.0  # ITG-LS/ITG-MPI sender, 1 024-byte packets (figure 9)
 

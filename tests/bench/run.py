@@ -29,6 +29,7 @@ import numpy as np
 sys.dont_write_bytecode = True
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tools"))
 import log_section  # noqa: E402
+import mpi_section  # noqa: E402
 import procs  # noqa: E402
 import report  # noqa: E402
 from log_section import LogServer  # noqa: E402
@@ -140,9 +141,11 @@ class Bench:
         self.libitg_sleep = Libitg(str(build / "bin"), "sleep")
         self.blaster32 = Blaster(str(bindir / "blaster"), 32)
         self.blaster1 = Blaster(str(bindir / "blaster"), 1)
+        self.mpi = mpi_section.ItgMpi(str(build), self.wiretap, drop_foreign)
         wanted = set(args.tools.split(",")) if args.tools else None
         self.tools = {}
-        for t in (self.ditg, self.bare, self.libitg, self.libitg_sleep, self.blaster32, self.blaster1):
+        for t in (self.ditg, self.bare, self.libitg, self.libitg_sleep, self.blaster32, self.blaster1,
+                  self.mpi):
             if wanted is not None and t.key not in wanted and t.key.split("-")[0] not in wanted:
                 continue
             if t.available():
@@ -357,13 +360,19 @@ class Bench:
                     add("sweep_C", tool, Load(["-C", str(rate)], rate, t, size=1024), f"C{rate}")
         if want(log_section.SECTION):
             log_section.add_runs(add, (self.libitg, self.ditg), self.libitg_sleep, q)
+        if want(mpi_section.SECTION) and self.has(self.libitg):
+            mpi_section.add_runs(add, self.libitg, self.mpi, q)
         return items
 
     def execute(self):
         items = self.plan()
         t0 = time.monotonic()
         for i, (sec, tool, load, label, kw) in enumerate(items, 1):
-            row = self.run(sec, tool, load, label, **kw)
+            if isinstance(tool, mpi_section.ItgMpi):
+                # A job of ranks starts its own receivers: it measures its own run.
+                row = tool.measure(self, sec, load, label, **kw)
+            else:
+                row = self.run(sec, tool, load, label, **kw)
             self.rows.append(row)
             print(f"[{i}/{len(items)} {time.monotonic() - t0:5.0f} s] {sec:9s} {tool.name:22s} {label:10s} "
                   f"wire {num(row.get('achieved_pps'), '.0f'):>8s} pkt/s  "
@@ -547,12 +556,12 @@ def plots(bench, rows):
 def main():
     here = Path(__file__).resolve().parent
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="a subset that takes about three minutes")
+    ap.add_argument("--quick", action="store_true", help="a subset that takes about five minutes")
     ap.add_argument("--build", default=str(here.parent.parent / "build"), help="the build directory")
     ap.add_argument("--sections", help="comma-separated subset of: rates,ceiling,size1024,flows,laws,"
-                                       "sweep_D,sweep_c,sweep_C,logging")
+                                       "sweep_D,sweep_c,sweep_C,logging,mpi")
     ap.add_argument("--tools", help="comma-separated subset of: ditg,bare,libitg (both wait modes),"
-                                    "libitg-sleep,blaster32,blaster1")
+                                    "libitg-sleep,blaster32,blaster1,mpi")
     ap.add_argument("--keep", action="store_true", help="keep logs and captures in BUILD/bench/work")
     args = ap.parse_args()
     if os.geteuid() != 0:
@@ -573,7 +582,8 @@ def main():
     after = report.machine()
     log_section.annotate(bench.rows)
     tables = (rates_tables(bench.rows) + ceiling_table(bench.rows) + other_tables(bench.rows)
-              + log_section.tables(bench.rows) + log_section.cpu_table(bench.rows))
+              + log_section.tables(bench.rows) + log_section.cpu_table(bench.rows)
+              + mpi_section.tables(bench.rows))
     made = plots(bench, bench.rows) if report.have_matplotlib() else []
     if not report.have_matplotlib():
         bench.notes.append("matplotlib is missing: no PNG plots")
