@@ -90,22 +90,28 @@ LIMIT=120
 passed=0
 failed=0
 failures=""
-# run NAME MPIRUN-ARGUMENTS...: one mpirun, its output kept in
-# BUILD/tests/mpi/NAME.log and shown.
+# judge NAME STATUS: counts one test by its exit status and shows its
+# output, kept in BUILD/tests/mpi/NAME.log (the end of it on a failure).
+judge() {
+  if [ "$2" -eq 0 ]; then
+    passed=$((passed + 1))
+    sed "s/^/  /" "$BIN/$1.log"
+  else
+    failed=$((failed + 1))
+    failures="$failures $1"
+    echo "---- $1 failed:"
+    tail -n 60 "$BIN/$1.log"
+  fi
+}
+
+# run NAME MPIRUN-ARGUMENTS...: one mpirun.
 run() {
   name=$1
   shift
   wanted "$name" || return 0
   # shellcheck disable=SC2086
-  if timeout -k 10 "$LIMIT" $MPIRUN "$@" >"$BIN/$name.log" 2>&1; then
-    passed=$((passed + 1))
-    sed "s/^/  /" "$BIN/$name.log"
-  else
-    failed=$((failed + 1))
-    failures="$failures $name"
-    echo "---- $name failed:"
-    tail -n 40 "$BIN/$name.log"
-  fi
+  timeout -k 10 "$LIMIT" $MPIRUN "$@" >"$BIN/$name.log" 2>&1
+  judge "$name" $?
 }
 
 # wanted NAME: NAME is among the tests asked for (all when none was).
@@ -122,15 +128,8 @@ run_sh() {
     echo "mpi: $1 skipped: needs root"
     return 0
   fi
-  if timeout -k 10 "$2" sh "$HERE/$1.sh" "$BUILD" >"$BIN/$1.log" 2>&1; then
-    passed=$((passed + 1))
-    sed "s/^/  /" "$BIN/$1.log"
-  else
-    failed=$((failed + 1))
-    failures="$failures $1"
-    echo "---- $1 failed:"
-    tail -n 60 "$BIN/$1.log"
-  fi
+  timeout -k 10 "$2" sh "$HERE/$1.sh" "$BUILD" >"$BIN/$1.log" 2>&1
+  judge "$1" $?
 }
 
 run clock_start -np 4 "$BIN/clock_start"
@@ -174,5 +173,9 @@ else
 fi
 run_sh kill_rank 90
 
+if [ -n "$ONLY" ] && [ $((passed + failed)) -eq 0 ]; then
+  echo "mpi: no test named $ONLY"
+  exit 1
+fi
 echo "mpi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] || { echo "failed:$failures"; exit 1; }
