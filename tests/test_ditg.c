@@ -24,7 +24,7 @@
 #define MS INT64_C(1000000)
 #define US INT64_C(1000)
 #define DAY (86400 * SEC)
-/* 2026-11-24, midnight UTC. */
+/* 2025-11-24, midnight UTC. */
 #define DAY0 (INT64_C(20416) * DAY)
 
 static char dir[1024];
