@@ -449,8 +449,8 @@ static int report_files(const options *o, const itg_decode_status *st) {
     }
     if (!st[i].opened) {
       if (st[i].error == ITG_EBADMSG || st[i].error == ITG_EVERSION)
-        DEC_ERROR("%s: neither a D-ITG log nor a libitg log, or its header "
-                  "is damaged (%s)",
+        DEC_ERROR("%s: not a libitg log, or its header is damaged; not a "
+                  "D-ITG log either (%s)",
                   o->logs[i], itg_strerror(st[i].error));
       else
         DEC_ERROR("%s: %s", o->logs[i], itg_strerror(st[i].error));
