@@ -2,6 +2,7 @@
 #include "core/ditg_rec.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/byteorder.h"
@@ -157,7 +158,7 @@ static int addr_port(cursor *c, char *addr, uint16_t *port) {
   start = c->p;
   while (c->p < c->end && addr_char((unsigned char)*c->p))
     c->p++;
-  if (c->p == start || c->p - start >= (long)ITG_DITG_ADDR_LEN ||
+  if (c->p == start || c->p - start >= (ptrdiff_t)ITG_DITG_ADDR_LEN ||
       c->p == c->end || *c->p != '/')
     return ITG_EBADMSG;
   memset(addr, 0, ITG_DITG_ADDR_LEN);

@@ -268,7 +268,7 @@ with open(sys.argv[1], "wb") as f:
         rx = 86399991000 + i * 1000
         th, tm, ts = tod((rx - 20000) % 86400000000)
         rh, rm, rs = tod(rx % 86400000000)
-        f.write(struct.pack("<9I46s46sdd", 1, i + 1, 40000, 8999, th, tm, rh, rm,
+        f.write(struct.pack("<9I46s46sdd", 1, i + 1, 40000, 5001, th, tm, rh, rm,
                             64, b"10.0.0.1", b"10.0.0.2", ts, rs))
 PY
 check "itg-dec --date reads a log across midnight" \
