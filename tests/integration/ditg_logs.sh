@@ -4,6 +4,8 @@
 # a UDP and a TCP flow over loopback, on ports the system picked; itg-dec
 # reads their binary logs and ITGDec's text log of them and gives the
 # totals ITGDec gives (packets, delays, jitter, bytes, bitrate, loss);
+# two senders' flows, both numbered 1, in one ITGRecv log are two flows
+# here as in ITGDec, each with ITGDec's figures;
 # ITGDec reads the D-ITG log itg-dec exports from libitg logs (one with
 # losses, one of a real itg-send/itg-recv run) and gives itg-dec's totals
 # of the originals; a hand-made D-ITG log across midnight keeps its delays,
@@ -22,34 +24,46 @@ for p in ITGSend ITGRecv ITGDec; do
     die "no $p: install D-ITG (Debian's d-itg; ports/debian/setup.sh)"
 done
 
-# compare.py ITGDEC-OUTPUT ITG-DEC-JSON: ITGDec's totals against itg-dec's
-# (its "total"): counts exactly, times to ITGDec's printed microsecond.
+# compare.py ITGDEC-OUTPUT ITG-DEC-JSON [flows]: ITGDec's totals against
+# itg-dec's (its "total"): counts exactly, times to ITGDec's printed
+# microsecond; with "flows", each flow's too, in the order found (and the
+# totals but the jitter, which ITGDec takes across flows).
 cat >"$WORK/compare.py" <<'PY'
 import json, re, sys
 text = open(sys.argv[1], errors="replace").read()
-tot = text[text.index("TOTAL RESULTS"):]
-r = json.load(open(sys.argv[2]))["total"]
-def itgdec(key):
-    m = re.search(r"^" + re.escape(key) + r"\s*=\s*(-?[0-9.]+)", tot, re.M)
-    return float(m.group(1))
+rep = json.load(open(sys.argv[2]))
+flows = len(sys.argv) > 3
+blocks = text[:text.index("TOTAL RESULTS")].split("Flow number:")[1:]
+pairs = [("total", text[text.index("TOTAL RESULTS"):], rep["total"])]
+if flows:
+    if len(blocks) != len(rep["flows"]):
+        sys.exit(f"ITGDec shows {len(blocks)} flows, itg-dec {len(rep['flows'])}")
+    pairs += [(f"flow {f['flow']}", b, f) for b, f in zip(blocks, rep["flows"])]
 bad = []
-for key, ours, tol in [
-        ("Total packets", r["packets"], 0),
-        ("Bytes received", r["bytes"], 0),
-        ("Packets dropped", r["lost"], 0),
-        ("Total time", r["duration_s"], 1.5e-6),
-        ("Minimum delay", r["delay_min_s"], 1.5e-6),
-        ("Maximum delay", r["delay_max_s"], 1.5e-6),
-        ("Average delay", r["delay_avg_s"], 1.5e-6),
-        ("Average jitter", r["jitter_avg_s"], 1.5e-6),
-        ("Delay standard deviation", r["delay_std_s"], 1.5e-6),
-        ("Average bitrate", r["bitrate_kbps"], 1e-6 + 1e-5 * r["bitrate_kbps"])]:
-    theirs = itgdec(key)
-    if abs(theirs - ours) > tol:
-        bad.append(f"{key}: ITGDec {theirs}, itg-dec {ours}")
+for name, tot, r in pairs:
+    def itgdec(key):
+        m = re.search(r"^" + re.escape(key) + r"\s*=\s*(-?[0-9.]+)", tot, re.M)
+        return float(m.group(1))
+    for key, ours, tol in [
+            ("Total packets", r["packets"], 0),
+            ("Bytes received", r["bytes"], 0),
+            ("Packets dropped", r["lost"], 0),
+            ("Total time", r["duration_s"], 1.5e-6),
+            ("Minimum delay", r["delay_min_s"], 1.5e-6),
+            ("Maximum delay", r["delay_max_s"], 1.5e-6),
+            ("Average delay", r["delay_avg_s"], 1.5e-6),
+            ("Average jitter", r["jitter_avg_s"], 1.5e-6),
+            ("Delay standard deviation", r["delay_std_s"], 1.5e-6),
+            ("Average bitrate", r["bitrate_kbps"], 1e-6 + 1e-5 * r["bitrate_kbps"])]:
+        if flows and name == "total" and key == "Average jitter":
+            continue
+        theirs = itgdec(key)
+        if abs(theirs - ours) > tol:
+            bad.append(f"{name}: {key}: ITGDec {theirs}, itg-dec {ours}")
+r = rep["total"]
 print("; ".join(bad) if bad else
       f"same totals: {r['packets']} packets, {r['lost']} lost, delay avg "
-      f"{r['delay_avg_s']:.6f} s")
+      f"{r['delay_avg_s']:.6f} s ({len(pairs) - 1} flows compared)")
 sys.exit(1 if bad else 0)
 PY
 
@@ -112,6 +126,56 @@ ditg_flow() {
   size=$(wc -c <"$out.recv" 2>/dev/null || echo 0)
   if [ "$sstatus" -ne 0 ] || ! grep -q "Finished sending" "$out.send.out"; then
     echo "ITGSend exit status $sstatus: $(tail -n 3 "$out.send.out")" >"$WORK/why"
+  elif [ "$rstatus" -ne 0 ]; then
+    echo "ITGRecv exit status $rstatus: $(tail -n 3 "$out.recv.out")" >"$WORK/why"
+  elif [ "$size" -eq 0 ] || [ $((size % 144)) -ne 0 ]; then
+    echo "ITGRecv's log holds $size bytes" >"$WORK/why"
+  else
+    return 0
+  fi
+  return 1
+}
+
+# ditg_two OUT: two ITGSend at once to one ITGRecv -l OUT.recv, each with
+# its flow 1 (300 UDP packets, 200 TCP ones): D-ITG tells them apart by
+# source port. Returns 1, the reason in $WORK/why, when D-ITG failed.
+ditg_two() {
+  out=$1
+  rm -f "$out.recv"
+  set -- $(python3 -c 'import socket
+s = [socket.socket(), socket.socket(type=socket.SOCK_DGRAM), socket.socket()]
+for k in s:
+    k.bind(("127.0.0.1", 0))
+print(*(k.getsockname()[1] for k in s))')
+  (cd "$WORK" && exec ITGRecv -Sp "$1" -l "$out.recv") >"$out.recv.out" 2>&1 &
+  rpid=$!
+  PIDS="$PIDS $rpid"
+  if ! wait_until 10 listening "$1"; then
+    echo "ITGRecv did not listen on $1: $(tail -n 3 "$out.recv.out")" >"$WORK/why"
+    kill -9 "$rpid" 2>/dev/null
+    wait "$rpid" 2>/dev/null
+    return 1
+  fi
+  timeout 60 ITGSend -a 127.0.0.1 -Sdp "$1" -rp "$2" -C 300 -c 100 -z 300 \
+    >"$out.send1.out" 2>&1 &
+  spid=$!
+  timeout 60 ITGSend -a 127.0.0.1 -Sdp "$1" -rp "$3" -T TCP -C 200 -c 60 \
+    -z 200 >"$out.send2.out" 2>&1
+  s2=$?
+  wait "$spid"
+  s1=$?
+  kill -INT "$rpid" 2>/dev/null
+  if ! wait_until 20 gone "$rpid"; then
+    kill -9 "$rpid" 2>/dev/null
+    wait "$rpid" 2>/dev/null
+    echo "ITGRecv did not end on SIGINT" >"$WORK/why"
+    return 1
+  fi
+  wait "$rpid"
+  rstatus=$?
+  size=$(wc -c <"$out.recv" 2>/dev/null || echo 0)
+  if [ "$s1" -ne 0 ] || [ "$s2" -ne 0 ]; then
+    echo "ITGSend exit status $s1 and $s2" >"$WORK/why"
   elif [ "$rstatus" -ne 0 ]; then
     echo "ITGRecv exit status $rstatus: $(tail -n 3 "$out.recv.out")" >"$WORK/why"
   elif [ "$size" -eq 0 ] || [ $((size % 144)) -ne 0 ]; then
@@ -205,6 +269,21 @@ for i in range(0, len(a), 144):
         d = struct.unpack("<d", x[o:o + 8])[0] - struct.unpack("<d", y[o:o + 8])[0]
         assert abs(d) < 1e-9, (i, d)' "$out.recv" "$out.again"
 done
+
+# Two senders' flows 1 in one receiver's log: two flows here as in ITGDec.
+out="$WORK/ditg-two"
+if twice "two ITGSend to one ITGRecv" ditg_two "$out"; then
+  check "two senders: itg-dec reads ITGRecv's log" \
+    sh -c '"$1" --json "$2" >"$3" 2>"$4"' sh "$DEC" "$out.recv" "$out.json" \
+    "$out.err"
+  check "two senders: the second flow 1 is reported as flow 2, and said" \
+    grep -q "D-ITG flow 1 from 127.0.0.1:[0-9]* to 127.0.0.1:[0-9]* is reported as flow 2" \
+    "$out.err"
+  if twice "ITGDec on the two senders' log" itgdec "$out.itgdec" "$out.recv"; then
+    check "two senders: each flow's figures and the totals are ITGDec's" \
+      python3 "$WORK/compare.py" "$out.itgdec" "$out.json" flows
+  fi
+fi
 
 # ---- libitg's logs through ITGDec -------------------------------------------
 
