@@ -192,25 +192,23 @@ static int last_rx(const char *path, int text, int64_t *last, int *any) {
  * file. */
 static int mtime_shift(const char *path, int text, int64_t *shift) {
   uv_fs_t req;
-  int64_t last = 0, mtime, limit;
+  int64_t last = 0, sec, nsec, limit;
   int any, rc = last_rx(path, text, &last, &any);
   if (rc != 0 || !any) {
     *shift = 0;
     return rc;
   }
   rc = uv_fs_stat(NULL, &req, path, NULL);
-  if (rc == 0 && (req.statbuf.st_mtim.tv_sec < 0 ||
-                  req.statbuf.st_mtim.tv_sec >=
-                      ITG_DITG_DAY_MAX / 1000000000))
-    rc = ITG_ERANGE;
-  else if (rc != 0)
-    rc = itg__uv_err(rc);
-  mtime = (int64_t)req.statbuf.st_mtim.tv_sec * 1000000000 +
-          (int64_t)req.statbuf.st_mtim.tv_nsec;
+  if (rc != 0) {
+    uv_fs_req_cleanup(&req);
+    return itg__uv_err(rc);
+  }
+  sec = (int64_t)req.statbuf.st_mtim.tv_sec;
+  nsec = (int64_t)req.statbuf.st_mtim.tv_nsec;
   uv_fs_req_cleanup(&req);
-  if (rc != 0)
-    return rc;
-  limit = mtime + ITG_DITG_MTIME_SLACK_NS;
+  if (sec < 0 || sec >= ITG_DITG_DAY_MAX / 1000000000)
+    return ITG_ERANGE;
+  limit = sec * 1000000000 + nsec + ITG_DITG_MTIME_SLACK_NS;
   *shift = limit - (((limit - last) % ITG__DAY_NS + ITG__DAY_NS) %
                     ITG__DAY_NS) - last;
   return 0;
