@@ -391,6 +391,16 @@ static void test_malformed(void **state) {
   assert_int_equal(st.records, n - 1);
   assert_int_equal(st.offset, (n - 1) * REC);
   itg_stats_free(s);
+  /* Dated by a modification time before 1970: refused, not misdated. */
+  {
+    uv_fs_t req;
+    assert_int_equal(uv_fs_utime(NULL, &req, path, 0.0, -86400.0, NULL), 0);
+    uv_fs_req_cleanup(&req);
+    assert_int_equal(decode(path, ITG_DITG_DAY_MTIME, &s, &st), ITG_ERANGE);
+    assert_int_equal(st.opened, 0);
+    assert_int_equal(st.error, ITG_ERANGE);
+    itg_stats_free(s);
+  }
   /* Not a D-ITG log. */
   put_file(path, "ITGLOG\r\n", 8);
   assert_int_equal(decode(path, DAY0, &s, &st), ITG_EBADMSG);
