@@ -13,9 +13,10 @@
 #   make check T=dec         one integration script (tests/integration/
 #                   dec.sh; T=dec.sh too), whatever it needs
 #   make setup      installs what building and testing need (Debian; root)
-#   make test       set-up, build, unit + integration tests and the short
-#                   hostile soak (tests/soak), then the unit and integration
-#                   tests again under AddressSanitizer and UBSan with the
+#   make test       set-up, build, unit + integration + MPI tests and the
+#                   short hostile soak (tests/soak), then the unit,
+#                   integration and MPI tests again under AddressSanitizer
+#                   and UBSan with the
 #                   fuzz corpora replayed (and each harness fuzzed briefly
 #                   when clang is there), then the cross builds' tests
 #                   (Windows under wine64, armhf and aarch64 under
@@ -199,7 +200,7 @@ setup:
 
 test: setup
 	$(Q)$(MAKE) --no-print-directory test-unit test-integration test-mpi test-soak-short
-	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 OPT=-O1 test-unit test-integration test-fuzz
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 OPT=-O1 test-unit test-integration test-mpi test-fuzz
 	$(Q)$(MAKE) --no-print-directory -k $(CROSS_TARGETS:%=test-%)
 
 test-unit: tests
@@ -209,8 +210,8 @@ test-integration: tests
 	$(Q)ITG_SAN=$(SAN) sh tests/integration/run.sh $(BUILD)
 
 ifneq ($(HAVE_MPI),)
-test-mpi: $(MPI_TESTS)
-	$(Q)sh tests/mpi/run.sh $(BUILD)
+test-mpi: $(MPI_TESTS) $(MPI_PROG)
+	$(Q)ITG_SAN=$(SAN) sh tests/mpi/run.sh $(BUILD)
 else
 test-mpi:
 	@echo "test-mpi: skipped: no $(if $(MPICC),$(MPICC),MPI compiler) (make setup installs Open MPI)"

@@ -1058,8 +1058,8 @@ static void test_decode_files(void **state) {
   assert_int_equal(entry(s2, 0).packets, 3);
   assert_int_equal(entry(s2, 0).lost, 0);
 
-  /* r without its end record; the first 20 bytes of a log. */
-  write_log(b, r, 3, 0);
+  /* q, whose flow ends in no file; the first 20 bytes of a log. */
+  write_log(b, q, 2, 0);
   fp = fopen(d, "wb");
   assert_non_null(fp);
   fputs("ITGLOG\r\n", fp);
@@ -1071,8 +1071,8 @@ static void test_decode_files(void **state) {
   assert_int_equal(itg_decode_files(cut, 3, s3, NULL, st), ITG_ETRUNC);
   assert_int_equal(st[0].opened, 1);
   assert_int_equal(st[0].error, ITG_ETRUNC);
-  assert_int_equal(st[0].records, 3);
-  assert_int_equal(st[0].offset, 64 + 3 * 32);
+  assert_int_equal(st[0].records, 2);
+  assert_int_equal(st[0].offset, 64 + 2 * 32);
   assert_int_equal(st[1].opened, 0);
   assert_int_equal(st[1].error, ITG_ETRUNC);
   assert_int_equal(st[2].error, 0);
@@ -1083,6 +1083,51 @@ static void test_decode_files(void **state) {
   itg_series_free(ser);
   itg_stats_free(s2);
   itg_stats_free(s);
+  assert_int_equal(tmpdir_remove(dir), 0);
+}
+
+/* Decodes the two files a and b; checks the call's result and each
+ * file's status. */
+static void decode_pair(const char *a, const char *b, int want,
+                        int want_a, int want_b) {
+  const char *paths[] = {a, b};
+  itg_decode_status st[2];
+  itg_stats *s = new_stats();
+  assert_int_equal(itg_decode_files(paths, 2, s, NULL, st), want);
+  assert_int_equal(st[0].error, want_a);
+  assert_int_equal(st[1].error, want_b);
+  itg_stats_free(s);
+}
+
+/* A flow whose records are split across two files (a log gathered from a
+ * log server or over MPI, and the spill file beside it) with its end
+ * record in only one of them: neither file was cut short, whichever comes
+ * first. Without an end record in either, both were. The end must be the
+ * same writer's: a receiver's end does not end a sender's records. */
+static void test_decode_end_in_other_file(void **state) {
+  char dir[400], a[448], b[448];
+  itg_logrec first[] = {rx(1, 1, T0, 10 * US, 100),
+                        rx(1, 2, T0 + MS, 10 * US, 100)};
+  itg_logrec rest[] = {rx(1, 3, T0 + 2 * MS, 10 * US, 100),
+                       rec(ITG_REC_FLOW_END | ITG_REC_RX, 1, 3, T0, 0, 0)};
+  itg_logrec sent[] = {rec(ITG_REC_TX, 1, 1, T0, 0, 100),
+                       rec(ITG_REC_TX, 1, 2, T0 + MS, 0, 100)};
+  (void)state;
+  assert_int_equal(tmpdir_make(dir, sizeof dir, "itg-test-stats."), 0);
+  snprintf(a, sizeof a, "%s/a.log", dir);
+  snprintf(b, sizeof b, "%s/b.log", dir);
+
+  write_log(a, first, 2, 0);
+  write_log(b, rest, 2, 0);
+  decode_pair(a, b, 0, 0, 0);
+  decode_pair(b, a, 0, 0, 0);
+
+  write_log(b, rest, 1, 0);
+  decode_pair(a, b, ITG_ETRUNC, ITG_ETRUNC, ITG_ETRUNC);
+
+  write_log(a, sent, 2, 0);
+  write_log(b, rest, 2, 0);
+  decode_pair(a, b, ITG_ETRUNC, ITG_ETRUNC, 0);
   assert_int_equal(tmpdir_remove(dir), 0);
 }
 
@@ -1205,6 +1250,7 @@ int main(void) {
       cmocka_unit_test(test_series_sent_and_limit),
       cmocka_unit_test(test_series_far_numbers),
       cmocka_unit_test(test_decode_files),
+    cmocka_unit_test(test_decode_end_in_other_file),
       cmocka_unit_test(test_decode_damaged_block),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

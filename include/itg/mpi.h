@@ -176,14 +176,22 @@ ITG_API int itg_mpi_start_skew_size(MPI_Comm comm, const itg_mpi_start *start,
  * which collects them with itg_mpi_gather. Its writer thread packs the records
  * into one of two buffers of 2048 records while the other is in flight
  * (MPI_Isend). When both are still in flight it waits for one only while every
- * lane of the logger is less than three quarters full; then the records go to
- * the log file spill_path (made when first needed; decode it together with the
- * gathered file) and are counted in itg_logger_stats.spilled, so the producers
- * never wait for root. cfg gives the role, clock, lanes, capacity, batch and
+ * lane of the logger is less than three quarters full, and for 1 s at most;
+ * then the records go to the log file spill_path (made when first needed;
+ * decode it together with the gathered file), so the producers never wait for
+ * root, nor does closing for a root that has stopped gathering.
+ * itg_logger_spill_path gives spill_path back; itg_logger_stats.spilled counts
+ * the records the spill file holds, as the end marker tells root, and lost
+ * those neither root nor the spill file took (once the spill file fails, the
+ * records it had not written). cfg gives the role, clock, lanes, capacity, batch and
  * flush_ms as for itg_logger_new; its path, server and spill fields are
- * ignored. Each message carries a sequence number of this rank, so root finds
- * any missing. Not collective: each logging rank makes one such logger for
- * each itg_mpi_gather of root, while root calls itg_mpi_gather (the log header
+ * ignored, and a flush_ms above 250 counts as 250. Each message carries a
+ * sequence number of this rank, so root finds any missing. When the writer
+ * has sent nothing for 1 s (nothing was logged), it sends a keepalive
+ * telling the messages and spilled records so far: root waits for a rank as
+ * long as it hears from it, however long the rank logs nothing, and finds a
+ * missing message even before the end marker. Not collective: each logging
+ * rank makes one such logger for each itg_mpi_gather of root, while root calls itg_mpi_gather (the log header
  * goes to root here, and is taken once root receives). itg_logger_close sends
  * what is left and the end marker, and waits at most 10 s for root to take
  * them (what root does not take is counted lost, the error ITG_ETIMEDOUT). The
@@ -198,17 +206,30 @@ ITG_API int itg_mpi_logger_new(MPI_Comm comm, int root,
                                const itg_logger_cfg *cfg,
                                const char *spill_path, itg_logger **out);
 
+/* The shortest timeout itg_mpi_gather takes: twice the 1 s after which an
+ * MPI logger with nothing to send sends a keepalive, so that a keepalive
+ * late by a scheduling delay does not get a live rank given up. */
+#define ITG_MPI_GATHER_TIMEOUT_MIN_NS 2000000000LL
+
 /* What itg_mpi_gather received from one rank. */
 typedef struct itg_mpi_gather_rank {
   int rank;
   int hello;          /* its logger announced itself (a file was made) */
   int ended;          /* its end marker came */
+  int silent;         /* given up: it had not ended and nothing came from
+                         it for timeout_ns (killed, stuck, or it never made
+                         its logger); what came before is kept */
   uint64_t records;   /* records received and written */
   uint64_t messages;  /* record messages received */
   uint64_t gaps;      /* record messages missing by their sequence
-                         numbers (and each one out of order) */
+                         numbers (and each one out of order), found by
+                         the messages after them, keepalives and end
+                         marker included */
   uint64_t spilled;   /* records the rank kept in its spill file, as its
-                         end marker told */
+                         last message told (its end marker, or the last
+                         keepalive or record message of a rank given up) */
+  int64_t last_ns;    /* when its last message came, on root's real-time
+                         clock (0: none came) */
   char path[ITG_PATH_MAX]; /* its log file ("" without hello) */
 } itg_mpi_gather_rank;
 
@@ -227,22 +248,29 @@ typedef struct itg_mpi_gather_stats {
   uint64_t spilled;
   uint64_t bad; /* messages or records that were not as a sink sends
                    them, dropped */
+  int silent; /* ranks given up (`silent`) */
 } itg_mpi_gather_stats;
 
 /* Collects, on rank root of comm (the caller), the records of the loggers
  * of itg_mpi_logger_new of every other rank of comm, into one log file a
  * rank, DIR/rank-R.itglog (a log file like any other: itg-dec reads it),
- * until every other rank has sent its end marker, or no message has come
- * for timeout_ns. Not collective. Returns 0 when every rank ended,
- * ITG_ETIMEDOUT when some did not (the ranks without `ended`), ITG_EIO
- * (MPI failed while receiving) or an error of itg_logwriter_open or
- * _write (a file that cannot be written), all with *out written (the
- * counts received so far; free it with itg_mpi_gather_stats_free); else,
- * *out untouched: ITG_EINVAL (dir or out
- * NULL, a size this library does not know or not reaching `rank`,
- * timeout_ns <= 0, comm MPI_COMM_NULL or an intercommunicator, root not
- * this rank), ITG_ESTATE (MPI not initialised or finalised), ITG_EIO or
- * ITG_ENOMEM. */
+ * until every other rank has sent its end marker or been given up. Each
+ * rank is timed on its own: root keeps when its last message came, and
+ * gives it up (`silent`) once nothing has come from it for timeout_ns,
+ * keeping what came before; the others are waited for all the same. A
+ * logger sends a keepalive when it has had nothing to send for 1 s, so a
+ * live rank with nothing to log is not given up; timeout_ns must be at
+ * least ITG_MPI_GATHER_TIMEOUT_MIN_NS (2 s). A rank given up that is heard
+ * from again while root still waits for others is waited for again. Not
+ * collective. Returns 0 when every rank ended, ITG_ETIMEDOUT when some did
+ * not (the ranks without `ended`, each `silent`), ITG_EIO (MPI failed
+ * while receiving) or an error of itg_logwriter_open or _write (a file
+ * that cannot be written), all with *out written (the counts received so
+ * far; free it with itg_mpi_gather_stats_free); else, *out untouched:
+ * ITG_EINVAL (dir or out NULL, a size this library does not know or not
+ * reaching `rank`, timeout_ns below ITG_MPI_GATHER_TIMEOUT_MIN_NS, comm
+ * MPI_COMM_NULL or an intercommunicator, root not this rank), ITG_ESTATE
+ * (MPI not initialised or finalised), ITG_EIO or ITG_ENOMEM. */
 ITG_API int itg_mpi_gather_size(MPI_Comm comm, int root, const char *dir,
                                 int64_t timeout_ns, itg_mpi_gather_stats *out,
                                 size_t size);
@@ -280,7 +308,8 @@ typedef struct itg_mpi_run_cfg {
   int64_t grace_ns;
   /* The gathering rank gives up on a rank that has sent nothing (not even
    * the keepalive its logger sends every second) for this long, and the
-   * job ends without it; default 5 s. */
+   * job ends without it; default 5 s, at least
+   * ITG_MPI_GATHER_TIMEOUT_MIN_NS. */
   int64_t silence_ns;
   uint32_t log_batch;       /* D, records per write, default 64 */
   int sender_log;           /* 1 (default): gather the senders' records

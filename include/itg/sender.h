@@ -103,6 +103,8 @@ typedef struct itg_flow_result {
   int64_t late_sum_ns;
   uint16_t data_port;     /* the receiver's data port the packets went to
                              (0 if the flow was never set up) */
+  int ended;              /* 1 once the flow has ended (a result taken
+                             during the run: 0 while it goes on) */
 } itg_flow_result;
 
 /* Fills cfg with the defaults and cfg->struct_size with `size`:

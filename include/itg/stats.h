@@ -323,9 +323,14 @@ typedef struct itg_decode_status {
  * was read before is kept and the next file is read. A file cut short is
  * ITG_ETRUNC: one shorter than its header whose bytes begin as a log's do
  * (not opened), one that ends inside a record or a block, and one that
- * ends cleanly but holds records of a flow without that flow's FLOW_END
- * (every writer ends each flow it logs with one; a full disk or a crash
- * stops it before). st, if not NULL, has n elements of `size` bytes each
+ * ends cleanly but holds records of a flow whose FLOW_END none of the n
+ * files holds (every writer ends each flow it logs with one; a full disk
+ * or a crash stops it before). The FLOW_END may be in another file than
+ * the records (a log server's log, or one gathered over MPI, and the
+ * sender's spill file), but must be the same writer's: a receiver's (RX)
+ * ends its RX records, a sender's (TX or RTT) its TX records and echoes,
+ * one with none of these flags both; the check needs the whole call, not
+ * made when decoding stops early on a consumer's error. st, if not NULL, has n elements of `size` bytes each
  * (the macro passes sizeof *st; without statuses, call
  * itg_decode_files_size with st NULL and size 0) and receives each file's
  * status. Returns 0 when every file was read to its end without damage,

@@ -374,6 +374,7 @@ int itg_sender_flow_result_size(const itg_sender *s, size_t i,
   out->status = f->status;
   memcpy(out->error, f->error, sizeof out->error);
   out->received = f->received;
+  out->ended = f->done;
   uv_mutex_unlock((uv_mutex_t *)&s->lock);
   return itg__struct_out(dst, size, out, sizeof *out);
 }

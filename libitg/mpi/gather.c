@@ -1,5 +1,8 @@
 /* The gathering side of the MPI log sinks (mpi/sink.c): one log file a
- * rank, written as it arrives, and the account of each rank. */
+ * rank, written as it arrives, and the account of each rank. A rank is
+ * waited for as long as it sends something within the timeout (its sink
+ * says it is alive when it has nothing to log), each rank on its own
+ * clock: a rank gone quiet is given up while the others go on. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +15,10 @@
 #include "mpi/logmsg.h"
 #include "platform/platform.h"
 
+_Static_assert(ITG_MPI_GATHER_TIMEOUT_MIN_NS ==
+                   2 * (int64_t)ITG__MPI_LOG_ALIVE_MS * 1000000,
+               "the shortest timeout is twice the keepalive period");
+
 /* The pause between two looks for a message while none comes. */
 #define POLL_NS 20000LL
 #define MSG_MAX (ITG__MPI_LOG_HDR_LEN + ITG__MPI_LOG_RECS * ITG_LOG_RECORD_LEN)
@@ -21,6 +28,7 @@ typedef struct gatherer {
   itg_mpi_gather_rank *ranks;
   itg_logwriter **w;
   uint64_t *next_seq;
+  int64_t *heard; /* per rank: when its last message came (monotonic) */
   itg_mpi_gather_stats st;
   itg_logrec *recs;
   int error; /* the first log file error */
@@ -72,6 +80,15 @@ static void data(gatherer *g, itg_mpi_gather_rank *r,
   }
 }
 
+/* Counts the DATA messages that should have come before a message telling
+ * that seq of them were sent. */
+static void sent_before(gatherer *g, itg_mpi_gather_rank *r, uint64_t seq) {
+  if (seq > g->next_seq[r->rank]) {
+    r->gaps += seq - g->next_seq[r->rank];
+    g->next_seq[r->rank] = seq;
+  }
+}
+
 static void end(gatherer *g, itg_mpi_gather_rank *r,
                 const itg__mpi_log_head *h) {
   if (r->ended) {
@@ -80,17 +97,25 @@ static void end(gatherer *g, itg_mpi_gather_rank *r,
   }
   r->ended = 1;
   r->spilled = h->spilled;
-  if (h->seq > g->next_seq[r->rank])
-    r->gaps += h->seq - g->next_seq[r->rank];
+  sent_before(g, r, h->seq);
   g->st.ended++;
+}
+
+static void alive(gatherer *g, itg_mpi_gather_rank *r,
+                  const itg__mpi_log_head *h) {
+  if (!r->hello || r->ended) {
+    g->st.bad++;
+    return;
+  }
+  r->spilled = h->spilled;
+  sent_before(g, r, h->seq);
 }
 
 /* Takes one message from source: len bytes at msg. */
 static void take(gatherer *g, int source, const uint8_t *msg, size_t len) {
   itg__mpi_log_head h;
   itg_mpi_gather_rank *r = &g->ranks[source];
-  if (len < ITG__MPI_LOG_HDR_LEN || itg__mpi_log_head_get(msg, &h) != 0 ||
-      r->rank == g->st.root) {
+  if (len < ITG__MPI_LOG_HDR_LEN || itg__mpi_log_head_get(msg, &h) != 0) {
     g->st.bad++;
     return;
   }
@@ -106,20 +131,64 @@ static void take(gatherer *g, int source, const uint8_t *msg, size_t len) {
   case ITG__MPI_LOG_END:
     end(g, r, &h);
     break;
+  case ITG__MPI_LOG_ALIVE:
+    alive(g, r, &h);
+    break;
   default:
     g->st.bad++;
   }
 }
 
-/* Receives until every rank but root has ended, or nothing has come for
- * timeout_ns. */
+/* A message came from rank r: it is heard of, and waited for again if it
+ * had been given up. */
+static void heard(gatherer *g, itg_mpi_gather_rank *r) {
+  g->heard[r->rank] = (int64_t)uv_hrtime();
+  r->last_ns = itg__real_ns();
+  if (r->silent) {
+    r->silent = 0;
+    g->st.silent--;
+  }
+}
+
+/* Gives up on the ranks still waited for that have sent nothing for
+ * timeout_ns by now, unless a message of theirs is waiting to be received
+ * (the gatherer was slower than they). Returns when to look again: the
+ * earliest deadline of those left. */
+static int64_t give_up(gatherer *g, MPI_Comm comm, int64_t now,
+                       int64_t timeout_ns) {
+  int64_t next = now + timeout_ns;
+  for (int i = 0; i < g->st.ranks; i++) {
+    itg_mpi_gather_rank *r = &g->ranks[i];
+    int flag = 0;
+    if (i == g->st.root || r->ended || r->silent)
+      continue;
+    if (now - g->heard[i] >= timeout_ns) {
+      if (MPI_Iprobe(i, ITG_MPI_LOG_TAG, comm, &flag, MPI_STATUS_IGNORE) ==
+              MPI_SUCCESS &&
+          flag)
+        g->heard[i] = now;
+      else {
+        r->silent = 1;
+        g->st.silent++;
+        continue;
+      }
+    }
+    if (g->heard[i] + timeout_ns < next)
+      next = g->heard[i] + timeout_ns;
+  }
+  return next;
+}
+
+/* Receives until every rank but root has ended or been given up. */
 static int receive(gatherer *g, MPI_Comm comm, int64_t timeout_ns) {
   uint8_t *buf = malloc(MSG_MAX);
-  int64_t last = (int64_t)uv_hrtime();
+  int64_t now = (int64_t)uv_hrtime(), check = now + timeout_ns;
   int rc = 0;
   if (buf == NULL)
     return ITG_ENOMEM;
-  while (g->st.ended < g->st.ranks - 1) {
+  for (int i = 0; i < g->st.ranks; i++)
+    g->heard[i] = now;
+  while (g->st.ended + g->st.silent < g->st.ranks - 1) {
     MPI_Status st;
     int flag = 0, len = 0;
     uint8_t *msg = buf;
@@ -128,10 +197,12 @@ static int receive(gatherer *g, MPI_Comm comm, int64_t timeout_ns) {
       rc = ITG_EIO;
       break;
     }
+    now = (int64_t)uv_hrtime();
+    if (now >= check) {
+      check = give_up(g, comm, now, timeout_ns);
+      continue;
+    }
     if (!flag) {
-      int64_t now = (int64_t)uv_hrtime();
-      if (now - last >= timeout_ns)
-        break;
       itg__sleep_until(now + POLL_NS);
       continue;
     }
@@ -148,15 +219,19 @@ static int receive(gatherer *g, MPI_Comm comm, int64_t timeout_ns) {
     if (MPI_Recv(msg, len, MPI_BYTE, st.MPI_SOURCE, ITG_MPI_LOG_TAG, comm,
                  MPI_STATUS_IGNORE) != MPI_SUCCESS)
       rc = ITG_EIO;
-    else if ((size_t)len > MSG_MAX)
+    else if (st.MPI_SOURCE == g->st.root)
       g->st.bad++;
-    else
-      take(g, st.MPI_SOURCE, msg, (size_t)len);
+    else {
+      heard(g, &g->ranks[st.MPI_SOURCE]);
+      if ((size_t)len > MSG_MAX)
+        g->st.bad++;
+      else
+        take(g, st.MPI_SOURCE, msg, (size_t)len);
+    }
     if (msg != buf)
       free(msg);
     if (rc != 0)
       break;
-    last = (int64_t)uv_hrtime();
   }
   free(buf);
   return rc;
@@ -169,7 +244,7 @@ int itg_mpi_gather_size(MPI_Comm comm, int root, const char *dir,
   int rc, rank = 0;
 
   memset(&g, 0, sizeof g);
-  if (dir == NULL || out == NULL || timeout_ns <= 0 ||
+  if (dir == NULL || out == NULL || timeout_ns < ITG_MPI_GATHER_TIMEOUT_MIN_NS ||
       !itg__struct_size_ok(size, sizeof g.st) ||
       size < offsetof(itg_mpi_gather_stats, rank) + sizeof g.st.rank)
     return ITG_EINVAL;
@@ -186,9 +261,11 @@ int itg_mpi_gather_size(MPI_Comm comm, int root, const char *dir,
   g.ranks = calloc((size_t)g.st.ranks, sizeof *g.ranks);
   g.w = calloc((size_t)g.st.ranks, sizeof *g.w);
   g.next_seq = calloc((size_t)g.st.ranks, sizeof *g.next_seq);
+  g.heard = calloc((size_t)g.st.ranks, sizeof *g.heard);
   g.recs = malloc(ITG__MPI_LOG_RECS * sizeof *g.recs);
   rc = ITG_ENOMEM;
-  if (g.ranks == NULL || g.w == NULL || g.next_seq == NULL || g.recs == NULL)
+  if (g.ranks == NULL || g.w == NULL || g.next_seq == NULL ||
+      g.heard == NULL || g.recs == NULL)
     goto out_free;
   for (int i = 0; i < g.st.ranks; i++)
     g.ranks[i].rank = i;
@@ -217,6 +294,7 @@ out_free:
   free(g.ranks);
   free(g.w);
   free(g.next_seq);
+  free(g.heard);
   free(g.recs);
   return rc;
 }

@@ -1,7 +1,8 @@
 /* The messages of an MPI log sink (mpi/sink.c) to its gatherer
  * (mpi/gather.c), all on tag ITG_MPI_LOG_TAG of the caller's
  * communicator: a header, then a log file header (HELLO) or records
- * (DATA), little endian as in a log file. */
+ * (DATA), little endian as in a log file; ALIVE and END are a header
+ * alone. */
 #ifndef ITG_MPI_LOGMSG_H
 #define ITG_MPI_LOGMSG_H
 
@@ -17,11 +18,19 @@
  * little on each rank. */
 #define ITG__MPI_LOG_RECS 2048u
 
+/* A sink that has sent nothing for this long sends an ALIVE: the gatherer
+ * tells a rank that is alive but has nothing to log from one that is gone
+ * by the time since its last message, which must therefore be longer
+ * (itg_mpi_gather takes no timeout below twice this). */
+#define ITG__MPI_LOG_ALIVE_MS 1000u
+
 enum {
   ITG__MPI_LOG_HELLO = 1, /* the rank's log file header */
   ITG__MPI_LOG_DATA = 2,  /* seq: 0, 1, 2, ... per rank; count records */
-  ITG__MPI_LOG_END = 3    /* seq: DATA messages sent; spilled: records
+  ITG__MPI_LOG_END = 3,   /* seq: DATA messages sent; spilled: records
                              the rank kept in its spill file */
+  ITG__MPI_LOG_ALIVE = 4  /* seq and spilled as in END, so far: the rank
+                             lives and has had nothing to send */
 };
 
 typedef struct itg__mpi_log_head {

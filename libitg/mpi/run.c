@@ -33,7 +33,8 @@ static int check_args(itg__run *r, const itg_experiment *e,
       !itg__struct_size_ok(size, sizeof(itg_mpi_run_result)))
     return itg__run_fail(r, ITG_EINVAL, "rank %d: bad arguments", r->rank);
   if (r->cfg.clock_rounds < 1 || r->cfg.start_margin_ns < 0 ||
-      r->cfg.grace_ns < 0 || r->cfg.silence_ns <= 0 ||
+      r->cfg.grace_ns < 0 ||
+      r->cfg.silence_ns < ITG_MPI_GATHER_TIMEOUT_MIN_NS ||
       r->cfg.log_batch == 0 || r->cfg.pin_cpu < -1 ||
       (r->cfg.sender_log != 0 && r->cfg.sender_log != 1) ||
       (r->cfg.clock_per_rank != 0 && r->cfg.clock_per_rank != 1))

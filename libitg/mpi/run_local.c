@@ -173,12 +173,23 @@ static int64_t left(int64_t until) {
   return until < 0 ? -1 : until > now ? until - now : 0;
 }
 
-/* Runs this rank's flows to their end and takes their results. */
+/* Runs this rank's flows to their end and takes their results; a flow
+ * still going at its planned end plus the grace is stopped and says so. */
 static void send_flows(itg__run *r) {
   if (r->tx == NULL)
     return;
   itg_sender_release(r->tx, r->start.mono_ns);
   if (itg_sender_wait(r->tx, left(deadline(r, 1))) == ITG_ETIMEDOUT) {
+    for (size_t k = 0; k < r->tx_n; k++) {
+      itg_flow_result res;
+      itg_mpi_run_flow *f = &r->flow[r->tx_flow[k]];
+      if (itg_sender_flow_result(r->tx, k, &res) == 0 && !res.ended) {
+        f->status = ITG_ETIMEDOUT;
+        snprintf(f->error, sizeof f->error,
+                 "still sending %.3f s past its planned end: stopped",
+                 (double)r->cfg.grace_ns / 1e9);
+      }
+    }
     itg_sender_stop(r->tx);
     itg_sender_wait(r->tx, -1);
   }
@@ -188,8 +199,10 @@ static void send_flows(itg__run *r) {
     if (itg_sender_flow_result(r->tx, k, &res) != 0)
       continue;
     f->reported = 1;
-    f->status = res.status;
-    snprintf(f->error, sizeof f->error, "%s", res.error);
+    if (f->status == 0) {
+      f->status = res.status;
+      snprintf(f->error, sizeof f->error, "%s", res.error);
+    }
     f->packets = res.packets;
     f->bytes = res.bytes;
     f->received = res.received;

@@ -2,9 +2,12 @@
  * one of two buffers while the other is on its way to the gathering rank
  * (MPI_Isend), so that logging overlaps generation. When both buffers
  * are still in flight, it waits for one only while the logger's lanes
- * have room (the sink's hurry): once they are three quarters full the
- * records go to a local spill file (a log file like any other) and are
- * counted as spilled, so the producers never wait for the gatherer. The
+ * have room (the sink's hurry) and for STALL_NS at most: then the records
+ * go to a local spill file (a log file like any other) and are counted as
+ * spilled, so the producers never wait for the gatherer, nor does closing
+ * wait for one that has stopped taking messages (it gave the rank up). A
+ * sink that has sent nothing for a while says it is alive, so that the
+ * gatherer tells a rank with nothing to log from one that is gone. The
  * messages are laid out in mpi/logmsg.h. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +26,10 @@
 #define CLOSE_WAIT_NS 10000000000LL
 /* The pause between two looks at a message in flight, while closing. */
 #define POLL_NS 50000LL
+#define ALIVE_NS ((int64_t)ITG__MPI_LOG_ALIVE_MS * 1000000)
+/* How long the writer waits for the gatherer to take one of the two
+ * messages in flight before the records spill. */
+#define STALL_NS 1000000000LL
 #define BUF_LEN (ITG__MPI_LOG_HDR_LEN + ITG__MPI_LOG_RECS * ITG_LOG_RECORD_LEN)
 
 /* What itg_mpi_logger_new_size gives the sink's open beyond the logger's
@@ -41,10 +48,16 @@ typedef struct mpi_sink {
   MPI_Request req[2];
   uint32_t held[2]; /* records in each buffer */
   int cur;          /* the buffer filling, -1 while both are in flight */
+  int64_t full_since; /* when both were found in flight (monotonic), 0
+                         while one is free */
+  uint8_t *alive;   /* the ALIVE message, and at last the END */
+  MPI_Request alive_req;
+  int64_t sent_ns;  /* when the last message left (monotonic) */
   uint64_t seq;     /* DATA messages sent */
-  uint64_t spilled;
-  uint64_t lost;
+  uint64_t to_spill; /* records given to the spill file */
+  uint64_t lost;     /* records MPI did not take */
   int error;
+  int spill_err;     /* the spill file's first error: what it held is lost */
   itg_log_hdr hdr;
   itg_logwriter *spill;
   char spill_path[ITG_PATH_MAX];
@@ -54,6 +67,25 @@ static int sink_failed(mpi_sink *s, int rc) {
   if (rc != 0 && s->error == 0)
     s->error = rc;
   return rc;
+}
+
+static int spill_failed(mpi_sink *s, int rc) {
+  if (rc != 0 && s->spill_err == 0)
+    s->spill_err = rc;
+  return sink_failed(s, rc);
+}
+
+/* The records the spill file lost: once it failed, those it did not write
+ * (it takes nothing more). */
+static uint64_t spill_lost(const mpi_sink *s) {
+  return s->spill_err != 0 ? s->to_spill - itg_logwriter_written(s->spill)
+                           : 0;
+}
+
+/* The records in the spill file, as the messages and the logger's stats
+ * tell them. */
+static uint64_t spilled(const mpi_sink *s) {
+  return s->to_spill - spill_lost(s);
 }
 
 /* Takes back the buffers whose message has left; one of them becomes the
@@ -68,6 +100,7 @@ static int reap(mpi_sink *s) {
     if (!done)
       continue;
     s->held[i] = 0;
+    s->full_since = 0;
     if (s->cur < 0)
       s->cur = i;
   }
@@ -81,7 +114,7 @@ static int post(mpi_sink *s) {
   itg__mpi_log_head h = {.kind = ITG__MPI_LOG_DATA,
                          .count = s->held[b],
                          .seq = s->seq,
-                         .spilled = s->spilled};
+                         .spilled = spilled(s)};
   itg__mpi_log_head_put(s->buf[b], &h);
   if (MPI_Isend(s->buf[b],
                 (int)(ITG__MPI_LOG_HDR_LEN + s->held[b] * ITG_LOG_RECORD_LEN),
@@ -92,22 +125,41 @@ static int post(mpi_sink *s) {
     return sink_failed(s, ITG_EIO);
   }
   s->seq++;
+  s->sent_ns = (int64_t)uv_hrtime();
   s->cur = s->req[1 - b] == MPI_REQUEST_NULL ? 1 - b : -1;
   return reap(s);
 }
 
+/* Sends an ALIVE when nothing has left for ITG__MPI_LOG_ALIVE_MS. */
+static int keep_alive(mpi_sink *s) {
+  itg__mpi_log_head h = {
+      .kind = ITG__MPI_LOG_ALIVE, .seq = s->seq, .spilled = spilled(s)};
+  int64_t now = (int64_t)uv_hrtime();
+  int done = 0;
+  if (now - s->sent_ns < ALIVE_NS)
+    return 0;
+  if (MPI_Test(&s->alive_req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    return sink_failed(s, ITG_EIO);
+  /* The last one has not left: the gatherer has yet to hear the rank lives,
+   * and a second would tell it nothing more. */
+  if (!done)
+    return 0;
+  itg__mpi_log_head_put(s->alive, &h);
+  if (MPI_Isend(s->alive, (int)ITG__MPI_LOG_HDR_LEN, MPI_BYTE, s->root,
+                ITG_MPI_LOG_TAG, s->comm, &s->alive_req) != MPI_SUCCESS)
+    return sink_failed(s, ITG_EIO);
+  s->sent_ns = now;
+  return 0;
+}
+
 static int spill_records(mpi_sink *s, const itg_logrec *recs, size_t n) {
-  int rc = 0;
-  if (s->spill == NULL)
+  int rc = s->spill_err;
+  s->to_spill += n;
+  if (rc == 0 && s->spill == NULL)
     rc = itg_logwriter_open(s->spill_path, &s->hdr, &s->spill);
   if (rc == 0)
     rc = itg_logwriter_write(s->spill, recs, n);
-  if (rc != 0) {
-    s->lost += n;
-    return sink_failed(s, rc);
-  }
-  s->spilled += n;
-  return 0;
+  return spill_failed(s, rc);
 }
 
 static int mpi_open(const itg_logger_cfg *cfg, void *arg,
@@ -117,6 +169,7 @@ static int mpi_open(const itg_logger_cfg *cfg, void *arg,
   uint8_t hello[ITG__MPI_LOG_HDR_LEN + ITG_LOG_HEADER_LEN];
   itg__mpi_log_head h = {.kind = ITG__MPI_LOG_HELLO};
   mpi_sink *s;
+  int rc = ITG_ENOMEM;
   if (args == NULL)
     return ITG_EINVAL;
   s = calloc(1, sizeof *s);
@@ -124,31 +177,33 @@ static int mpi_open(const itg_logger_cfg *cfg, void *arg,
     return ITG_ENOMEM;
   s->buf[0] = malloc(BUF_LEN);
   s->buf[1] = malloc(BUF_LEN);
-  if (s->buf[0] == NULL || s->buf[1] == NULL) {
-    free(s->buf[0]);
-    free(s->buf[1]);
-    free(s);
-    return ITG_ENOMEM;
-  }
+  s->alive = malloc(ITG__MPI_LOG_HDR_LEN);
+  if (s->buf[0] == NULL || s->buf[1] == NULL || s->alive == NULL)
+    goto out_free;
   s->comm = args->comm;
   s->root = args->root;
   s->hurry = hurry;
   s->hurry_arg = hurry_arg;
-  s->req[0] = s->req[1] = MPI_REQUEST_NULL;
+  s->req[0] = s->req[1] = s->alive_req = MPI_REQUEST_NULL;
   s->hdr = *hdr;
   snprintf(s->spill_path, sizeof s->spill_path, "%s", cfg->spill_path);
   itg__mpi_log_head_put(hello, &h);
   itg_log_hdr_encode(hdr, hello + ITG__MPI_LOG_HDR_LEN);
   /* Sent before the writer thread starts, so it comes first. */
+  rc = ITG_EIO;
   if (MPI_Send(hello, (int)sizeof hello, MPI_BYTE, s->root, ITG_MPI_LOG_TAG,
-               s->comm) != MPI_SUCCESS) {
-    free(s->buf[0]);
-    free(s->buf[1]);
-    free(s);
-    return ITG_EIO;
-  }
+               s->comm) != MPI_SUCCESS)
+    goto out_free;
+  s->sent_ns = (int64_t)uv_hrtime();
   *state = s;
   return 0;
+
+out_free:
+  free(s->buf[0]);
+  free(s->buf[1]);
+  free(s->alive);
+  free(s);
+  return rc;
 }
 
 static int mpi_write(void *state, const itg_logrec *recs, size_t n) {
@@ -156,15 +211,21 @@ static int mpi_write(void *state, const itg_logrec *recs, size_t n) {
   /* Open MPI moves a large message on only inside the sender's MPI calls:
    * a look at the buffers in flight on every write keeps them going. */
   int rc = reap(s);
+  if (rc == 0)
+    rc = keep_alive(s);
   if (rc != 0)
     return rc;
   for (size_t i = 0; i < n; i++) {
     while (s->cur < 0) {
+      int64_t now;
       if ((rc = reap(s)) != 0)
         return rc;
       if (s->cur >= 0)
         break;
-      if (s->hurry(s->hurry_arg))
+      now = (int64_t)uv_hrtime();
+      if (s->full_since == 0)
+        s->full_since = now;
+      if (s->hurry(s->hurry_arg) || now - s->full_since >= STALL_NS)
         return spill_records(s, recs + i, n - i);
       itg__yield();
     }
@@ -181,16 +242,21 @@ static int mpi_flush(void *state) {
   int rc = reap(s);
   if (rc == 0 && s->cur >= 0 && s->held[s->cur] > 0)
     rc = post(s);
-  if (rc == 0 && s->spill != NULL)
-    rc = itg_logwriter_flush(s->spill);
+  if (rc == 0)
+    rc = keep_alive(s);
+  if (s->spill != NULL) {
+    int rc_spill = spill_failed(s, itg_logwriter_flush(s->spill));
+    if (rc == 0)
+      rc = rc_spill;
+  }
   return sink_failed(s, rc);
 }
 
 static void mpi_stats(void *state, itg__log_sink_stats *out) {
   mpi_sink *s = state;
   memset(out, 0, sizeof *out);
-  out->spilled = s->spilled;
-  out->lost = s->lost;
+  out->spilled = spilled(s);
+  out->lost = s->lost + spill_lost(s);
   out->connected = s->error == 0;
 }
 
@@ -213,9 +279,7 @@ static int wait_sent(MPI_Request *req, int64_t deadline) {
 
 static int mpi_close(void *state, itg__log_sink_stats *final) {
   mpi_sink *s = state;
-  uint8_t end[ITG__MPI_LOG_HDR_LEN];
   itg__mpi_log_head h = {.kind = ITG__MPI_LOG_END};
-  MPI_Request req = MPI_REQUEST_NULL;
   int64_t deadline = (int64_t)uv_hrtime() + CLOSE_WAIT_NS;
   int rc = mpi_flush(s), leak = 0;
 
@@ -229,32 +293,34 @@ static int mpi_close(void *state, itg__log_sink_stats *final) {
     leak |= 1 << i;
     sink_failed(s, ITG_ETIMEDOUT);
   }
+  /* The end marker goes in the keepalive's buffer once that has left; if
+   * the gatherer does not take it, it stays with MPI as above (cancelling
+   * is no way out: Open MPI does not cancel a send, and the wait for it
+   * would not end). The spill file was flushed: the count the marker
+   * tells is the logger's final one. */
   h.seq = s->seq;
-  h.spilled = s->spilled;
-  itg__mpi_log_head_put(end, &h);
-  if (MPI_Isend(end, (int)sizeof end, MPI_BYTE, s->root, ITG_MPI_LOG_TAG,
-                s->comm, &req) != MPI_SUCCESS)
-    sink_failed(s, ITG_EIO);
-  else if (!wait_sent(&req, deadline)) {
-    /* end lives on this stack: cancel the send before it goes. */
-    MPI_Cancel(&req);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
-    sink_failed(s, ITG_ETIMEDOUT);
+  h.spilled = spilled(s);
+  if (wait_sent(&s->alive_req, deadline)) {
+    itg__mpi_log_head_put(s->alive, &h);
+    if (MPI_Isend(s->alive, (int)ITG__MPI_LOG_HDR_LEN, MPI_BYTE, s->root,
+                  ITG_MPI_LOG_TAG, s->comm, &s->alive_req) != MPI_SUCCESS)
+      sink_failed(s, ITG_EIO);
   }
-  if (s->spill != NULL) {
-    int rc_spill = itg_logwriter_close(s->spill);
-    if (rc_spill != 0) {
-      s->lost += s->spilled - itg_logwriter_written(s->spill);
-      sink_failed(s, rc_spill);
-    }
+  if (!wait_sent(&s->alive_req, deadline)) {
+    MPI_Request_free(&s->alive_req);
+    leak |= 4;
+    sink_failed(s, ITG_ETIMEDOUT);
   }
   mpi_stats(s, final);
   final->connected = 0;
+  sink_failed(s, itg_logwriter_close(s->spill));
   if (rc == 0)
     rc = s->error;
   for (int i = 0; i < 2; i++)
     if (!(leak & (1 << i)))
       free(s->buf[i]);
+  if (!(leak & 4))
+    free(s->alive);
   free(s);
   return rc;
 }
@@ -301,5 +367,8 @@ int itg_mpi_logger_new(MPI_Comm comm, int root, const itg_logger_cfg *caller,
   cfg.server_host = NULL;
   cfg.spill_path = spill_path;
   cfg.create_new = 0;
+  /* The writer looks for a keepalive to send only when it wakes. */
+  if (cfg.flush_ms > ITG__MPI_LOG_ALIVE_MS / 4)
+    cfg.flush_ms = ITG__MPI_LOG_ALIVE_MS / 4;
   return itg__logger_new_sink(&cfg, &mpi_sink_ops, &args, out);
 }

@@ -46,15 +46,18 @@ static const char usage_text[] =
     "  --version   show the version\n"
     "\n"
     "Exit status: 0 success; 1 an error while decoding; 2 a wrong option, a\n"
-    "missing file or one that is neither a libitg nor a D-ITG log (or\n"
-    "whose header is damaged); 3 a log was truncated or corrupt: it was decoded up to the\n"
-    "damage, or past damaged blocks, which were skipped (each reported on\n"
-    "standard error, with the records lost), and the results were written.\n"
+    "missing file or one that is neither a libitg nor a D-ITG log (or whose\n"
+    "header is damaged); 3 a log was truncated or corrupt: it was decoded up\n"
+    "to the damage, or past damaged blocks, which were skipped (each\n"
+    "reported on standard error, with the records lost), and the results\n"
+    "were written.\n"
     "A log is cut short when it ends inside its header, a block or a\n"
-    "record, or holds records of a flow without the flow's end record (its\n"
-    "writer stopped early: a full disk, a crash); a D-ITG log when it ends\n"
-    "inside a record or a line. A malformed D-ITG record is skipped and\n"
-    "reported, as a damaged block is.\n";
+    "record, or holds records of a flow whose end record (its writer's) is\n"
+    "in none of the logs given (the writer stopped early: a full disk, a\n"
+    "crash). A sender's log shipped to a log server, and its spill file,\n"
+    "are decoded together: the end may be in either. A D-ITG log is cut\n"
+    "short when it ends inside a record or a line; a malformed D-ITG record\n"
+    "is skipped and reported, as a damaged block is.\n";
 
 typedef struct options {
   int json;
@@ -472,7 +475,7 @@ static int report_files(const options *o, const itg_decode_status *st) {
                 (unsigned long long)st[i].skipped);
     if (st[i].error == ITG_ETRUNC)
       DEC_ERROR("%s: cut short at byte %llu: a partial record or block, or "
-                "a flow without its end record",
+                "a flow whose end record no log given holds",
                 o->logs[i], (unsigned long long)st[i].offset);
     else if (st[i].error != 0 &&
              (st[i].damaged == 0 || st[i].error != ITG_EBADMSG))

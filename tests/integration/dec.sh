@@ -253,6 +253,14 @@ check "and says it was cut short at its end (64 + 140*32 = 4544)" \
   grep -qF "nofin.log: cut short at byte 4544" "$WORK/nofin.err"
 check "its 140 records are reported" \
   [ "$(json_field "$WORK/nofin.json" 'r["total"]["packets"]')" -eq 140 ]
+# The end records may be in another log given (a log server's log and the
+# sender's spill file): then no flow lacks its end.
+"$DEC" --json "$WORK/nofin.log" "$WORK/recv.log" >/dev/null 2>"$WORK/err"
+check "a flow ended in another log given is not cut short" [ $? -eq 0 ]
+"$DEC" --json "$WORK/nofin.log" "$WORK/send.log" >/dev/null 2>"$WORK/err"
+check "a flow ended in none of them is" [ $? -eq 3 ]
+check "in the log holding it only" sh -c \
+  "grep -qF 'nofin.log: cut short' '$WORK/err' && ! grep -qF 'send.log' '$WORK/err'"
 "$DEC" "$WORK/short.log" >"$WORK/out" 2>"$WORK/err"
 check "a log cut short inside its header exits 3" [ $? -eq 3 ]
 check "and says so" grep -qF "short.log: cut short inside its header" "$WORK/err"

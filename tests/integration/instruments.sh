@@ -5,7 +5,8 @@
 # loopback device shows it twice), in order, stamped inside its own send
 # call, and stop by itself at its count; wirestats' rate must lie within
 # what the brackets allow. Then TCP (every payload byte, no empty
-# segment), SIGTERM and the time bound, wirestats on a capture whose
+# segment), SIGTERM and the time bound, every port with each record's
+# destination port (PORT 0, -d), wirestats on a capture whose
 # figures are known, and blaster against its sink.
 # needs: root (packet capture: wiretap)
 BUILD=$1
@@ -92,6 +93,7 @@ sys.exit(not (s["packets"] == n and lo <= s["rate_pps"] <= hi))' "$WORK/udp.json
 # 2. TCP: 200 writes of 1 000 bytes; segments may merge, bytes may not
 # change. The receiver has read them all before wiretap gets SIGTERM,
 # and the loopback device hands a packet to the taps before delivering it.
+# A second capture with -d: the segments' sequence numbers follow on.
 python3 - "$WIRETAP" "$WORK" >"$WORK/tcp.txt" 2>&1 <<'PY'
 import signal, socket, subprocess, sys, time
 wiretap, work = sys.argv[1], sys.argv[2]
@@ -101,9 +103,11 @@ lsn.listen(1)
 port = lsn.getsockname()[1]
 tap = subprocess.Popen([wiretap, "-p", "tcp", "lo", str(port), "30", work + "/tcp.bin"],
                        stderr=open(work + "/tcp.err", "w"))
+tap_d = subprocess.Popen([wiretap, "-p", "tcp", "-d", "lo", str(port), "30", work + "/tcpd.bin"],
+                         stderr=open(work + "/tcpd.err", "w"))
 deadline = time.monotonic() + 10
-while "ready" not in open(work + "/tcp.err").read():
-    if tap.poll() is not None or time.monotonic() > deadline:
+while not all("ready" in open(work + e).read() for e in ("/tcp.err", "/tcpd.err")):
+    if tap.poll() is not None or tap_d.poll() is not None or time.monotonic() > deadline:
         sys.exit("wiretap did not start")
     time.sleep(0.01)
 c = socket.create_connection(("127.0.0.1", port))
@@ -120,11 +124,14 @@ while got < 200000:
     got += len(chunk)
 t_stop = time.monotonic()
 tap.send_signal(signal.SIGTERM)
+tap_d.send_signal(signal.SIGTERM)
 try:
+    tap_d.wait(timeout=10)
     rc = tap.wait(timeout=10)
 except subprocess.TimeoutExpired:
     rc = "still running"
 print("received", got)
+print("port", port)
 print("rc", rc)
 print("exit_s", "%.3f" % (time.monotonic() - t_stop))
 PY
@@ -137,6 +144,18 @@ d = open(sys.argv[1], "rb").read()
 lens = [int.from_bytes(d[i + 8:i + 12], "little") for i in range(0, len(d), 16)]
 print("    %d segments, %d bytes" % (len(lens), sum(lens)))
 sys.exit(not (lens and min(lens) > 0 and sum(lens) == 200000))' "$WORK/tcp.bin"
+check "TCP -d: the port, and sequence numbers each following the last segment" python3 -c 'import sys
+d = open(sys.argv[1], "rb").read()
+r = [[int.from_bytes(d[i + o:i + o + n], "little") for o, n in ((0, 8), (8, 4), (16, 4), (20, 4))]
+     for i in range(0, len(d), 24)]
+# In the order of the bytes: sequence numbers from the first segment sent.
+base = min(r)[3] if r else 0
+r = sorted([x[1], x[2], (x[3] - base) % 2**32] for x in r)
+r.sort(key=lambda x: x[2])
+follow = all(b[2] == a[2] + a[0] for a, b in zip(r, r[1:]))
+sys.exit(not (len(d) % 24 == 0 and r and follow and sum(x[0] for x in r) == 200000
+              and all(x[1] == int(sys.argv[2]) for x in r)))' "$WORK/tcpd.bin" \
+  "$(sed -n "s/^port //p" "$WORK/tcp.txt")"
 
 
 # 3. SIGTERM as soon as 5 datagrams have arrived, five times: the kernel
@@ -181,10 +200,49 @@ start=$(date +%s)
 check "wiretap ends by itself after SECONDS, exit 0" [ $? -eq 0 ]
 check "within 3 s" [ $(($(date +%s) - start)) -le 3 ]
 check "with an empty capture" sh -c '[ -f "$1" ] && [ ! -s "$1" ]' _ "$WORK/none.bin"
-"$WIRETAP" lo 0 1 "$WORK/bad.bin" 2>"$WORK/bad.err"
-check "port 0 is refused (exit 2)" [ $? -eq 2 ]
+"$WIRETAP" lo 65536 1 "$WORK/bad.bin" 2>"$WORK/bad.err"
+check "a port past 65535 is refused (exit 2)" [ $? -eq 2 ]
 "$WIRETAP" -p sctp lo 9 1 "$WORK/bad.bin" 2>>"$WORK/bad.err"
 check "an unknown protocol is refused (exit 2)" [ $? -eq 2 ]
+
+# 4b. Port 0 and -d: every port, each record ending with its destination
+# port and a sequence number of 0 (UDP). Two sinks, 30 and 70 datagrams;
+# other programs' datagrams on lo are told from these by their first
+# bytes.
+python3 - "$WIRETAP" "$WORK" >"$WORK/any.txt" 2>&1 <<'PY'
+import signal, socket, subprocess, sys, time
+wiretap, work = sys.argv[1], sys.argv[2]
+sinks = []
+for _ in range(2):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    s.settimeout(10)
+    sinks.append(s)
+tap = subprocess.Popen([wiretap, "-d", "lo", "0", "30", work + "/any.bin"],
+                       stderr=open(work + "/any.err", "w"))
+deadline = time.monotonic() + 10
+while "ready" not in open(work + "/any.err").read():
+    if tap.poll() is not None or time.monotonic() > deadline:
+        sys.exit("wiretap did not start")
+    time.sleep(0.01)
+out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for s, n in zip(sinks, (30, 70)):
+    for _ in range(n):
+        out.sendto(b"WTAP" + bytes(20), s.getsockname())
+    for _ in range(n):
+        s.recv(64)
+tap.send_signal(signal.SIGTERM)
+tap.wait(timeout=10)
+d = open(work + "/any.bin", "rb").read()
+ours = [i for i in range(0, len(d), 24)
+        if d[i + 12:i + 16] == b"WTAP" and int.from_bytes(d[i + 8:i + 12], "little") == 24]
+ports = [int.from_bytes(d[i + 16:i + 20], "little") for i in ours]
+print("size", len(d) % 24, *(ports.count(s.getsockname()[1]) for s in sinks), len(ports),
+      "seq", sum(int.from_bytes(d[i + 20:i + 24], "little") for i in ours))
+PY
+cat "$WORK/any.txt"
+check "port 0 -d: 24-byte records, 30 and 70 datagrams by destination port" \
+  grep -qx "size 0 30 70 100 seq 0" "$WORK/any.txt"
 
 # 5. wirestats on figures known in advance: 1 001 departures 100 us
 # apart, the 501st 30 us late; then 20 000 gaps drawn from an exponential

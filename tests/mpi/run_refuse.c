@@ -2,7 +2,7 @@
  * the cause, what it cannot run (tests/mpi/run.sh runs it on three ranks;
  * a refusal on one rank that left the others waiting would hang here
  * until run.sh's time limit), and then runs a small experiment on the
- * same communicator. */
+ * same communicator, and one whose flow outlives its grace. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +155,27 @@ int main(int argc, char **argv) {
       }
       itg_stats_free(st);
     }
+    itg_mpi_run_result_free(&res);
+  }
+
+  /* No grace past a flow's planned end, and a flow asking for more than
+   * any machine sends, so still behind its schedule (a sender keeps
+   * sending past the end for a tenth of the duration then): it is stopped
+   * and says so. */
+  cfg.grace_ns = 0;
+  rc = run("@1 -a @2 -T UDP -C 5000000 -c 64 -t 300\n", &cfg, &res, err,
+           sizeof err);
+  CHECK(rc == 0, "no grace: %s: %s", itg_err_name(rc), err);
+  if (rc == 0) {
+    if (rank == 0 || rank == 1) {
+      CHECK(res.flow[0].reported && res.flow[0].status == ITG_ETIMEDOUT,
+            "no grace: status %s", itg_err_name(res.flow[0].status));
+      CHECK(strstr(res.flow[0].error, "past its planned end") != NULL,
+            "no grace: '%s'", res.flow[0].error);
+    }
+    if (rank == 0)
+      CHECK(res.failed_flows == 1, "no grace: %d flows failed",
+            res.failed_flows);
     itg_mpi_run_result_free(&res);
   }
 

@@ -1,14 +1,22 @@
 /* wiretap: the packets sent to one port, as the kernel saw them pass.
  *
- *   wiretap [-p udp|tcp] [-n COUNT] IFACE PORT SECONDS OUTFILE
+ *   wiretap [-p udp|tcp] [-n COUNT] [-d] IFACE PORT SECONDS OUTFILE
  *
  * Watches IFACE for IPv4 and IPv6 packets of the protocol (UDP unless -p
- * says otherwise) addressed to PORT, for SECONDS and at most COUNT packets,
- * and writes 16 bytes to OUTFILE for each one:
+ * says otherwise) addressed to PORT (0: to any port), for SECONDS and at
+ * most COUNT packets, and writes 16 bytes to OUTFILE for each one:
  *
  *   0-7    the kernel's timestamp, nanoseconds since the epoch (little-endian)
  *   8-11   the transport payload's length in bytes (little-endian)
  *   12-15  the payload's first four bytes, as sent (zeros past its end)
+ *
+ * and with -d 24 bytes, the same followed by
+ *
+ *   16-19  the packet's destination port (little-endian)
+ *   20-23  TCP: the segment's sequence number (little-endian); UDP: 0
+ *
+ * which tell apart the flows of a capture of every port, and a TCP
+ * segment sent again from the first sending of its bytes.
  *
  * TCP segments with no payload (handshake, bare acknowledgements) are left
  * out. "wiretap: ready" on stderr says the capture runs; the last line says
@@ -56,6 +64,7 @@
 /* How long the end of a capture may wait for the kernel's last block. */
 #define DRAIN_MS 2000
 #define RECORD_SIZE 16
+#define RECORD_SIZE_PORT 24
 
 struct tap {
   int fd;
@@ -64,6 +73,8 @@ struct tap {
   FILE *out;
   const char *out_path;
   int proto;                 /* IPPROTO_UDP or IPPROTO_TCP */
+  int with_port;             /* -d: records carry the destination port
+                                and the TCP sequence number */
   unsigned long long limit;  /* records wanted at most, 0: no limit */
   unsigned long long written;
   unsigned long long frames; /* every frame taken from the ring */
@@ -79,7 +90,7 @@ static void on_signal(int sig) {
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: wiretap [-p udp|tcp] [-n COUNT] IFACE PORT SECONDS OUTFILE\n");
+  fprintf(stderr, "usage: wiretap [-p udp|tcp] [-n COUNT] [-d] IFACE PORT SECONDS OUTFILE\n");
   exit(2);
 }
 
@@ -102,11 +113,14 @@ static void put_le(uint8_t *p, uint64_t v, int bytes) {
 }
 
 /* Accepts the packets of the wanted protocol whose destination port is
- * PORT, starting at the network header (a SOCK_DGRAM packet socket), and
- * keeps SNAP_LEN bytes of each. IPv4 fragments after the first carry no
- * transport header and are refused; IPv6 packets count only when the
- * transport header follows the fixed header directly. */
+ * PORT (any port if PORT is 0), starting at the network header (a
+ * SOCK_DGRAM packet socket), and keeps SNAP_LEN bytes of each. IPv4
+ * fragments after the first carry no transport header and are refused;
+ * IPv6 packets count only when the transport header follows the fixed
+ * header directly. */
 static void attach_port_filter(int fd, int proto, unsigned port) {
+  /* Port 0: "port >= 0", true of every port. */
+  unsigned port_test = port ? BPF_JEQ : BPF_JGE;
   struct sock_filter code[] = {
       /* 0 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, SKF_AD_OFF + SKF_AD_PROTOCOL),
       /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_IP, 0, 7),
@@ -116,12 +130,12 @@ static void attach_port_filter(int fd, int proto, unsigned port) {
       /* 5 */ BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, 9, 0),
       /* 6 */ BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0),
       /* 7 */ BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2),
-      /* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, port, 5, 6),
+      /* 8 */ BPF_JUMP(BPF_JMP | port_test | BPF_K, port, 5, 6),
       /* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_IPV6, 0, 5),
       /* 10 */ BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 6),
       /* 11 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)proto, 0, 3),
       /* 12 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 40 + 2),
-      /* 13 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, port, 0, 1),
+      /* 13 */ BPF_JUMP(BPF_JMP | port_test | BPF_K, port, 0, 1),
       /* 14 */ BPF_STMT(BPF_RET | BPF_K, SNAP_LEN),
       /* 15 */ BPF_STMT(BPF_RET | BPF_K, 0),
   };
@@ -187,10 +201,11 @@ static void open_ring(struct tap *t, const char *iface, unsigned port) {
     fail("binding to the interface");
 }
 
-/* The payload's length and first bytes of a captured packet that starts at
- * its network header; 0 if the headers are not all there. */
+/* The payload's length, first bytes, destination port and (TCP) sequence
+ * number of a captured packet that starts at its network header; 0 if the
+ * headers are not all there. */
 static int read_payload(const struct tap *t, const uint8_t *p, uint32_t caplen, uint16_t l3,
-                        uint32_t *len, uint8_t head[4]) {
+                        uint32_t *len, uint8_t head[4], unsigned *dport, uint32_t *seq) {
   uint32_t l4, ip_payload;
   if (l3 == ETH_P_IP) {
     if (caplen < 20)
@@ -207,6 +222,7 @@ static int read_payload(const struct tap *t, const uint8_t *p, uint32_t caplen, 
     ip_payload = be16(p + 4);
   }
   uint32_t hdr;
+  *seq = 0;
   if (t->proto == IPPROTO_UDP) {
     if (caplen < l4 + 8)
       return 0;
@@ -220,7 +236,9 @@ static int read_payload(const struct tap *t, const uint8_t *p, uint32_t caplen, 
     if (hdr < 20 || ip_payload < hdr)
       return 0;
     *len = ip_payload - hdr;
+    *seq = (uint32_t)be16(p + l4 + 4) << 16 | be16(p + l4 + 6);
   }
+  *dport = be16(p + l4 + 2);
   memset(head, 0, 4);
   uint32_t start = l4 + hdr;
   uint32_t have = caplen > start ? caplen - start : 0;
@@ -239,7 +257,10 @@ static void take_frame(struct tap *t, const struct tpacket3_hdr *h) {
     return;
   uint32_t len;
   uint8_t head[4];
-  if (!read_payload(t, (const uint8_t *)h + h->tp_net, h->tp_snaplen, ntohs(ll->sll_protocol), &len, head)) {
+  unsigned dport;
+  uint32_t seq;
+  if (!read_payload(t, (const uint8_t *)h + h->tp_net, h->tp_snaplen, ntohs(ll->sll_protocol), &len, head,
+                    &dport, &seq)) {
     t->unreadable++;
     return;
   }
@@ -247,11 +268,13 @@ static void take_frame(struct tap *t, const struct tpacket3_hdr *h) {
     return;
   if (h->tp_status & TP_STATUS_TS_RAW_HARDWARE)
     t->hardware_stamped++;
-  uint8_t rec[RECORD_SIZE];
+  uint8_t rec[RECORD_SIZE_PORT];
   put_le(rec, (uint64_t)h->tp_sec * 1000000000u + h->tp_nsec, 8);
   put_le(rec + 8, len, 4);
   memcpy(rec + 12, head, 4);
-  if (fwrite(rec, sizeof rec, 1, t->out) != 1)
+  put_le(rec + 16, dport, 4);
+  put_le(rec + 20, seq, 4);
+  if (fwrite(rec, t->with_port ? RECORD_SIZE_PORT : RECORD_SIZE, 1, t->out) != 1)
     fail(t->out_path);
   t->written++;
 }
@@ -294,12 +317,13 @@ static void ring_counts(int fd, unsigned long long *delivered, unsigned long lon
   *dropped += st.tp_drops;
 }
 
-static unsigned long long parse_count(const char *s, unsigned long long max, const char *what) {
+static unsigned long long parse_count(const char *s, unsigned long long min, unsigned long long max,
+                                      const char *what) {
   char *end;
   errno = 0;
   unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || s[0] == '-' || v == 0 || v > max) {
-    fprintf(stderr, "wiretap: %s: %s is not a number in 1..%llu\n", what, s, max);
+  if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
+    fprintf(stderr, "wiretap: %s: %s is not a number in %llu..%llu\n", what, s, min, max);
     exit(2);
   }
   return v;
@@ -308,20 +332,22 @@ static unsigned long long parse_count(const char *s, unsigned long long max, con
 int main(int argc, char **argv) {
   struct tap t = {.fd = -1, .proto = IPPROTO_UDP};
   int c;
-  while ((c = getopt(argc, argv, "p:n:")) != -1) {
+  while ((c = getopt(argc, argv, "p:n:d")) != -1) {
     if (c == 'p' && !strcmp(optarg, "udp"))
       t.proto = IPPROTO_UDP;
     else if (c == 'p' && !strcmp(optarg, "tcp"))
       t.proto = IPPROTO_TCP;
     else if (c == 'n')
-      t.limit = parse_count(optarg, ~0ull >> 1, "COUNT");
+      t.limit = parse_count(optarg, 1, ~0ull >> 1, "COUNT");
+    else if (c == 'd')
+      t.with_port = 1;
     else
       usage();
   }
   if (argc - optind != 4)
     usage();
   const char *iface = argv[optind];
-  unsigned port = (unsigned)parse_count(argv[optind + 1], 65535, "PORT");
+  unsigned port = (unsigned)parse_count(argv[optind + 1], 0, 65535, "PORT");
   char *end;
   double seconds = strtod(argv[optind + 2], &end);
   if (end == argv[optind + 2] || *end || !(seconds > 0 && seconds <= 86400)) {

@@ -49,7 +49,8 @@ static const char help_text[] =
     "  --grace MS             how long past a flow's planned end it is\n"
     "                         waited for (default 10000)\n"
     "  --silence MS           a rank silent this long is given up (default\n"
-    "                         5000)\n"
+    "                         5000, at least 2000: each rank's logger sends\n"
+    "                         a keepalive every second)\n"
     "  -D, --batch N          log records per write (default 64)\n"
     "  --no-sender-log        gather the receivers' records only\n"
     "  --cpu N                pin each rank's sending thread to CPU N\n"
@@ -131,7 +132,7 @@ static int parse_args(int argc, char **argv, options *o, int loud) {
     } else if (strcmp(a, "--grace") == 0 && itg_parse_ms(v, &ns) == 0) {
       o->cfg.grace_ns = ns;
     } else if (strcmp(a, "--silence") == 0 && itg_parse_ms(v, &ns) == 0 &&
-               ns >= 2500000000LL) {
+               ns >= ITG_MPI_GATHER_TIMEOUT_MIN_NS) {
       o->cfg.silence_ns = ns;
     } else if ((strcmp(a, "-D") == 0 || strcmp(a, "--batch") == 0) &&
                itg_parse_u64(v, 1, 1u << 20, &n) == 0) {
@@ -143,7 +144,7 @@ static int parse_args(int argc, char **argv, options *o, int loud) {
       char msg[320];
       snprintf(msg, sizeof msg, "%s %.256s: %s", a, v,
                strcmp(a, "--silence") == 0
-                   ? "not a time of at least 2500 ms"
+                   ? "not a time of at least 2000 ms (twice the keepalive)"
                    : "not an option, or a value out of its range");
       return loud ? itg__cli_bad_usage(PROG, msg, usage_text)
                   : ITG__CLI_EXIT_USAGE;
@@ -425,6 +426,13 @@ int main(int argc, char **argv) {
   char err[512];
   int provided = 0, rank = 0, status, rc;
 
+  /* Open MPI ends MPI_Finalize with a barrier of every rank, which a rank
+   * that died never reaches: under mpirun --enable-recovery the others
+   * would wait in it for good, report printed. itg_mpi_run has already
+   * waited for every message it needs, so the barrier guards nothing
+   * here; without it each rank finalizes alone. A setting of the user's
+   * is kept. */
+  setenv("OMPI_MCA_async_mpi_finalize", "1", 0);
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) !=
       MPI_SUCCESS)
     return ITG__CLI_EXIT_FAIL;
