@@ -9,6 +9,7 @@
  *   itg/wire.h      the packet header format
  *   itg/log.h       log records, log files, the ring-buffered logger
  *   itg/stats.h     streaming QoS statistics and reports
+ *   itg/ditg.h      D-ITG's logs, read into the statistics and written
  *   itg/flow.h      flow settings and their options
  *   itg/sender.h    the sender
  *   itg/receiver.h  the receiver
@@ -24,6 +25,7 @@
 #include "itg/wire.h"
 #include "itg/log.h"
 #include "itg/stats.h"
+#include "itg/ditg.h"
 #include "itg/flow.h"
 #include "itg/experiment.h"
 #include "itg/parse.h"

@@ -1,0 +1,34 @@
+/* One record of a D-ITG log (itg/ditg.h): the 144-byte binary record and
+ * the text line of ITGDec -l, checked as the detection rules say. */
+#ifndef ITG_CORE_DITG_REC_H
+#define ITG_CORE_DITG_REC_H
+
+#include "itg/ditg.h"
+
+#define ITG__DAY_NS (INT64_C(86400) * 1000000000)
+
+typedef struct itg__ditg_rec {
+  uint32_t flow_id;
+  uint32_t seq;
+  uint16_t src_port;
+  uint16_t dst_port;
+  uint32_t size;
+  int64_t tx_tod_ns; /* time of the day, 0 to ITG__DAY_NS */
+  int64_t rx_tod_ns;
+  char src_addr[ITG_DITG_ADDR_LEN];
+  char dst_addr[ITG_DITG_ADDR_LEN];
+} itg__ditg_rec;
+
+/* Decodes ITG_DITG_RECORD_LEN bytes. Returns 0 or ITG_EBADMSG (a field
+ * out of its range). */
+int itg__ditg_rec_decode(const uint8_t *buf, itg__ditg_rec *r);
+
+/* Encodes r (times of day below ITG__DAY_NS) into ITG_DITG_RECORD_LEN
+ * bytes, the addresses NUL padded. */
+void itg__ditg_rec_encode(const itg__ditg_rec *r, uint8_t *buf);
+
+/* Parses one text line (without its newline) of len bytes. Returns 0 or
+ * ITG_EBADMSG. */
+int itg__ditg_line_parse(const char *line, size_t len, itg__ditg_rec *r);
+
+#endif
