@@ -142,6 +142,27 @@ static int ditg_ask_flow(itg__tx_flow *f, const itg__addr *to,
     return ITG_EPROTO;
   }
   *data_port = a.port;
+  /* What came with the answer is past the control thread's poll, which
+   * sees only what arrives later: DISCOVERY is answered here, and nothing
+   * else has a place before the data. */
+  while ((rc = itg__ditg_reader_next(&f->drd, &a)) == 1 &&
+         a.type == ITG__DITG_DISCOVERY) {
+    uint8_t ack[1];
+    rc = itg__ctl_send_bytes(f->sig, ack,
+                             (size_t)itg__ditg_encode_ack_discovery(ack, 1),
+                             f->s->cfg.connect_timeout_ns);
+    if (rc < 0) {
+      snprintf(msg, len, "could not answer the D-ITG receiver's DISCOVERY: "
+               "%s", itg_strerror(rc));
+      return rc;
+    }
+  }
+  if (rc != 0) {
+    snprintf(msg, len, "the D-ITG receiver sent %s right after "
+             "ACK_SEND_FLOW", rc < 0 ? "a message D-ITG does not have"
+                                     : itg__ditg_type_name(a.type));
+    return ITG_EPROTO;
+  }
   return 0;
 }
 
