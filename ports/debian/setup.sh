@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs what building and testing libitg needs on Debian 12 (the C
-# toolchain and libraries, Open MPI and libfaketime, the Java binding's SWIG,
+# toolchain and libraries, Open MPI and libfaketime, D-ITG, the Java binding's SWIG,
 # JDK and Maven, the Python modules of the binding and of the wire
 # statistics), and returns at once when everything is there. Idempotent;
 # run as root or with sudo.
@@ -8,10 +8,11 @@ set -u
 here=$(dirname "$0")
 
 # Open MPI builds and runs libitg-mpi and its tests (make test-mpi), which
-# move a rank's clock with libfaketime.
+# move a rank's clock with libfaketime. D-ITG (d-itg) is the peer of the
+# interoperability tests (tests/integration/ditg_recv.sh).
 debs="build-essential pkg-config libuv1-dev libgsl-dev libcmocka-dev iproute2
       python3 swig default-jdk-headless maven
-      openmpi-bin libopenmpi-dev libfaketime faketime"
+      openmpi-bin libopenmpi-dev libfaketime faketime d-itg"
 python3 -m pip --version >/dev/null 2>&1 || debs="$debs python3-pip"
 # The Python binding compiles a C extension: it needs Python's own headers.
 python3 -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
