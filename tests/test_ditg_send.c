@@ -156,6 +156,8 @@ typedef struct fake {
   int got_send_flow;
   uint16_t data_port;
   uint64_t packets, bytes;
+  int64_t last_tx_tod; /* the last packet's send time, ns of the UTC day */
+  int64_t closed_tod;  /* when CLOSED_FLOW came, ns of the UTC day */
   int acks_discovery;
   int got_closed, got_release;
   int done;       /* went through its whole script */
@@ -209,6 +211,15 @@ static itg__sock accept_within(itg__sock lst) {
   return accept(lst, NULL, NULL);
 }
 
+/* Keeps the latest send time of the packets read. */
+static void note_tx(fake *k, int tcp, const uint8_t *buf, size_t len) {
+  itg_pkt_hdr h;
+  if (itg_wire_decode(ITG_WIRE_DITG, tcp, buf, len, &h) < 0)
+    fake_fail(k, "a packet without D-ITG's header");
+  else if (h.tx_ns > k->last_tx_tod)
+    k->last_tx_tod = h.tx_ns;
+}
+
 /* Takes the flow's packets: a TCP stream to its end (the sender closes it
  * before CLOSED_FLOW), cut at each header's size field. */
 static void take_tcp(fake *k, itg__sock dlst) {
@@ -232,6 +243,7 @@ static void take_tcp(fake *k, itg__sock dlst) {
     }
     k->packets++;
     k->bytes += size;
+    note_tx(k, 1, buf, size);
   }
   itg__sock_close(d);
 }
@@ -252,6 +264,7 @@ static void take_udp(fake *k, itg__sock d) {
     for (i = 0; i < n; i++) {
       k->packets++;
       k->bytes += dg[i].len;
+      note_tx(k, 0, dg[i].buf, dg[i].len);
     }
   } while (n > 0);
 }
@@ -275,6 +288,7 @@ static int await_closed_flow(fake *k, itg__sock c, uint32_t id) {
     fake_fail(k, "no CLOSED_FLOW of the flow");
     return -1;
   }
+  k->closed_tod = itg__real_ns() % (86400 * SEC);
   k->got_closed = 1;
   return 0;
 }
@@ -484,6 +498,13 @@ static void check_ok(const char *more, uint8_t l4, uint64_t packets) {
   assert_int_equal(res.received, 0); /* D-ITG never says */
   assert_int_equal(k.acks_discovery, 2);
   assert_true(k.got_closed && k.got_release);
+  /* ITGRecv logs only what its data thread read before CLOSED_FLOW: the
+   * sender leaves it a pause after the last packet (a run that crosses
+   * midnight UTC is let through). */
+  if (k.closed_tod > k.last_tx_tod &&
+      k.closed_tod - k.last_tx_tod < 200 * (SEC / 1000))
+    fail_msg("CLOSED_FLOW came %lld us after the last packet",
+             (long long)((k.closed_tod - k.last_tx_tod) / 1000));
 }
 
 static void test_udp_flow(void **state) {

@@ -99,6 +99,14 @@ static void say_close(itg__tx_flow *f) {
     flow_done(f);
     return;
   }
+  if (f->cfg.peer == ITG_PEER_DITG && f->cstate != ITG__TX_C_SETTLE) {
+    /* ITGRecv writes a flow's log records when CLOSED_FLOW comes, and
+     * drops what its data thread reads after; nothing tells when that
+     * thread has read the last packet, so it gets this pause. */
+    f->cstate = ITG__TX_C_SETTLE;
+    uv_timer_start(&f->timer, on_timer, ITG__TX_DITG_SETTLE_MS, 0);
+    return;
+  }
   if (f->cfg.peer == ITG_PEER_DITG) {
     rc = itg__ditg_encode_closed_flow(f->id, req, sizeof req);
     rc = itg__ctl_send_bytes(f->sig, req, (size_t)rc,
@@ -133,7 +141,8 @@ static void end_data(itg__tx_flow *f) {
   say_close(f);
 }
 
-/* The echo grace period, or the wait for FLOW_CLOSE_ACK, ran out. */
+/* The echo grace period, D-ITG's pause before CLOSED_FLOW, or the wait
+ * for an acknowledgement, ran out. */
 static void on_timer(uv_timer_t *t) {
   itg__tx_flow *f = t->data;
   uint64_t echoes = atomic_load(&f->ctr.echoes);
@@ -144,6 +153,8 @@ static void on_timer(uv_timer_t *t) {
     } else {
       end_data(f);
     }
+  } else if (f->cstate == ITG__TX_C_SETTLE) {
+    say_close(f);
   } else if (f->cstate == ITG__TX_C_WAIT_ACK) {
     itg__tx_fail(f, ITG_ETIMEDOUT,
                  "the receiver did not acknowledge the end of the flow");

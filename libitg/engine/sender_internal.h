@@ -43,11 +43,13 @@
 #define ITG__TX_ECHO_BATCH 64            /* echoes read per call */
 #define ITG__TX_ECHO_BUF 65536           /* room per echoed datagram */
 #define ITG__TX_ECHO_GRACE_MS 500        /* wait for late echoes, see ctl */
+#define ITG__TX_DITG_SETTLE_MS 250       /* D-ITG: data end to CLOSED_FLOW */
 
 /* Where a flow stands on the control thread. */
 typedef enum itg__tx_cstate {
   ITG__TX_C_RUN = 0,   /* sending (or never set up) */
   ITG__TX_C_DRAIN,     /* sent all; waiting for the last echoes */
+  ITG__TX_C_SETTLE,    /* D-ITG: data ended, CLOSED_FLOW comes next */
   ITG__TX_C_WAIT_ACK,  /* FLOW_CLOSE (D-ITG: CLOSED_FLOW) sent */
   ITG__TX_C_WAIT_RELEASE, /* D-ITG: RELEASE sent */
   ITG__TX_C_DONE

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Installs what building and testing libitg needs on Debian 12 (the C
-# toolchain and libraries, Open MPI and libfaketime, D-ITG, the Java binding's SWIG,
-# JDK and Maven, the Python modules of the binding and of the wire
-# statistics), and returns at once when everything is there. Idempotent;
-# run as root or with sudo.
+# toolchain and libraries, Open MPI and libfaketime, D-ITG, the Java
+# binding's SWIG, JDK and Maven, the Python modules of the binding and of
+# the wire statistics), and returns at once when everything is there.
+# Idempotent; run as root or with sudo.
 set -u
 here=$(dirname "$0")
 

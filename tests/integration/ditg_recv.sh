@@ -113,8 +113,8 @@ run_case() {
   esac
 }
 
-run_case udp -C 200 -c 200 -z 400
-run_case tcp -T TCP -C 200 -u 40 1200 -z 300
-run_case udp-rttm -m rttm -C 200 -c 100 -z 300
-run_case tcp-rttm -T TCP -m rttm -C 200 -c 100 -z 300
+run_case udp -s 1 -C 200 -c 200 -z 400
+run_case tcp -s 2 -T TCP -C 200 -u 40 1200 -z 300
+run_case udp-rttm -s 3 -m rttm -C 200 -c 100 -z 300
+run_case tcp-rttm -s 4 -T TCP -m rttm -C 200 -c 100 -z 300
 finish
