@@ -68,6 +68,7 @@ typedef enum itg__opt_id {
   ITG__OPT_RECV_LOG,
   ITG__OPT_RECV_LOG_SERVER,
   ITG__OPT_WIRE,
+  ITG__OPT_PEER,
 } itg__opt_id;
 
 typedef struct itg__opt {
@@ -96,6 +97,7 @@ static const itg__opt itg__opts[] = {
     {"-x", "--recv-log", ITG__OPT_RECV_LOG, 1},
     {"-X", "--recv-log-server", ITG__OPT_RECV_LOG_SERVER, 1},
     {NULL, "--wire", ITG__OPT_WIRE, 1},
+    {NULL, "--peer", ITG__OPT_PEER, 1},
 };
 
 #define ITG__COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -393,6 +395,13 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
     rc = itg__either(fp, opt, w, "native", "ditg", &second);
     if (rc == 0)
       c->wire = second ? ITG_WIRE_DITG : ITG_WIRE_NATIVE;
+    return rc;
+  case ITG__OPT_PEER:
+    rc = itg__either(fp, opt, w, "libitg", "ditg", &second);
+    if (rc == 0)
+      c->peer = second ? ITG_PEER_DITG : ITG_PEER_LIBITG;
+    if (rc == 0 && second)
+      c->wire = ITG_WIRE_DITG; /* ITGRecv reads no other header */
     return rc;
   }
   return ITG_EINVAL;
