@@ -22,6 +22,10 @@ sh "$here/../need-debs.sh" $debs || exit 1
 # tests go on without them (the corpora are replayed all the same).
 sh "$here/../need-debs.sh" clang libclang-rt-14-dev ||
   echo "setup: clang or libclang-rt-14-dev not installed: fuzzing will be skipped"
+# D-ITG itself runs against libitg in tests/integration/ditg_send.sh, which
+# skips when it is missing.
+sh "$here/../need-debs.sh" d-itg ||
+  echo "setup: d-itg not installed: the D-ITG interoperability tests will be skipped"
 
 need_py=""
 for mod in numpy scipy cffi pytest wheel; do

@@ -1,0 +1,74 @@
+#!/bin/sh
+# D-ITG's own sender against itg-recv: ITGSend 2.8.1 (the d-itg package,
+# which ports/debian/setup.sh installs) opens a UDP and a TCP flow, and
+# a round-trip one, each naming its receiver log (-x); itg-dec's count,
+# bytes and loss must match what ITGSend's own log (read by ITGDec) says it
+# sent. ITGSend sometimes crashes or hangs on its own: such a run is tried
+# once more, then that case is skipped with a line saying D-ITG failed;
+# anything itg-recv or itg-dec gets wrong fails.
+# needs: install (d-itg: ITGSend, ITGDec, from ports/debian/setup.sh; skipped without)
+BUILD=$1
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v ITGSend >/dev/null 2>&1 || ! command -v ITGDec >/dev/null 2>&1; then
+  echo "ditg_send: skipped: D-ITG (ITGSend, ITGDec) is not installed"
+  exit 0
+fi
+
+cd "$WORK" || die "cd $WORK"
+start_recv "$WORK/recv.log"
+
+# itgsend NAME OPTIONS...: one ITGSend run to itg-recv, bounded in time;
+# succeeds if it exits 0 having finished its flow.
+itgsend() {
+  name=$1
+  shift
+  rm -f "$WORK/$name.send.log"
+  timeout -k 5 60 ITGSend -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 \
+    -l "$WORK/$name.send.log" -x "$name.recv.log" "$@" \
+    >"$WORK/$name.out" 2>&1 &&
+    grep -q "Finished sending packets of flow ID" "$WORK/$name.out"
+}
+
+# ditg_field LOG LABEL: a value of ITGDec's total summary of LOG.
+ditg_field() {
+  ITGDec "$1" 2>/dev/null | sed -n "/TOTAL RESULTS/,\$s/^$2 *= *\([0-9.]*\).*/\1/p" |
+    head -n 1
+}
+
+# itg_field LOG EXPR: a value of itg-dec's JSON report of LOG.
+itg_field() {
+  "$BIN/itg-dec" --json "$1" >"$1.json" || return 1
+  json_field "$1.json" "$2"
+}
+
+# case NAME PACKETS OPTIONS...: runs the flow (twice at most), then checks
+# itg-recv's log of it against ITGSend's.
+run_case() {
+  name=$1
+  packets=$2
+  shift 2
+  if ! itgsend "$name" "$@" && ! itgsend "$name" "$@"; then
+    echo "  SKIPPED: $name: D-ITG failed twice (ITGSend: $(tail -n 1 "$WORK/$name.out"))"
+    return 0
+  fi
+  sent=$(ditg_field "$WORK/$name.send.log" "Total packets")
+  sent_bytes=$(ditg_field "$WORK/$name.send.log" "Bytes received")
+  check "$name: ITGSend's log says it sent $packets packets ($sent)" [ "$sent" = "$packets" ]
+  got=$(itg_field "$WORK/$name.recv.log" 'r["total"]["packets"]')
+  got_bytes=$(itg_field "$WORK/$name.recv.log" 'r["total"]["bytes"]')
+  lost=$(itg_field "$WORK/$name.recv.log" 'r["total"]["lost"]')
+  check "$name: itg-dec counts the packets ITGSend sent ($got of $sent)" [ "$got" = "$sent" ]
+  check "$name: and their bytes ($got_bytes of $sent_bytes)" [ "$got_bytes" = "$sent_bytes" ]
+  check "$name: and no loss ($lost)" [ "$lost" = "0" ]
+}
+
+run_case udp 300 -C 500 -c 200 -z 300
+run_case tcp 300 -T TCP -C 500 -c 200 -z 300
+run_case rtt 200 -m rttm -C 400 -c 100 -z 200
+
+stop_recv
+check "itg-recv exits 0" [ $? -eq 0 ]
+check "itg-recv reported each flow's end" \
+  [ "$(grep -c 'ended (closed by its sender' "$RECV_OUT")" -ge 1 ]
+finish
