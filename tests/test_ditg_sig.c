@@ -355,18 +355,22 @@ static void test_conversation(void **state) {
   stop(r);
 }
 
-/* A second SEND_FLOW while one runs is refused (ERR_MSG_2, its own id);
- * so are what this receiver does not take; the open flow goes on. */
-static void test_refusals(void **state) {
+/* Flows side by side on one connection, as an ITGSend script opens them:
+ * each answered with its own id, its packets its own, its end answered
+ * when asked, in any order. What this receiver does not take is refused
+ * (ERR_MSG_2 with the flow's id): an id open already, ICMP, a payload
+ * without send times; a log server (ERR_MSG_4). The open flows go on. */
+static void test_flows_side_by_side(void **state) {
   events e;
   itg_receiver *r = start_receiver(&e, 10000);
   itg__sock fd = ditg_connect(r);
   itg__ditg_msg m;
-  uint16_t port = 0;
+  uint16_t port = 0, port2 = 0;
   uint8_t ans[5];
   (void)state;
   assert_int_equal(ask(fd, 1, ITG__DITG_L4_UDP, &port), ITG__DITG_ACK_SEND_FLOW);
-  assert_int_equal(ask(fd, 2, ITG__DITG_L4_UDP, &port), ITG__DITG_ERR_MSG_2);
+  assert_int_equal(ask(fd, 2, ITG__DITG_L4_TCP, &port2), ITG__DITG_ACK_SEND_FLOW);
+  assert_int_equal(ask(fd, 1, ITG__DITG_L4_UDP, &port), ITG__DITG_ERR_MSG_2);
   assert_int_equal(ask(fd, 3, 3 /* ICMP */, &port), ITG__DITG_ERR_MSG_2);
   send_flow_msg(&m, 4, ITG__DITG_L4_UDP);
   m.payload = 1; /* -p 1: no send time */
@@ -380,10 +384,45 @@ static void test_refusals(void **state) {
   send_msg(fd, &m);
   expect_byte(fd, ITG__DITG_ERR_MSG_4);
   send_packets(port, 1, 0, 5);
-  assert_int_equal(wait_packets(r, 5), 5);
+  send_packets(port2, 2, 1, 7);
+  assert_int_equal(wait_packets(r, 12), 12);
+  close_flow(fd, 2);
   close_flow(fd, 1);
   release(fd);
   assert_int_equal(atomic_load(&e.refused), 3);
+  assert_int_equal(atomic_load(&e.ended), 2);
+  stop(r);
+}
+
+/* One connection holds at most 64 flows (the 65th is refused); its
+ * RELEASE, or its loss, ends every one. */
+static void test_flow_limit(void **state) {
+  events e;
+  itg_receiver *r = start_receiver(&e, 10000);
+  uint16_t port;
+  itg_receiver_stats st;
+  int round;
+  (void)state;
+  for (round = 0; round < 2; round++) {
+    itg__sock fd = ditg_connect(r);
+    uint32_t id;
+    for (id = 1; id <= 64; id++)
+      assert_int_equal(ask(fd, id, ITG__DITG_L4_UDP, &port),
+                       ITG__DITG_ACK_SEND_FLOW);
+    assert_int_equal(ask(fd, 65, ITG__DITG_L4_UDP, &port),
+                     ITG__DITG_ERR_MSG_2);
+    itg_receiver_get_stats(r, &st);
+    assert_int_equal(st.flows_active, 64);
+    if (round == 0) {
+      release(fd);
+    } else {
+      itg__sock_close(fd); /* gone without a word: orphaned, then ended */
+    }
+    assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+    itg_receiver_get_stats(r, &st);
+    assert_int_equal(st.flows_active, 0);
+  }
+  assert_int_equal(atomic_load(&e.ended), 128);
   stop(r);
 }
 
@@ -456,7 +495,8 @@ int main(void) {
       cmocka_unit_test(test_malformed),
       cmocka_unit_test(test_sniff),
       cmocka_unit_test(test_conversation),
-      cmocka_unit_test(test_refusals),
+      cmocka_unit_test(test_flows_side_by_side),
+      cmocka_unit_test(test_flow_limit),
       cmocka_unit_test(test_malformed_peers),
       cmocka_unit_test(test_handshake_timeout),
   };

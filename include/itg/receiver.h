@@ -36,11 +36,10 @@
  * the standard payload (-p 0), one-way or round trip, a data port it
  * names or 0, a receiver log named with -x; each is a flow like any
  * other, under the same limits, with the id the sender gave (refused if
- * an open flow from that address uses it). One flow at a time per
- * connection: ITGSend puts all the flows of a script to one receiver on
- * one connection, and those past the first open one are refused. D-ITG
- * tells no packet count at the end of a flow: it ends once no packet of
- * it came for 300 ms.
+ * an open flow from that address uses it). ITGSend puts all the flows of
+ * a script to one receiver on one connection: up to 64 of them are open
+ * on one at once. D-ITG tells no packet count at the end of a flow: it
+ * ends once no packet of it came for 300 ms.
  *
  * Flow ids: packets are told apart by sender address and flow id, and log
  * records by flow id. A flow whose id the sender chose (numbering its

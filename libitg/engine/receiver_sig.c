@@ -17,12 +17,17 @@
  * before it is taken for one: libitg's HELLO comes in one write, so
  * nothing short of a broken network holds its second byte that long. */
 #define DITG_QUIET_MS 100
+/* Flows open at once on one D-ITG connection (ITGSend puts all the flows
+ * of a script to one receiver on one); max_peer_flows bounds them too. */
+#define DITG_FLOWS 64
 
 /* Where a connection's conversation is. Every change of state goes
  * through enter(); these are all of them:
  *
  *   HELLO      HELLO of our version or newer ............ IDLE
  *   HELLO      D-ITG's CONNECT, then quiet .............. IDLE (D-ITG)
+ *   IDLE       D-ITG: SEND_FLOW, its log open or none ... IDLE, the flow
+ *              held in dflows
  *   IDLE       FLOW_OPEN refused (answered why) ......... IDLE
  *   IDLE       FLOW_OPEN, its log open or none .......... RUNNING
  *   IDLE       FLOW_OPEN, its log to acquire ............ AWAIT_LOG
@@ -39,10 +44,13 @@
  * receives nothing; only the log acquisition's callback moves it on, and
  * leaving for CLOSED lets go of exactly what the flow took.
  *
- * A D-ITG connection goes through the same states, its messages standing
- * for libitg's: SEND_FLOW for FLOW_OPEN, CLOSED_FLOW for FLOW_CLOSE,
- * RELEASE for the sender's goodbye (answered, then CLOSED); the answers
- * are translated back (conn_send). */
+ * A D-ITG connection sets its flows up through the same states, SEND_FLOW
+ * standing for FLOW_OPEN and the answer translated back (conn_send); but
+ * D-ITG opens several flows on one connection, so each flow once open is
+ * held in dflows, the connection back in IDLE for the next: CLOSED_FLOW
+ * ends one of them (answered when it has ended), RELEASE is the sender's
+ * goodbye (answered, then CLOSED). Its flows are ended or orphaned with it
+ * as a libitg connection's flow is. */
 typedef enum conn_state {
   CONN_HELLO,     /* connected, HELLO awaited */
   CONN_IDLE,      /* no flow: FLOW_OPEN awaited */
@@ -70,7 +78,9 @@ struct itg__rx_conn {
   uv_timer_t quiet; /* HELLO: a lone byte that may be D-ITG's CONNECT */
   int handles;      /* of tcp and quiet, still open */
   int ditg;         /* speaks D-ITG's signaling */
-  uint32_t ditg_flow; /* D-ITG: the id of the flow asked for last */
+  int ditg_asked;   /* D-ITG: a flow has been asked for */
+  uint32_t dn;      /* D-ITG: flows open, in dflows[0..dn) */
+  itg__rx_flow *dflows[DITG_FLOWS];
   char ditg_log[ITG__DITG_NAME_LEN + 1]; /* D-ITG: its -x log name */
   size_t dlen;      /* D-ITG: bytes of dbuf held */
   uint8_t dbuf[ITG__DITG_MAX_MSG];
@@ -97,17 +107,14 @@ static void on_write_done(uv_write_t *req, int status) {
 
 /* D-ITG's message for libitg's answer m, or type 0 when D-ITG has none
  * (ERROR: the connection's close says it). */
-static void ditg_answer(const itg__rx_conn *c, const itg__ctl_msg *m,
-                        itg__ditg_msg *d) {
+static void ditg_answer(const itg__ctl_msg *m, itg__ditg_msg *d) {
   itg__ditg_init(d, 0);
-  d->flow_id = m->type == ITG__CTL_FLOW_OPEN_ACK ? m->flow_id : c->ditg_flow;
+  d->flow_id = m->flow_id;
   if (m->type == ITG__CTL_FLOW_OPEN_ACK && m->status == 0) {
     d->type = ITG__DITG_ACK_SEND_FLOW;
     d->port = m->port;
   } else if (m->type == ITG__CTL_FLOW_OPEN_ACK) {
     d->type = ITG__DITG_ERR_MSG_2;
-  } else if (m->type == ITG__CTL_FLOW_CLOSE_ACK) {
-    d->type = ITG__DITG_ACK_CLOSED_FLOW;
   }
 }
 
@@ -124,7 +131,7 @@ static void conn_send(itg__rx_conn *c, const itg__ctl_msg *m) {
     return;
   if (c->ditg) {
     itg__ditg_msg d;
-    ditg_answer(c, m, &d);
+    ditg_answer(m, &d);
     len = d.type != 0 ? itg__ditg_encode(&d, w->frame, sizeof w->frame)
                       : ITG_EINVAL;
   } else {
@@ -140,8 +147,10 @@ static void conn_send(itg__rx_conn *c, const itg__ctl_msg *m) {
     free(w);
 }
 
-/* D-ITG's own messages (its acks of CONNECT, RELEASE, the log name). */
-static void ditg_send(itg__rx_conn *c, itg__ditg_type type) {
+/* D-ITG's own messages (its acks of CONNECT, CLOSED_FLOW, RELEASE, the
+ * log name), with flow_id where the type has one. */
+static void ditg_send(itg__rx_conn *c, itg__ditg_type type,
+                      uint32_t flow_id) {
   conn_write *w;
   itg__ditg_msg d;
   uv_buf_t b;
@@ -152,6 +161,7 @@ static void ditg_send(itg__rx_conn *c, itg__ditg_type type) {
   if (w == NULL)
     return;
   itg__ditg_init(&d, type);
+  d.flow_id = flow_id;
   len = itg__ditg_encode(&d, w->frame, sizeof w->frame);
   if (len < 0) {
     free(w);
@@ -191,9 +201,16 @@ static void conn_close(itg__rx_conn *c, int graceful) {
   itg_receiver *r = c->r;
   itg__rx_flow *f = c->flow;
   uv_shutdown_t *req;
-  switch (c->state) {
-  case CONN_CLOSED:
+  if (c->state == CONN_CLOSED)
     return;
+  while (c->dn > 0) {
+    itg__rx_flow *g = c->dflows[--c->dn];
+    if (graceful)
+      itg__rx_flow_end(g); /* unheld already: not answered */
+    else
+      itg__rx_flow_orphan(g);
+  }
+  switch (c->state) {
   case CONN_AWAIT_LOG:
     itg__rx_log_cancel(c->wait);
     c->wait = NULL;
@@ -308,6 +325,18 @@ static void refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
  * arrived. */
 static void flow_ended(void *owner, const itg__rx_flow *f) {
   itg__rx_conn *c = owner;
+  uint32_t i;
+  if (c->ditg) {
+    /* One of its flows; answered if CLOSED_FLOW asked for its end. */
+    for (i = 0; i < c->dn && c->dflows[i] != f; i++)
+      ;
+    if (i == c->dn)
+      return;
+    c->dflows[i] = c->dflows[--c->dn];
+    if (f->finishing)
+      ditg_send(c, ITG__DITG_ACK_CLOSED_FLOW, f->id);
+    return;
+  }
   if (c->state == CONN_ENDING) {
     itg__ctl_msg a;
     itg__ctl_init(&a, ITG__CTL_FLOW_CLOSE_ACK);
@@ -334,7 +363,16 @@ static void start_flow(itg__rx_conn *c, itg__rx_log *lg,
     refuse(c, m, rc, a.text);
     return;
   }
-  enter(c, CONN_RUNNING);
+  if (c->ditg) {
+    /* Held apart, the connection free for the next (ditg_send_flow made
+     * room); it met its handshake deadline as a running flow does. */
+    c->dflows[c->dn++] = f;
+    c->flow = NULL;
+    c->deadline = 0;
+    enter(c, CONN_IDLE);
+  } else {
+    enter(c, CONN_RUNNING);
+  }
   a.flow_id = f->id;
   a.port = f->port;
   a.token = f->token;
@@ -461,59 +499,62 @@ static void ditg_send_flow(itg__rx_conn *c, const itg__ditg_msg *d) {
          "time and sequence this receiver logs";
   else if (d->flow_id == 0)
     no = "D-ITG flow: flow id 0";
-  else if (c->state != CONN_IDLE)
-    no = "D-ITG flow: one flow at a time per signaling connection (ITGSend "
-         "puts a script's flows to one receiver on one)";
+  c->ditg_asked = 1;
   if (no != NULL) {
     refuse(c, &m, ITG_ENOTSUP, no);
-    return;
+  } else if (c->dn == DITG_FLOWS) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "D-ITG flow: %u flows are open on its "
+             "signaling connection already (the limit)", DITG_FLOWS);
+    refuse(c, &m, ITG_ELIMIT, msg);
+  } else {
+    flow_open(c, &m);
   }
-  c->ditg_flow = d->flow_id;
-  flow_open(c, &m);
 }
 
-/* CLOSED_FLOW, CLOSED_ERR: the flow's id must be the open one's. */
-static int ditg_own_flow(itg__rx_conn *c, const itg__ditg_msg *d) {
-  if (c->state == CONN_RUNNING && d->flow_id == c->ditg_flow)
-    return 1;
+/* CLOSED_FLOW, CLOSED_ERR: the open flow they name, not yet closed; or
+ * NULL, the connection dropped. */
+static itg__rx_flow *ditg_own_flow(itg__rx_conn *c, const itg__ditg_msg *d) {
+  uint32_t i;
+  for (i = 0; i < c->dn; i++)
+    if (c->dflows[i]->id == d->flow_id && !c->dflows[i]->finishing)
+      return c->dflows[i];
   drop(c, ITG_EPROTO, "D-ITG signaling: closing a flow that is not open");
-  return 0;
+  return NULL;
 }
 
 /* Acts on one D-ITG message, as c's state takes it; may close the
  * connection. */
 static void ditg_message(itg__rx_conn *c, const itg__ditg_msg *d) {
+  itg__rx_flow *f;
   switch (d->type) {
   case ITG__DITG_SEND_NAME_LOG:
     /* Before the connection's first flow, as ITGSend sends it. */
-    if (c->state != CONN_IDLE || c->ditg_flow != 0 ||
-        !itg__lp_name_ok(d->name)) {
-      ditg_send(c, ITG__DITG_ERR_MSG_4);
+    if (c->ditg_asked || !itg__lp_name_ok(d->name)) {
+      ditg_send(c, ITG__DITG_ERR_MSG_4, 0);
       return;
     }
     snprintf(c->ditg_log, sizeof c->ditg_log, "%s", d->name);
-    ditg_send(c, ITG__DITG_ACK_SEND_NAME_LOG);
+    ditg_send(c, ITG__DITG_ACK_SEND_NAME_LOG, 0);
     return;
   case ITG__DITG_SEND_FLOW_LOG:
     /* D-ITG's log server (ITGLog) speaks another protocol than libitg's:
      * refused; ITGSend then lets the connection go. */
-    ditg_send(c, ITG__DITG_ERR_MSG_4);
+    ditg_send(c, ITG__DITG_ERR_MSG_4, 0);
     return;
   case ITG__DITG_SEND_FLOW:
     ditg_send_flow(c, d);
     return;
   case ITG__DITG_CLOSED_FLOW:
-    if (ditg_own_flow(c, d)) {
-      enter(c, CONN_ENDING);
-      itg__rx_flow_finishing(c->flow);
-    }
+    if ((f = ditg_own_flow(c, d)) != NULL)
+      itg__rx_flow_finishing(f);
     return;
   case ITG__DITG_CLOSED_ERR:
-    if (ditg_own_flow(c, d))
-      itg__rx_flow_end(c->flow); /* the sender stopped sending it */
+    if ((f = ditg_own_flow(c, d)) != NULL)
+      itg__rx_flow_end(f); /* the sender stopped sending it */
     return;
   case ITG__DITG_RELEASE:
-    ditg_send(c, ITG__DITG_ACK_RELEASE);
+    ditg_send(c, ITG__DITG_ACK_RELEASE, 0);
     conn_close(c, 1);
     return;
   case ITG__DITG_ACK_DISCOVERY:
@@ -552,7 +593,7 @@ static void on_quiet(uv_timer_t *t) {
   c->ditg = 1;
   itg__frame_reader_reset(&c->rd.fr);
   enter(c, CONN_IDLE);
-  ditg_send(c, ITG__DITG_ACK_CONNECT);
+  ditg_send(c, ITG__DITG_ACK_CONNECT, 0);
 }
 
 /* In HELLO, judges the first bytes: libitg's go on to its reader now; a
@@ -606,10 +647,15 @@ static void on_conn_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
 void itg__rx_conn_sweep(itg_receiver *r, uint64_t now) {
   itg__rx_conn *c, *next;
   for (c = r->conn_list; c != NULL; c = next) {
+    uint64_t packets = 0;
+    uint32_t i;
     next = c->next;
-    if ((c->state == CONN_RUNNING || c->state == CONN_ENDING) &&
-        c->flow->packets != c->seen) {
-      c->seen = c->flow->packets;
+    if (c->state == CONN_RUNNING || c->state == CONN_ENDING)
+      packets = c->flow->packets;
+    for (i = 0; i < c->dn; i++)
+      packets += c->dflows[i]->packets;
+    if (packets != c->seen) {
+      c->seen = packets;
       c->active = now;
     }
     if (c->deadline != 0 && now >= c->deadline) {

@@ -1,9 +1,10 @@
 #!/bin/sh
 # D-ITG's own sender against itg-recv: ITGSend 2.8.1 (the d-itg package,
 # which ports/debian/setup.sh installs) opens a UDP and a TCP flow, and
-# a round-trip one, each naming its receiver log (-x); itg-dec's count,
-# bytes and loss must match what ITGSend's own log (read by ITGDec) says it
-# sent. ITGSend sometimes crashes or hangs on its own: such a run is tried
+# a round-trip one, each naming its receiver log (-x), then a script of a
+# UDP and a TCP flow side by side on one signaling connection (into
+# itg-recv's own log); itg-dec's count, bytes and loss must match what
+# ITGSend's own log (read by ITGDec) says it sent. ITGSend sometimes crashes or hangs on its own: such a run is tried
 # once more, then that case is skipped with a line saying D-ITG failed;
 # anything itg-recv or itg-dec gets wrong fails.
 # needs: install (d-itg: ITGSend, ITGDec, from ports/debian/setup.sh; skipped without)
@@ -18,16 +19,18 @@ fi
 cd "$WORK" || die "cd $WORK"
 start_recv "$WORK/recv.log"
 
-# itgsend NAME OPTIONS...: one ITGSend run to itg-recv, bounded in time;
-# succeeds if it exits 0 having finished its flow.
+# itgsend NAME FLOWS ARGS...: one ITGSend run, bounded in time, logging
+# to NAME.send.log; succeeds if it exits 0 having finished its FLOWS
+# flows.
 itgsend() {
   name=$1
-  shift
+  flows=$2
+  shift 2
   rm -f "$WORK/$name.send.log"
-  timeout -k 5 60 ITGSend -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 \
-    -l "$WORK/$name.send.log" -x "$name.recv.log" "$@" \
+  timeout -k 5 60 ITGSend "$@" -l "$WORK/$name.send.log" \
     >"$WORK/$name.out" 2>&1 &&
-    grep -q "Finished sending packets of flow ID" "$WORK/$name.out"
+    [ "$(grep -c "Finished sending packets of flow ID" "$WORK/$name.out")" \
+      -eq "$flows" ]
 }
 
 # ditg_field LOG LABEL: a value of ITGDec's total summary of LOG.
@@ -42,30 +45,41 @@ itg_field() {
   json_field "$1.json" "$2"
 }
 
-# case NAME PACKETS OPTIONS...: runs the flow (twice at most), then checks
-# itg-recv's log of it against ITGSend's.
+# run_case NAME PACKETS FLOWS RECV_LOG ARGS...: runs ITGSend (twice at
+# most), then checks itg-recv's log RECV_LOG against ITGSend's.
 run_case() {
   name=$1
   packets=$2
-  shift 2
-  if ! itgsend "$name" "$@" && ! itgsend "$name" "$@"; then
+  flows=$3
+  recv_log=$4
+  shift 4
+  if ! itgsend "$name" "$flows" "$@" && ! itgsend "$name" "$flows" "$@"; then
     echo "  SKIPPED: $name: D-ITG failed twice (ITGSend: $(tail -n 1 "$WORK/$name.out"))"
     return 0
   fi
   sent=$(ditg_field "$WORK/$name.send.log" "Total packets")
   sent_bytes=$(ditg_field "$WORK/$name.send.log" "Bytes received")
   check "$name: ITGSend's log says it sent $packets packets ($sent)" [ "$sent" = "$packets" ]
-  got=$(itg_field "$WORK/$name.recv.log" 'r["total"]["packets"]')
-  got_bytes=$(itg_field "$WORK/$name.recv.log" 'r["total"]["bytes"]')
-  lost=$(itg_field "$WORK/$name.recv.log" 'r["total"]["lost"]')
+  got=$(itg_field "$recv_log" 'r["total"]["packets"]')
+  got_bytes=$(itg_field "$recv_log" 'r["total"]["bytes"]')
+  lost=$(itg_field "$recv_log" 'r["total"]["lost"]')
+  got_flows=$(itg_field "$recv_log" 'len(r["flows"])')
   check "$name: itg-dec counts the packets ITGSend sent ($got of $sent)" [ "$got" = "$sent" ]
   check "$name: and their bytes ($got_bytes of $sent_bytes)" [ "$got_bytes" = "$sent_bytes" ]
   check "$name: and no loss ($lost)" [ "$lost" = "0" ]
+  check "$name: in $flows flows ($got_flows)" [ "$got_flows" = "$flows" ]
 }
 
-run_case udp 300 -C 500 -c 200 -z 300
-run_case tcp 300 -T TCP -C 500 -c 200 -z 300
-run_case rtt 200 -m rttm -C 400 -c 100 -z 200
+to="-a 127.0.0.1 -Sdp $RECV_PORT -rp 0"
+# shellcheck disable=SC2086
+run_case udp 300 1 "$WORK/udp.recv.log" $to -x udp.recv.log -C 500 -c 200 -z 300
+# shellcheck disable=SC2086
+run_case tcp 300 1 "$WORK/tcp.recv.log" $to -x tcp.recv.log -T TCP -C 500 -c 200 -z 300
+# shellcheck disable=SC2086
+run_case rtt 200 1 "$WORK/rtt.recv.log" $to -x rtt.recv.log -m rttm -C 400 -c 100 -z 200
+printf '%s\n' "$to -C 400 -c 120 -z 300" "$to -T TCP -C 400 -c 80 -z 200" \
+  >"$WORK/script.txt"
+run_case script 500 2 "$WORK/recv.log" "$WORK/script.txt"
 
 stop_recv
 check "itg-recv exits 0" [ $? -eq 0 ]
