@@ -118,11 +118,24 @@ static void ditg_answer(const itg__ctl_msg *m, itg__ditg_msg *d) {
   }
 }
 
+/* Queues the first len bytes of w's frame on c, or frees w when len < 0
+ * (the message did not encode) or the write cannot be queued. */
+static void write_out(itg__rx_conn *c, conn_write *w, int len) {
+  uv_buf_t b;
+  if (len < 0) {
+    free(w);
+    return;
+  }
+  w->req.data = w;
+  b = uv_buf_init((char *)w->frame, (unsigned)len);
+  if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write_done) != 0)
+    free(w);
+}
+
 /* Sends a message to a connection (dropped if it is closing), in its
  * peer's protocol. */
 static void conn_send(itg__rx_conn *c, const itg__ctl_msg *m) {
   conn_write *w;
-  uv_buf_t b;
   int len;
   if (c->state == CONN_CLOSED)
     return;
@@ -137,14 +150,7 @@ static void conn_send(itg__rx_conn *c, const itg__ctl_msg *m) {
   } else {
     len = itg__ctl_encode(m, w->frame, sizeof w->frame);
   }
-  if (len < 0) {
-    free(w);
-    return;
-  }
-  w->req.data = w;
-  b = uv_buf_init((char *)w->frame, (unsigned)len);
-  if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write_done) != 0)
-    free(w);
+  write_out(c, w, len);
 }
 
 /* D-ITG's own messages (its acks of CONNECT, CLOSED_FLOW, RELEASE, the
@@ -153,8 +159,6 @@ static void ditg_send(itg__rx_conn *c, itg__ditg_type type,
                       uint32_t flow_id) {
   conn_write *w;
   itg__ditg_msg d;
-  uv_buf_t b;
-  int len;
   if (c->state == CONN_CLOSED)
     return;
   w = malloc(sizeof *w);
@@ -162,15 +166,7 @@ static void ditg_send(itg__rx_conn *c, itg__ditg_type type,
     return;
   itg__ditg_init(&d, type);
   d.flow_id = flow_id;
-  len = itg__ditg_encode(&d, w->frame, sizeof w->frame);
-  if (len < 0) {
-    free(w);
-    return;
-  }
-  w->req.data = w;
-  b = uv_buf_init((char *)w->frame, (unsigned)len);
-  if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write_done) != 0)
-    free(w);
+  write_out(c, w, itg__ditg_encode(&d, w->frame, sizeof w->frame));
 }
 
 /* Each of a connection's handles closes through here; the last frees
@@ -638,9 +634,8 @@ static void on_conn_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
          (rc = itg__ctl_reader_next(&c->rd, &m)) == 1)
     on_message(c, &m);
   if (c->state != CONN_CLOSED && rc < 0)
-    drop(c, rc, rc == ITG_EVERSION
-                              ? "unsupported signaling protocol version"
-                              : "malformed signaling message");
+    drop(c, rc, rc == ITG_EVERSION ? "unsupported signaling protocol version"
+                                   : "malformed signaling message");
   itg__rx_run_pending(r);
 }
 
