@@ -4,9 +4,12 @@
 # a round-trip one, each naming its receiver log (-x), then a script of a
 # UDP and a TCP flow side by side on one signaling connection (into
 # itg-recv's own log); itg-dec's count, bytes and loss must match what
-# ITGSend's own log (read by ITGDec) says it sent. ITGSend sometimes crashes or hangs on its own: such a run is tried
-# once more, then that case is skipped with a line saying D-ITG failed;
-# anything itg-recv or itg-dec gets wrong fails.
+# ITGSend's own log (read by ITGDec) says it sent. ITGSend sometimes
+# crashes or hangs on its own: such a run (a crash, or a hang after
+# itg-recv opened its flows) is tried once more, then that case is
+# skipped with a line saying D-ITG failed; anything itg-recv or itg-dec
+# gets wrong fails, a hang of ITGSend whose flows itg-recv did not open
+# too.
 # needs: install (d-itg: ITGSend, ITGDec, from ports/debian/setup.sh; skipped without)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -19,18 +22,34 @@ fi
 cd "$WORK" || die "cd $WORK"
 start_recv "$WORK/recv.log"
 
+# opened: how many flows itg-recv has said it opened so far.
+opened() { grep -c "port [0-9]* .*open" "$RECV_OUT"; }
+
 # itgsend NAME FLOWS ARGS...: one ITGSend run, bounded in time, logging
-# to NAME.send.log; succeeds if it exits 0 having finished its FLOWS
-# flows.
+# to NAME.send.log. Returns 0 if it exits 0 having finished its FLOWS
+# flows with no error; 1 if D-ITG failed on its own: it crashed, or it
+# hung once itg-recv had opened all its flows; 2 if itg-recv let it down:
+# it hung with flows itg-recv never opened, or it stopped with an error
+# (the receiver's refusal).
 itgsend() {
   name=$1
   flows=$2
   shift 2
   rm -f "$WORK/$name.send.log"
+  before=$(opened)
   timeout -k 5 60 ITGSend "$@" -l "$WORK/$name.send.log" \
-    >"$WORK/$name.out" 2>&1 &&
+    >"$WORK/$name.out" 2>&1
+  rc=$?
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    [ $(($(opened) - before)) -eq "$flows" ] && return 1
+    return 2
+  fi
+  [ "$rc" -gt 128 ] && return 1
+  [ "$rc" -eq 0 ] &&
     [ "$(grep -c "Finished sending packets of flow ID" "$WORK/$name.out")" \
-      -eq "$flows" ]
+      -eq "$flows" ] &&
+    ! grep -qi "error" "$WORK/$name.out" && return 0
+  return 2
 }
 
 # ditg_field LOG LABEL: a value of ITGDec's total summary of LOG.
@@ -45,14 +64,24 @@ itg_field() {
   json_field "$1.json" "$2"
 }
 
-# send_case NAME FLOWS ARGS...: runs ITGSend, twice at most; fails (the
-# case skipped, as it says) if D-ITG failed both times.
+# send_case NAME FLOWS ARGS...: runs ITGSend, again if D-ITG failed on
+# its own; returns 0 when it went through. A second failure of D-ITG's
+# skips the case, saying so; a failure of itg-recv's fails it.
 send_case() {
   name=$1
   flows=$2
   shift 2
-  itgsend "$name" "$flows" "$@" || itgsend "$name" "$flows" "$@" && return 0
-  echo "  SKIPPED: $name: D-ITG failed twice (ITGSend: $(tail -n 1 "$WORK/$name.out"))"
+  itgsend "$name" "$flows" "$@"
+  rc=$?
+  if [ "$rc" -eq 1 ]; then
+    itgsend "$name" "$flows" "$@"
+    rc=$?
+  fi
+  case $rc in
+  0) return 0 ;;
+  1) echo "  SKIPPED: $name: D-ITG failed twice (ITGSend: $(tail -n 1 "$WORK/$name.out"))" ;;
+  *) check "$name: itg-recv serves ITGSend (its output: $(tail -n 1 "$WORK/$name.out"))" false ;;
+  esac
   return 1
 }
 
