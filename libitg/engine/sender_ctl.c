@@ -93,7 +93,7 @@ static void on_timer(uv_timer_t *t);
 static void say_close(itg__tx_flow *f) {
   itg_sender *s = f->s;
   itg__ctl_msg m;
-  uint8_t req[ITG__DITG_MAX_MSG];
+  itg__ditg_msg d;
   int rc;
   if (f->sig_dead) {
     flow_done(f);
@@ -108,9 +108,9 @@ static void say_close(itg__tx_flow *f) {
     return;
   }
   if (f->cfg.peer == ITG_PEER_DITG) {
-    rc = itg__ditg_encode_closed_flow(f->id, req, sizeof req);
-    rc = itg__ctl_send_bytes(f->sig, req, (size_t)rc,
-                             s->cfg.connect_timeout_ns);
+    itg__ditg_init(&d, ITG__DITG_CLOSED_FLOW);
+    d.flow_id = f->id;
+    rc = itg__ditg_send(f->sig, &d, s->cfg.connect_timeout_ns);
   } else {
     itg__ctl_init(&m, ITG__CTL_FLOW_CLOSE);
     m.packets = atomic_load(&f->ctr.packets);
@@ -199,15 +199,17 @@ static void on_wake(uv_async_t *a) {
   }
 }
 
-/* Sends a D-ITG message of the control thread. Returns 0, or ends the
- * flow and returns the error. */
-static int ditg_say(itg__tx_flow *f, const uint8_t *req, int len) {
-  int rc = itg__ctl_send_bytes(f->sig, req, (size_t)len,
-                               f->s->cfg.connect_timeout_ns);
+/* Sends a D-ITG message of type alone (no body) from the control
+ * thread. Returns 0, or ends the flow and returns the error. */
+static int ditg_say(itg__tx_flow *f, itg__ditg_type type) {
+  itg__ditg_msg m;
+  int rc;
+  itg__ditg_init(&m, type);
+  rc = itg__ditg_send(f->sig, &m, f->s->cfg.connect_timeout_ns);
   if (rc < 0) {
     char msg[160];
     snprintf(msg, sizeof msg, "could not send %s to the D-ITG receiver",
-             itg__ditg_type_name(req[0]));
+             itg__ditg_type_name(type));
     sig_lost(f, rc, msg);
   }
   return rc;
@@ -218,13 +220,12 @@ static int ditg_say(itg__tx_flow *f, const uint8_t *req, int len) {
  * ACK_RELEASE ends the flow; DISCOVERY (ITGRecv's keep-alive) is
  * answered; anything else means the receiver gave up on the flow. */
 static int ditg_take(itg__tx_flow *f, const itg__ditg_msg *m) {
-  uint8_t req[1];
   char msg[160];
   if (m->type == ITG__DITG_DISCOVERY)
-    return ditg_say(f, req, itg__ditg_encode_ack_discovery(req, 1)) == 0;
+    return ditg_say(f, ITG__DITG_ACK_DISCOVERY) == 0;
   if (m->type == ITG__DITG_ACK_CLOSED_FLOW && m->flow_id == f->id &&
       f->cstate == ITG__TX_C_WAIT_ACK) {
-    if (ditg_say(f, req, itg__ditg_encode_release(req, 1)) < 0)
+    if (ditg_say(f, ITG__DITG_RELEASE) < 0)
       return 0;
     f->cstate = ITG__TX_C_WAIT_RELEASE;
     uv_timer_start(&f->timer, on_timer,

@@ -49,26 +49,29 @@ static int exchange(itg__tx_flow *f, const itg__ctl_msg *req,
   return 0;
 }
 
-/* D-ITG: sends a message and waits for a reply of type want, answering a
+/* D-ITG: sends a message of type alone (no body) within timeout_ns. */
+static int ditg_say(itg__tx_flow *f, itg__ditg_type type,
+                    int64_t timeout_ns) {
+  itg__ditg_msg m;
+  itg__ditg_init(&m, type);
+  return itg__ditg_send(f->sig, &m, timeout_ns);
+}
+
+/* D-ITG: sends req and waits for a reply of type want, answering a
  * DISCOVERY on the way. Returns 0, or an error with a sentence in msg. */
-static int ditg_exchange(itg__tx_flow *f, const uint8_t *req, int req_len,
+static int ditg_exchange(itg__tx_flow *f, const itg__ditg_msg *req,
                          itg__ditg_type want, itg__ditg_msg *reply,
                          char *msg, size_t len) {
   int64_t deadline = (int64_t)uv_hrtime() + f->s->cfg.connect_timeout_ns;
-  const char *name = itg__ditg_type_name(req[0]);
-  int rc = req_len < 0 ? req_len
-                       : itg__ctl_send_bytes(f->sig, req, (size_t)req_len,
-                                             f->s->cfg.connect_timeout_ns);
+  const char *name = itg__ditg_type_name(req->type);
+  int rc = itg__ditg_send(f->sig, req, f->s->cfg.connect_timeout_ns);
   while (rc == 0) {
     int64_t left = deadline - (int64_t)uv_hrtime();
-    uint8_t ack[1];
     rc = left <= 0 ? ITG_ETIMEDOUT
                    : itg__ditg_recv(f->sig, &f->drd, reply, left);
     if (rc < 0 || reply->type != ITG__DITG_DISCOVERY)
       break;
-    rc = itg__ctl_send_bytes(f->sig, ack,
-                             (size_t)itg__ditg_encode_ack_discovery(ack, 1),
-                             left);
+    rc = ditg_say(f, ITG__DITG_ACK_DISCOVERY, left);
   }
   if (rc == ITG_ETIMEDOUT) {
     snprintf(msg, len, "the D-ITG receiver did not answer %s in time", name);
@@ -103,10 +106,9 @@ static int ditg_exchange(itg__tx_flow *f, const uint8_t *req, int req_len,
 
 /* D-ITG: CONNECT, answered by ACK_CONNECT. */
 static int ditg_connect(itg__tx_flow *f, char *msg, size_t len) {
-  uint8_t req[1];
-  itg__ditg_msg a;
-  return ditg_exchange(f, req, itg__ditg_encode_connect(req, sizeof req),
-                       ITG__DITG_ACK_CONNECT, &a, msg, len);
+  itg__ditg_msg m, a;
+  itg__ditg_init(&m, ITG__DITG_CONNECT);
+  return ditg_exchange(f, &m, ITG__DITG_ACK_CONNECT, &a, msg, len);
 }
 
 /* D-ITG: SEND_FLOW, asking ITGRecv to open the data port on the address
@@ -114,16 +116,16 @@ static int ditg_connect(itg__tx_flow *f, char *msg, size_t len) {
 static int ditg_ask_flow(itg__tx_flow *f, const itg__addr *to,
                          uint16_t *data_port, char *msg, size_t len) {
   const itg_flow_cfg *c = &f->cfg;
-  uint8_t req[ITG__DITG_MAX_MSG];
-  itg__ditg_send_flow m;
-  itg__ditg_msg a;
+  itg__ditg_msg m, a;
   int rc;
-  memset(&m, 0, sizeof m);
+  itg__ditg_init(&m, ITG__DITG_SEND_FLOW);
   m.l4 = c->proto == ITG_PROTO_TCP ? ITG__DITG_L4_TCP : ITG__DITG_L4_UDP;
   m.meter = c->meter == ITG_METER_RTT ? ITG__DITG_METER_RTTM
                                       : ITG__DITG_METER_OWDM;
   m.ds = c->tos > 0 ? (uint8_t)c->tos : 0;
   m.flow_id = f->id;
+  m.payload = ITG__DITG_PAYLOAD_STANDARD; /* the full header */
+  snprintf(m.serial, sizeof m.serial, "noSerial"); /* as ITGSend says */
   m.port = c->dst_port;
   if (to->ss.ss_family == AF_INET) {
     m.l3 = ITG__DITG_L3_IPV4;
@@ -132,8 +134,7 @@ static int ditg_ask_flow(itg__tx_flow *f, const itg__addr *to,
     m.l3 = ITG__DITG_L3_IPV6;
     memcpy(m.addr, &((const struct sockaddr_in6 *)&to->ss)->sin6_addr, 16);
   }
-  rc = ditg_exchange(f, req, itg__ditg_encode_send_flow(&m, req, sizeof req),
-                     ITG__DITG_ACK_SEND_FLOW, &a, msg, len);
+  rc = ditg_exchange(f, &m, ITG__DITG_ACK_SEND_FLOW, &a, msg, len);
   if (rc < 0)
     return rc;
   if (a.port == 0 || a.flow_id != f->id) {
@@ -147,10 +148,7 @@ static int ditg_ask_flow(itg__tx_flow *f, const itg__addr *to,
    * else has a place before the data. */
   while ((rc = itg__ditg_reader_next(&f->drd, &a)) == 1 &&
          a.type == ITG__DITG_DISCOVERY) {
-    uint8_t ack[1];
-    rc = itg__ctl_send_bytes(f->sig, ack,
-                             (size_t)itg__ditg_encode_ack_discovery(ack, 1),
-                             f->s->cfg.connect_timeout_ns);
+    rc = ditg_say(f, ITG__DITG_ACK_DISCOVERY, f->s->cfg.connect_timeout_ns);
     if (rc < 0) {
       snprintf(msg, len, "could not answer the D-ITG receiver's DISCOVERY: "
                "%s", itg_strerror(rc));

@@ -10,8 +10,9 @@ here=$(dirname "$0")
 # Open MPI builds and runs libitg-mpi and its tests (make test-mpi), which
 # move a rank's clock with libfaketime. D-ITG (d-itg) is the peer of the
 # interoperability tests: its programs write and read the logs
-# tests/integration/ditg_logs.sh compares with itg-dec's, and ITGRecv takes
-# itg-send's flows (tests/integration/ditg_recv.sh).
+# tests/integration/ditg_logs.sh compares with itg-dec's, ITGRecv takes
+# itg-send's flows (tests/integration/ditg_recv.sh) and ITGSend sends to
+# itg-recv (tests/integration/ditg_send.sh).
 debs="build-essential pkg-config libuv1-dev libgsl-dev libcmocka-dev iproute2
       python3 swig default-jdk-headless maven
       openmpi-bin libopenmpi-dev libfaketime faketime d-itg"
