@@ -104,7 +104,6 @@ static int has_flow_id(int type) {
   case ITG__DITG_CLOSED_ERR:
   case ITG__DITG_ACK_CLOSED_FLOW:
   case ITG__DITG_ACK_SEND_FLOW:
-  case ITG__DITG_ERR_MSG_1:
   case ITG__DITG_ERR_MSG_2:
   case ITG__DITG_ERR_MSG_3:
   case ITG__DITG_ERR_MSG_5:

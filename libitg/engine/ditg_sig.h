@@ -47,9 +47,9 @@
  *   ACK_CLOSED_FLOW 6, ERR_MSG_2 15 (the flow cannot be set up: its data
  *   port cannot be bound), ERR_MSG_3 16 (ICMP needs root on both sides),
  *   ERR_MSG_5 22 (the data socket failed): u32 flow id
- * D-ITG also numbers ERR_MSG_1 14 (u32 flow id) and SENDER_DOWN 20 (no
- * body), which neither of its programs sends: each side takes them as any
- * message out of place.
+ * D-ITG also numbers ERR_MSG_1 14 (ITGRecv takes it, with no body, for a
+ * failed authentication) and SENDER_DOWN 20 (no body), which neither of
+ * its programs sends: each side takes them as any message out of place.
  *
  * The conversation, on one connection per receiver address: CONNECT /
  * ACK_CONNECT; optionally SEND_NAME_LOG or SEND_FLOW_LOG, answered by its
