@@ -32,7 +32,7 @@ check "the descriptor limit is raised to the hard limit" \
 # counts in k).
 k=0
 while [ $k -lt 10 ]; do
-  "$BIN/itg-send" -a 127.0.0.1 -Sdp "$SIG" -T TCP -m rttm -C 50000 -c 1024 \
+  "$BIN/itg-send" -a 127.0.0.1 -Sdp "$SIG" -rp 0 -T TCP -m rttm -C 50000 -c 1024 \
     -t 20000 >"$WORK/rtt$k.out" 2>&1 &
   SEND_PID=$!
   PIDS="$PIDS $SEND_PID"
@@ -71,7 +71,7 @@ fds() { ls "/proc/$RECV_PID/fd" | wc -l; }
 # descriptors (standard streams, the loop's own) take far fewer than 32.
 check "itg-recv keeps its reserve of descriptors free ($(fds) open)" \
   [ "$(fds)" -le $((200 - 64 + 32)) ]
-"$BIN/itg-send" -a 127.0.0.1 -Sdp "$SIG" -C 1000 -c 100 -z 200 \
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$SIG" -rp 0 -C 1000 -c 100 -z 200 \
   >"$WORK/send.out" 2>&1
 check "an honest sender is served during the flood" [ $? -eq 0 ]
 kill "$FLOOD_PID"
