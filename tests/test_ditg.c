@@ -529,6 +529,60 @@ static uint32_t get32(const uint8_t *p) {
   return v;
 }
 
+static itg_ditg_flow seen_flow;
+
+static void on_flow_seen(const itg_ditg_flow *f, void *user) {
+  (void)user;
+  seen_flow = *f;
+}
+
+/* A flow's addresses and ports go into every record written with it, and
+ * read back the same; an address too long for D-ITG is refused. */
+static void test_writer_flow(void **state) {
+  itg_logrec rec = {7, 100, ITG_REC_RX, 1, DAY0 + SEC, DAY0 + SEC + MS};
+  itg_ditg_flow fl, bad;
+  char path[1100];
+  const char *p = path;
+  uint8_t b[REC];
+  itg_ditg_writer *w;
+  itg_ditg_cfg cfg;
+  FILE *fp;
+  (void)state;
+  memset(&fl, 0, sizeof fl);
+  strcpy(fl.src_addr, "10.1.2.3");
+  strcpy(fl.dst_addr, "fe80::1");
+  fl.src_port = 4321;
+  fl.dst_port = 8999;
+  bad = fl;
+  memset(bad.dst_addr, 'a', sizeof bad.dst_addr);
+  path_of("flow.log", path, sizeof path);
+  assert_int_equal(itg_ditg_writer_open(path, ITG_STATS_OWD, &w), 0);
+  assert_int_equal(itg_ditg_writer_write_flow(w, &rec, 1, &bad), ITG_EINVAL);
+  assert_int_equal(itg_ditg_writer_write_flow(w, &rec, 1, &fl), 0);
+  assert_int_equal(itg_ditg_writer_close(w), 0);
+  fp = fopen(path, "rb");
+  assert_non_null(fp);
+  assert_int_equal(fread(b, 1, sizeof b, fp), REC);
+  fclose(fp);
+  assert_int_equal(get32(b), 7);
+  assert_int_equal(get32(b + 8), 4321);
+  assert_int_equal(get32(b + 12), 8999);
+  assert_string_equal((char *)b + 36, "10.1.2.3");
+  assert_string_equal((char *)b + 82, "fe80::1");
+  itg_ditg_cfg_init(&cfg);
+  cfg.day_ns = DAY0;
+  cfg.on_flow = on_flow_seen;
+  seen_flow.flow_id = 0;
+  assert_int_equal(itg_ditg_decode_files(&p, 1, &cfg, NULL, NULL, NULL,
+                                         (itg_decode_status *)NULL),
+                   0);
+  assert_int_equal(seen_flow.flow_id, 7);
+  assert_int_equal(seen_flow.src_port, 4321);
+  assert_int_equal(seen_flow.dst_port, 8999);
+  assert_string_equal(seen_flow.src_addr, "10.1.2.3");
+  assert_string_equal(seen_flow.dst_addr, "fe80::1");
+}
+
 static void test_writer(void **state) {
   itg_logrec recs[12];
   char path[1100];
@@ -634,6 +688,7 @@ int main(void) {
       cmocka_unit_test(test_flows_apart),
       cmocka_unit_test(test_bad_args),
       cmocka_unit_test(test_writer),
+      cmocka_unit_test(test_writer_flow),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

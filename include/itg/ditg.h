@@ -180,6 +180,15 @@ ITG_API int itg_ditg_writer_open(const char *path, itg_stats_meter meter,
 ITG_API int itg_ditg_writer_write(itg_ditg_writer *w, const itg_logrec *recs,
                                   size_t n);
 
+/* itg_ditg_writer_write with the addresses and ports of flow (its
+ * flow_id and ditg_flow_id are not used; the records keep theirs), as
+ * itg_ditg_decode_files reported them through on_flow; flow NULL: the
+ * unknown ones, as itg_ditg_writer_write. Returns what that returns, and
+ * ITG_EINVAL for an address without its NUL within ITG_DITG_ADDR_LEN. */
+ITG_API int itg_ditg_writer_write_flow(itg_ditg_writer *w,
+                                       const itg_logrec *recs, size_t n,
+                                       const itg_ditg_flow *flow);
+
 /* Returns how many records the writer has taken (0 for NULL). */
 ITG_API uint64_t itg_ditg_writer_count(const itg_ditg_writer *w);
 

@@ -51,17 +51,33 @@ static int64_t tod_of(int64_t t) {
 
 int itg_ditg_writer_write(itg_ditg_writer *w, const itg_logrec *recs,
                           size_t n) {
+  return itg_ditg_writer_write_flow(w, recs, n, NULL);
+}
+
+/* Returns 0 if s is a NUL-terminated text that fits a D-ITG address. */
+static int addr_fits(const char *s) {
+  return memchr(s, '\0', ITG_DITG_ADDR_LEN) != NULL ? 0 : ITG_EINVAL;
+}
+
+int itg_ditg_writer_write_flow(itg_ditg_writer *w, const itg_logrec *recs,
+                               size_t n, const itg_ditg_flow *flow) {
   uint8_t buf[ITG_DITG_RECORD_LEN];
   itg__ditg_rec r;
   if (w == NULL || (recs == NULL && n > 0))
     return ITG_EINVAL;
   if (w->failed)
     return w->failed;
-  if (itg__logrec_check(recs, n) != 0)
+  if (itg__logrec_check(recs, n) != 0 ||
+      (flow != NULL &&
+       (addr_fits(flow->src_addr) != 0 || addr_fits(flow->dst_addr) != 0)))
     return ITG_EINVAL;
   memset(&r, 0, sizeof r);
-  strcpy(r.src_addr, UNKNOWN_ADDR);
-  strcpy(r.dst_addr, UNKNOWN_ADDR);
+  strcpy(r.src_addr, flow != NULL ? flow->src_addr : UNKNOWN_ADDR);
+  strcpy(r.dst_addr, flow != NULL ? flow->dst_addr : UNKNOWN_ADDR);
+  if (flow != NULL) {
+    r.src_port = flow->src_port;
+    r.dst_port = flow->dst_port;
+  }
   for (size_t i = 0; i < n; i++) {
     const itg_logrec *rec = &recs[i];
     if (itg__logrec_kind(rec) != w->kind)

@@ -317,7 +317,7 @@ check "a log without records: status 0, zero packets" \
   [ "$(json_field "$WORK/empty.json" 'r["total"]["packets"]')" -eq 0 ]
 
 # 7. Interval series.
-"$DEC" -d 100 "$WORK/recv.log" >"$WORK/delay.csv"
+"$DEC" -d 100 --csv - "$WORK/recv.log" >"$WORK/delay.csv"
 check "-d: status 0" [ $? -eq 0 ]
 check "-d: the header names the flows and the total" \
   [ "$(head -n 1 "$WORK/delay.csv")" = "time_s,flow_1,flow_2,total" ]
@@ -326,23 +326,23 @@ import sys
 rows = open(sys.argv[1]).read().split("\n")[1:-1]
 times = [float(r.split(",")[0]) for r in rows]
 sys.exit(not (10 <= len(rows) <= 11 and times[0] == 0 and abs(times[1] - 0.1) < 1e-9))' "$WORK/delay.csv"
-"$DEC" -p 100 "$WORK/recv.log" "$WORK/send.log" >"$WORK/loss.csv"
+"$DEC" -p 100 --csv - "$WORK/recv.log" "$WORK/send.log" >"$WORK/loss.csv"
 # ITGDec's rule: the numbers a packet skips count as lost in its interval
 # and a late packet gives none back, so 62 before 61 adds one to the 13.
 check "-p: the losses per interval add up to 13 lost + 1 late" python3 -c '
 import sys
 rows = open(sys.argv[1]).read().split("\n")[1:-1]
 sys.exit(sum(int(r.split(",")[-1]) for r in rows) != 14)' "$WORK/loss.csv"
-"$DEC" -b 100 "$WORK/recv.log" >"$WORK/bitrate.csv"
+"$DEC" -b 100 --csv - "$WORK/recv.log" >"$WORK/bitrate.csv"
 check "-b: the bitrate per interval adds up to the bytes" python3 -c '
 import sys, json
 rows = open(sys.argv[1]).read().split("\n")[1:-1]
 kbit = sum(float(r.split(",")[-1]) for r in rows) * 0.1
 b = json.load(open(sys.argv[2]))["total"]["bytes"]
 sys.exit(abs(kbit * 1000 / 8 - b) > 1e-3)' "$WORK/bitrate.csv" "$WORK/recv.json"
-"$DEC" -c 250 -o "$WORK/all.csv" --json "$WORK/recv.log" >"$WORK/c.json"
-check "-c with -o: status 0" [ $? -eq 0 ]
-check "-c with -o: the JSON report still on stdout" \
+"$DEC" -c 250 --csv "$WORK/all.csv" --json "$WORK/recv.log" >"$WORK/c.json"
+check "-c with --csv: status 0" [ $? -eq 0 ]
+check "-c with --csv: the JSON report still on stdout" \
   [ "$(json_field "$WORK/c.json" 'r["total"]["packets"]')" -eq 140 ]
 check "-c: combined header" \
   [ "$(head -n 1 "$WORK/all.csv")" = "time_s,flow,packets,bytes,lost,delay_avg_s,jitter_avg_s,bitrate_kbps" ]
@@ -350,6 +350,75 @@ check "-c: the total rows count every packet" python3 -c '
 import sys
 rows = [r.split(",") for r in open(sys.argv[1]).read().split("\n")[1:-1]]
 sys.exit(sum(int(r[2]) for r in rows if r[1] == "total") != 140)' "$WORK/all.csv"
-"$DEC" -d 100 -j 100 "$WORK/recv.log" >"$WORK/out" 2>"$WORK/err"
-check "two series at once are refused (status 2)" [ $? -eq 2 ]
+"$DEC" -d 100 -j 100 --csv - "$WORK/recv.log" >"$WORK/out" 2>"$WORK/err"
+check "--csv with two series is refused (status 2)" [ $? -eq 2 ]
+
+# 8. ITGDec's options. The series go to ITGDec's files, named by default
+# as ITGDec names them (in the working directory), the summary then only
+# with -v; flows are named by addresses libitg does not log: 0.0.0.0.
+mkdir "$WORK/itgdec" && cd "$WORK/itgdec" || die "no $WORK/itgdec"
+"$DEC" "$WORK/recv.log" -d 100 -j 100 >"$WORK/out" 2>"$WORK/err"
+check "-d and -j together: status 0" [ $? -eq 0 ]
+check "-d, -j: no summary without -v" [ ! -s "$WORK/out" ]
+hdr="Time 1-0.0.0.0-0.0.0.0 2-0.0.0.0-0.0.0.0 Aggregate-Flow"
+check "-d: ITGDec's delay.dat, ITGDec's header" [ "$(head -n 1 delay.dat)" = "$hdr" ]
+check "-j: ITGDec's jitter.dat, ITGDec's header" [ "$(head -n 1 jitter.dat)" = "$hdr" ]
+check "-d: a row per 100 ms: time, each flow, their sum" python3 -c '
+import sys
+rows = [list(map(float, r.split())) for r in open(sys.argv[1]).read().split("\n")[1:-1]]
+sys.exit(not (10 <= len(rows) <= 11 and rows[1][0] == 0.1 and
+              all(len(r) == 4 and abs(r[1] + r[2] - r[3]) < 2.5e-6 for r in rows)))' delay.dat
+"$DEC" "$WORK/recv.log" -p 100 loss.dat -b 100 -v >"$WORK/out"
+check "-v with series: the summary too" grep -q "Total packets" "$WORK/out"
+check "-p FILE: the losses in the file named" [ -s loss.dat ]
+check "-b: bitrate.dat" [ -s bitrate.dat ]
+check "-p: the losses add up to 13 lost + 1 late, as with --csv" python3 -c '
+import sys
+rows = open(sys.argv[1]).read().split("\n")[1:-1]
+sys.exit(sum(float(r.split()[-1]) for r in rows) != 14)' loss.dat
+"$DEC" "$WORK/recv.log" -c 250
+check "-c: combined_stats.dat, five columns, no header" \
+  [ "$(awk '{print NF}' combined_stats.dat | sort -u)" = 5 ]
+"$DEC" "$WORK/recv.log" -l text.log -o octave.log -P >sizes.out
+check "-l: ITGDec's text log, a line per packet (140)" [ "$(wc -l <text.log)" -eq 140 ]
+check "-l: the unknown addresses and ports are 0.0.0.0/0" \
+  grep -q "^Flow>0001 Seq>      1 Src> *0.0.0.0/0 Dest> *0.0.0.0/0 txTime>" text.log
+check "-t: the text log read back gives the 140 packets" \
+  [ "$("$DEC" --json -t text.log | json_field /dev/stdin 'r["total"]["packets"]')" -eq 140 ]
+check "-o: the Octave log, a line per packet" [ "$(wc -l <octave.log)" -eq 140 ]
+check "-o: seq, send h m s, receive h m s, size" \
+  [ "$(awk '{print NF}' octave.log | sort -u)" = 8 ]
+check "-P: each packet's size, a line each" [ "$(wc -l <sizes.out)" -eq 140 ]
+"$DEC" "$WORK/recv.log" -I >gaps.out
+check "-I: the times between packets, one fewer than packets" \
+  [ "$(wc -l <gaps.out)" -eq 139 ]
+"$DEC" "$WORK/recv.log" -s mine
+check "-s SUFFIX: a D-ITG log per flow, ITGDec's names" \
+  test -s 1-0.0.0.0-0.0.0.0.mine.dat -a -s 2-0.0.0.0-0.0.0.0.mine.dat
+check "-s: the two flows' logs hold the 140 packets" [ $(( \
+  $("$DEC" --json 1-0.0.0.0-0.0.0.0.mine.dat | json_field /dev/stdin 'r["total"]["packets"]') + \
+  $("$DEC" --json 2-0.0.0.0-0.0.0.0.mine.dat | json_field /dev/stdin 'r["total"]["packets"]') )) -eq 140 ]
+"$DEC" --json -f 1 "$WORK/recv.log" >f1.json
+check "-f 1: only flow 1" [ "$(json_field f1.json '[f["flow"] for f in r["flows"]]')" = "[1]" ]
+"$DEC" --json -f t "$WORK/recv.log" >ft.json
+check "-f t: every packet in one flow, 1" \
+  [ "$(json_field ft.json '[(f["flow"], f["packets"]) for f in r["flows"]]')" = "[(1, 140)]" ]
+"$DEC" -t "$WORK/recv.log" >"$WORK/out" 2>"$WORK/err"
+check "-t on a libitg log: refused (status 2)" [ $? -eq 2 ]
+check "-t: says why" grep -q "not a D-ITG text log" "$WORK/err"
+# The sender's log holds flow 2 only: -s wrote flow 2's D-ITG log above.
+"$DEC" 2-0.0.0.0-0.0.0.0.mine.dat -r "$WORK/send.log" both.dat --json >r.json
+check "-r SENDERLOG FILE: status 0" [ $? -eq 0 ]
+check "-r: the totals kept" [ "$(json_field r.json 'r["total"]["packets"]')" -eq 45 ]
+check "-r: the combined log holds the receiver's packets, the same delays" \
+  [ "$("$DEC" --json both.dat | json_field /dev/stdin '(r["total"]["packets"], r["total"]["delay_avg_s"])')" = \
+    "$(json_field r.json '(r["total"]["packets"], r["total"]["delay_avg_s"])')" ]
+"$DEC" "$WORK/recv.log" -r "$WORK/empty.log" >"$WORK/out" 2>"$WORK/err"
+check "-r with a sender's log that lacks the packets: status 1" [ $? -eq 1 ]
+check "-r: says which packet" grep -q "holds no packet 1 of flow 1" "$WORK/err"
+cp "$WORK/recv.log" mine.log
+"$DEC" mine.log -l mine.log >"$WORK/out" 2>"$WORK/err"
+check "an output named as the log is refused (status 2)" [ $? -eq 2 ]
+check "the log is kept" cmp -s mine.log "$WORK/recv.log"
+cd "$WORK" || die "no $WORK"
 finish

@@ -6,6 +6,8 @@
 # totals ITGDec gives (packets, delays, jitter, bytes, bitrate, loss);
 # two senders' flows, both numbered 1, in one ITGRecv log are two flows
 # here as in ITGDec, each with ITGDec's figures;
+# itg-dec takes ITGDec's options on a hand-made log of two flows and
+# writes what ITGDec writes with them, to its printed microsecond;
 # ITGDec reads the D-ITG log itg-dec exports from libitg logs (one with
 # losses, one of a real itg-send/itg-recv run) and gives itg-dec's totals
 # of the originals; a hand-made D-ITG log across midnight keeps its delays,
@@ -367,6 +369,139 @@ check "the same dated by the file's modification time" \
 check "both give the same report" cmp -s "$WORK/midnight.json" "$WORK/mtime.json"
 check "a wrong --date is refused" \
   sh -c '"$1" --date 2026-02-30 "$2" >/dev/null 2>&1; [ $? -eq 2 ]' sh "$DEC" "$WORK/midnight.log"
+
+# ---- ITGDec's options --------------------------------------------------------
+
+# A receiver's log of two flows (the second losing packets, alone and in
+# runs), its send times 0.5 s off, and the sender's log with the right
+# ones (ITGSend's: received when sent), for -r. No time falls on an
+# interval's edge, where ITGDec and itg-dec could round a packet apart.
+python3 - "$WORK/opt.log" "$WORK/opt-send.log" <<'PY'
+import struct, sys
+def rec(fid, seq, sp, dp, tx, rx, size, src, dst):
+    th, tm = int(tx // 3600), int(tx % 3600 // 60)
+    rh, rm = int(rx // 3600), int(rx % 3600 // 60)
+    return struct.pack("<9I46s46s2d", fid, seq, sp, dp, th, tm, rh, rm, size,
+                       src.encode(), dst.encode(), tx - th * 3600 - tm * 60,
+                       rx - rh * 3600 - rm * 60)
+base = 10 * 3600 + 20 * 60 + 30.0
+recv, send = b"", b""
+for i in range(1, 201):
+    t = base + i * 0.0101 + 0.000037
+    recv += rec(1, i, 5000, 6000, t + 0.5, t + 0.0012 + i % 7 * 0.00013,
+                100 + i % 50, "10.0.0.1", "10.0.0.2")
+    send += rec(1, i, 5000, 6000, t, t, 100 + i % 50, "10.0.0.1", "10.0.0.2")
+    send += rec(2, i, 5001, 6001, t + 0.003, t + 0.003, 512, "10.0.0.3", "10.0.0.2")
+    if i % 13 not in (0, 1) and not 50 <= i <= 53:
+        recv += rec(2, i, 5001, 6001, t + 0.503, t + 0.005 + i % 5 * 0.0002,
+                    512, "10.0.0.3", "10.0.0.2")
+open(sys.argv[1], "wb").write(recv)
+open(sys.argv[2], "wb").write(send)
+PY
+
+# same.py A B [binary]: the same lines (or D-ITG records) in A and B, a
+# word or field that differs only as numbers within ITGDec's printed
+# microsecond; ITGDec's version lines on stdout are passed over.
+cat >"$WORK/same.py" <<'PY'
+import re, struct, sys
+def items(path):
+    data = open(path, "rb").read()
+    if len(sys.argv) > 3:
+        return [[*struct.unpack_from("<9I", data, o),
+                 data[o + 36:o + 82].split(b"\0")[0],
+                 data[o + 82:o + 128].split(b"\0")[0],
+                 *struct.unpack_from("<2d", data, o + 128)]
+                for o in range(0, len(data), 144)]
+    return [re.split(r"[\s>:/]+", l.strip())
+            for l in data.decode().split("\n") if l.strip() and
+            not l.startswith(("ITGDec version", "Compile-time"))]
+a, b = items(sys.argv[1]), items(sys.argv[2])
+if len(a) != len(b):
+    sys.exit(f"{sys.argv[1]}: {len(a)} lines, {sys.argv[2]}: {len(b)}")
+for n, (x, y) in enumerate(zip(a, b), 1):
+    if len(x) != len(y):
+        sys.exit(f"line {n}: {x} against {y}")
+    for u, v in zip(x, y):
+        if u == v:
+            continue
+        try:
+            if abs(float(u) - float(v)) <= 1.5e-6:
+                continue
+        except (TypeError, ValueError):
+            pass
+        sys.exit(f"line {n}: {u!r} against {v!r}\n{x}\n{y}")
+print(f"{len(a)} lines alike")
+PY
+
+# itgdec_in DIR FILE ARGS...: ITGDec ARGS run in DIR, which must write FILE
+# there (its stdout in DIR/stdout); returns 1 (the reason in $WORK/why)
+# when it failed.
+itgdec_in() {
+  d=$1 f=$2
+  shift 2
+  rm -f "$d/$f"
+  (cd "$d" && timeout 30 ITGDec "$@" >stdout 2>/dev/null)
+  s=$?
+  if [ "$s" -ne 0 ] || [ ! -s "$d/$f" ]; then
+    echo "ITGDec $* exit status $s, $f $(ls -l "$d/$f" 2>&1)" >"$WORK/why"
+    return 1
+  fi
+}
+
+# opt NAME FILE ARGS... [-- binary]: ITGDec and itg-dec with ARGS on the same
+# log, each in a folder of its own; FILE of each alike.
+opt() {
+  name=$1 f=$2
+  shift 2
+  bin=
+  if [ "$f" = "-b" ]; then
+    bin=binary f=$1
+    shift
+  fi
+  rm -rf "$WORK/ref" "$WORK/ours"
+  mkdir "$WORK/ref" "$WORK/ours"
+  cp "$WORK/opt.log" "$WORK/opt-send.log" "$WORK/ref/"
+  cp "$WORK/opt.log" "$WORK/opt-send.log" "$WORK/ours/"
+  (cd "$WORK/ours" && "$DEC" "$@" >stdout 2>stderr)
+  s=$?
+  check "$name: itg-dec $* exits 0" [ "$s" -eq 0 ]
+  [ "$s" -eq 0 ] || cat "$WORK/ours/stderr"
+  if twice "ITGDec $*" itgdec_in "$WORK/ref" "$f" "$@"; then
+    check "$name: $f is ITGDec's" \
+      python3 "$WORK/same.py" "$WORK/ref/$f" "$WORK/ours/$f" $bin
+  fi
+}
+
+opt "-l" t.txt opt.log -l t.txt
+opt "-o" o.txt opt.log -o o.txt
+opt "-P" stdout opt.log -P
+opt "-I" stdout opt.log -I
+opt "-d" delay.dat opt.log -d 100
+opt "-j FILE" j.dat opt.log -j 150 j.dat
+opt "-b" bitrate.dat opt.log -b 100
+opt "-p" packetloss.dat opt.log -p 70
+opt "-c" combined_stats.dat opt.log -c 250
+opt "-s" -b 2-10.0.0.3-10.0.0.2.log.dat opt.log -s
+opt "-s SUFFIX" -b 1-10.0.0.1-10.0.0.2.x.dat opt.log -s x
+opt "-r" -b reconstructed.dat opt.log -r opt-send.log
+opt "-r FILE" -b both.dat opt.log -r opt-send.log both.dat
+opt "-f 1" delay.dat opt.log -f 1 -d 100
+opt "-f t" -b 1-127.0.0.1-127.0.0.1.log.dat opt.log -f t -s
+opt "-f t" delay.dat opt.log -f t -d 100
+# -t: ITGDec's text log of it, read as text (-c: ITGDec names the flows of
+# a text log with the addresses' padding, itg-dec without), the summary
+# with -v.
+if twice "ITGDec -l on the options' log" itgdec_text "$WORK/opt.log" "$WORK/opt.txt"; then
+  opt "-t" combined_stats.dat "$WORK/opt.txt" -t -c 100 -v
+  check "-t -v: the summary too" grep -q "Total packets" "$WORK/ours/stdout"
+fi
+check "-t on a binary log is refused" \
+  sh -c '"$1" "$2" -t >/dev/null 2>&1; [ $? -eq 2 ]' sh "$DEC" "$WORK/opt.log"
+if twice "ITGDec on the options' log" itgdec "$WORK/opt.itgdec" "$WORK/opt.log" -f 1; then
+  "$DEC" --json "$WORK/opt.log" -f 1 >"$WORK/opt.json"
+  check "-f 1: the totals are ITGDec's" \
+    python3 "$WORK/compare.py" "$WORK/opt.itgdec" "$WORK/opt.json" flows
+fi
 
 # ---- damage -----------------------------------------------------------------
 
