@@ -266,12 +266,6 @@ static void test_other_options(void **state) {
 static void test_override(void **state) {
   itg_flow_cfg c;
   (void)state;
-  c = ok(W("-C", "10", "-E", "20"));
-  assert_spec(&c.idt, ITG_DIST_EXPONENTIAL, 0.05, 0, 1.0);
-  c = ok(W("-N", "10", "2", "-C", "100"));
-  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.01, 0, 1.0);
-  c = ok(W("-c", "100", "-u", "64", "80"));
-  assert_spec(&c.size, ITG_DIST_UNIFORM, 64, 80, 1.0);
   c = ok(W("-a", "h1", "-a", "h2", "-T", "TCP", "-T", "UDP", "-t", "1",
            "-t", "2", "-m", "rttm", "-m", "owdm", "-s", "1", "-s", "2"));
   assert_string_equal(c.dst_host, "h2");
@@ -292,7 +286,49 @@ static void test_override(void **state) {
         itg_flow_parse_args(&d, 2, W("-rp", "0"), NULL, 0), 0);
     assert_int_equal(d.dst_port, 0);
     assert_spec(&d.idt, ITG_DIST_CONSTANT, 0.02, 0, 1.0);
+    /* Each call is a line of its own: its law replaces the earlier one. */
+    assert_int_equal(
+        itg_flow_parse_args(&d, 2, W("-E", "20"), NULL, 0), 0);
+    assert_spec(&d.idt, ITG_DIST_EXPONENTIAL, 0.05, 0, 1.0);
   }
+}
+
+/* Two laws of one kind on one line: the first would be lost silently. */
+static void test_clashes(void **state) {
+  itg_flow_cfg c;
+  (void)state;
+  check_error(W("-C", "10", "-E", "20"), ITG_EINVAL,
+              "-E: the IDT law is already set by -C: give one IDT option");
+  check_error(W("-N", "10", "2", "-t", "5", "-C", "100"), ITG_EINVAL,
+              "-C: the IDT law is already set by -N");
+  check_error(W("-C", "10", "-C", "20"), ITG_EINVAL,
+              "-C: the IDT law is already set by -C");
+  check_error(W("-c", "100", "-u", "64", "80"), ITG_EINVAL,
+              "-u: the size law is already set by -c: give one size option");
+  check_error(W("--idt-lognormal", "1", "1", "-Ft", "x"), ITG_EINVAL,
+              "-Ft: the IDT law is already set by --idt-lognormal");
+  check_error(W("-C", "10", "DNS"), ITG_EINVAL,
+              "DNS: the laws are already set by -C");
+  check_error(W("DNS", "VoIP"), ITG_EINVAL,
+              "VoIP: the laws are already set by DNS");
+  check_error(W("DNS", "-c", "100", "-c", "200"), ITG_EINVAL,
+              "-c: the size law is already set by -c");
+  /* One of each kind, and a preset refined by the options after it. */
+  c = ok(W("-C", "10", "-c", "100"));
+  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.1, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 100, 0, 1.0);
+  c = ok(W("DNS", "-C", "5", "-c", "200"));
+  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.2, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 200, 0, 1.0);
+  /* -D without TCP: refused where the flow is checked, naming -D and -T
+   * (the transport may come later on the line or in a later call). */
+  c = ok(W("-D"));
+  check_invalid(&c, ITG_EINVAL, "-D (TCP_NODELAY) is for TCP flows and this "
+                                "flow is UDP (-T)");
+  c = ok(W("-D", "-T", "TCP"));
+  check_invalid(&c, 0, "");
+  c = ok(W("-D", "Telnet"));
+  check_invalid(&c, 0, "");
 }
 
 /* ---- presets ------------------------------------------------------------- */
@@ -1136,6 +1172,7 @@ int main(void) {
       cmocka_unit_test(test_size_options),
       cmocka_unit_test(test_other_options),
       cmocka_unit_test(test_override),
+      cmocka_unit_test(test_clashes),
       cmocka_unit_test(test_voip),
       cmocka_unit_test(test_recv_log_server),
       cmocka_unit_test(test_telnet_dns),

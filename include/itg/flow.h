@@ -4,8 +4,11 @@
  * from D-ITG-style options (the same words itg-send takes on its command
  * line and in a script file), so programs and bindings describe flows the
  * same way. Options apply left to right and a later option replaces an
- * earlier one of the same kind (any IDT option replaces the IDT law, any
- * size option the size law, a preset both, and the transport).
+ * earlier one of the same kind (the transport, the ports...), except that
+ * one call takes at most one IDT option and one size option, and a preset
+ * only before them (it sets both laws, which the options after it refine):
+ * a second one is refused, naming both, rather than silently dropping the
+ * first. A later call (a later line) replaces what an earlier one set.
  *
  * Option reference (D-ITG's names and units; long forms in brackets):
  *   -a host [--dst]          destination host (default 127.0.0.1)
@@ -15,7 +18,8 @@
  *   -sp port [--src-port]    source port to bind, 0-65535 (default 0: any)
  *   -Sdp port [--sig-port]   receiver's signaling port, 1-65535 (9000)
  *   -T UDP|TCP [--proto]     transport, any case (default UDP)
- *   -D [--nodelay]           TCP: disable Nagle's algorithm
+ *   -D [--nodelay]           TCP: disable Nagle's algorithm (a flow that
+ *                            is not TCP is refused by itg_flow_validate)
  *   Inter-departure time (one of; default -C 1000), and the itg_dist_spec
  *   each option makes (kind, p[], scale):
  *   -C rate                  CONSTANT    {1/rate}              scale 1

@@ -222,6 +222,14 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
     itg__err_set(err, errlen, "unknown transport %d", (int)cfg->proto);
     return ITG_EINVAL;
   }
+  /* D-ITG takes -D on any flow and ignores it but over TCP: a flow
+   * asked to send without Nagle's delay that cannot is refused instead. */
+  if (cfg->nodelay && cfg->proto != ITG_PROTO_TCP) {
+    itg__err_set(err, errlen,
+                 "-D (TCP_NODELAY) is for TCP flows and this flow is UDP "
+                 "(-T): give -T TCP or drop -D");
+    return ITG_EINVAL;
+  }
   if (cfg->meter != ITG_METER_OWD && cfg->meter != ITG_METER_RTT) {
     itg__err_set(err, errlen, "unknown meter %d", (int)cfg->meter);
     return ITG_EINVAL;

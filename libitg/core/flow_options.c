@@ -109,6 +109,12 @@ typedef struct itg__fp {
   char *err;
   size_t errlen;   /* 0 when err is NULL */
   int preset_size; /* the size law is a preset's nominal one */
+  /* What set each law in this call, so that a second one is refused
+   * rather than silently replacing the first: the option's name, or the
+   * preset's word (NULL: nothing yet). */
+  const char *idt_by;
+  const char *size_by;
+  const char *preset_by;
 } itg__fp;
 
 /* Takes the next word as the value of option `opt`. */
@@ -220,7 +226,18 @@ static int itg__parse_law(itg__fp *fp, const itg__law_opt *lo) {
   const char *words[ITG_DIST_MAX_PARAMS];
   double v[ITG_DIST_MAX_PARAMS] = {0};
   itg_dist_spec s;
+  const char **by;
   int k, rc;
+  /* A preset's laws are there to be refined by the options after it; two
+   * options of one kind on one line are a mistake the last would hide. */
+  by = lo->idt ? &fp->idt_by : &fp->size_by;
+  if (*by != NULL) {
+    itg__err_set(fp->err, fp->errlen,
+                 "%s: the %s law is already set by %s: give one %s option",
+                 lo->name, lo->idt ? "IDT" : "size", *by,
+                 lo->idt ? "IDT" : "size");
+    return ITG_EINVAL;
+  }
   memset(&s, 0, sizeof s);
   s.kind = lo->kind;
   for (k = 0; k < lo->nargs; k++) {
@@ -252,6 +269,7 @@ static int itg__parse_law(itg__fp *fp, const itg__law_opt *lo) {
                             lo->name, fp->err, fp->errlen);
   if (rc != 0)
     return rc;
+  *by = lo->name;
   if (lo->idt) {
     fp->cfg.idt = s;
   } else {
@@ -430,6 +448,15 @@ static int itg__parse_word(itg__fp *fp) {
     itg__err_set(fp->err, fp->errlen, "unknown option '%s'", w);
     return ITG_EINVAL;
   }
+  if (fp->preset_by != NULL || fp->idt_by != NULL || fp->size_by != NULL) {
+    itg__err_set(fp->err, fp->errlen,
+                 "%s: the laws are already set by %s: a preset comes first, "
+                 "the options refining it after it",
+                 w, fp->preset_by != NULL ? fp->preset_by
+                    : fp->idt_by != NULL ? fp->idt_by : fp->size_by);
+    return ITG_EINVAL;
+  }
+  fp->preset_by = w;
   fp->i += n;
   fp->cfg.proto = preset.proto;
   fp->cfg.idt = preset.idt;

@@ -59,6 +59,9 @@ static const char help_text[] =
     "  reaches; 0 means no limit for each of them, and a flow left with no\n"
     "  limit at all is refused.\n"
     "  presets: VoIP [-x codec] [-h RTP|CRTP] [-VAD], Telnet, DNS\n"
+    "  One IDT option and one size option a flow; a preset first, the\n"
+    "  options refining it after it; -D with TCP only: a line breaking one\n"
+    "  of these rules is refused, naming both options.\n"
     "\n"
     "Exit status: 0 if every flow succeeded, 1 if one failed, 2 for a usage\n"
     "error (nothing is sent then).\n";
