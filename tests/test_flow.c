@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/payload.h"
 #include "itg/flow.h"
 
 #define NDRAWS 10000
@@ -329,6 +331,94 @@ static void test_clashes(void **state) {
   check_invalid(&c, 0, "");
   c = ok(W("-D", "Telnet"));
   check_invalid(&c, 0, "");
+}
+
+/* -p: D-ITG's payload types; -Fp: payload bytes from a file. */
+static void test_payload_options(void **state) {
+  itg_flow_cfg c;
+  char path[512], big[600];
+  FILE *f;
+  (void)state;
+  c = ok(W("-p", "0"));
+  assert_string_equal(c.payload_file, "");
+  check_error(W("-p", "1"), ITG_EINVAL,
+              "-p: payload type 1 (flow id and sequence number only) is not "
+              "supported");
+  check_error(W("--payload-type", "2"), ITG_EINVAL,
+              "--payload-type: payload type 2 (no header) is not supported");
+  check_error(W("-p", "3"), ITG_EINVAL, "-p: '3' is out of range (0-2)");
+  check_error(W("-p"), ITG_EINVAL, "-p: missing value");
+  check_error(W("-Fp", ""), ITG_EINVAL, "-Fp: empty file name");
+
+  snprintf(path, sizeof path, "%s/itg-payload-%d.bin",
+           getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp", (int)getpid());
+  f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fputs("abc", f) >= 0, 1);
+  fclose(f);
+  c = ok(W("-Fp", path));
+  assert_string_equal(c.payload_file, path);
+  check_invalid(&c, 0, "");
+  {
+    char buf[1024], want[1024];
+    itg_flow_describe(&c, buf, sizeof buf);
+    snprintf(want, sizeof want, " payload %s", path);
+    assert_non_null(strstr(buf, want));
+  }
+  /* Empty, missing and too large files are refused where the flow is
+   * checked, each with its reason. */
+  f = fopen(path, "wb");
+  fclose(f);
+  check_invalid(&c, ITG_EINVAL, "is empty");
+  f = fopen(path, "wb");
+  assert_int_equal(fseek(f, ITG_FLOW_PAYLOAD_MAX, SEEK_SET), 0);
+  assert_int_equal(fputc('x', f), 'x');
+  fclose(f);
+  check_invalid(&c, ITG_EINVAL, "is larger than 1048576 bytes");
+  f = fopen(path, "r+b");
+  assert_int_equal(ftruncate(fileno(f), ITG_FLOW_PAYLOAD_MAX), 0);
+  fclose(f);
+  check_invalid(&c, 0, "");
+  remove(path);
+  check_invalid(&c, ITG_ENOENT, "-Fp: cannot read payload file");
+  memset(big, 'a', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  check_error(W("-Fp", big), ITG_EINVAL, "-Fp: 'aaaa");
+}
+
+/* D-ITG's layout of a payload file: on from packet to packet, the packet
+ * that finds fewer bytes left than its room padded with zeros, the next
+ * starting over. */
+static void test_payload_fill(void **state) {
+  static const uint8_t file[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  uint8_t dst[16];
+  size_t off = 0, off2 = 0;
+  (void)state;
+  memset(dst, 0xee, sizeof dst);
+  itg__payload_fill(file, sizeof file, &off, dst, 4);
+  assert_memory_equal(dst, file, 4);
+  assert_true(dst[4] == 0xee);
+  assert_int_equal(off, 4);
+  itg__payload_fill(file, sizeof file, &off, dst, 6);
+  assert_memory_equal(dst, file + 4, 6);
+  assert_int_equal(off, 0);
+  itg__payload_fill(file, sizeof file, &off, dst, 7);
+  itg__payload_fill(file, sizeof file, &off, dst, 7);
+  assert_memory_equal(dst, file + 7, 3);
+  assert_memory_equal(dst + 3, (const uint8_t[4]){0}, 4);
+  assert_int_equal(off, 0);
+  itg__payload_fill(file, sizeof file, &off, dst, 16);
+  assert_memory_equal(dst, file, 10);
+  assert_memory_equal(dst + 10, (const uint8_t[6]){0}, 6);
+  itg__payload_fill(file, sizeof file, &off, dst, 0);
+  assert_int_equal(off, 0);
+  /* advance moves as fill does */
+  itg__payload_advance(sizeof file, &off2, 4);
+  assert_int_equal(off2, 4);
+  itg__payload_advance(sizeof file, &off2, 6);
+  assert_int_equal(off2, 0);
+  itg__payload_advance(sizeof file, &off2, 11);
+  assert_int_equal(off2, 0);
 }
 
 /* ---- presets ------------------------------------------------------------- */
@@ -1173,6 +1263,8 @@ int main(void) {
       cmocka_unit_test(test_other_options),
       cmocka_unit_test(test_override),
       cmocka_unit_test(test_clashes),
+      cmocka_unit_test(test_payload_options),
+      cmocka_unit_test(test_payload_fill),
       cmocka_unit_test(test_voip),
       cmocka_unit_test(test_recv_log_server),
       cmocka_unit_test(test_telnet_dns),

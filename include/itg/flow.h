@@ -65,6 +65,27 @@
  *                            the optional word is absent; "[v6]:port" for
  *                            an IPv6 address with a port), under the -x
  *                            name, or one the server chooses without -x
+ *   -p 0                     D-ITG's payload type: 0, the full header
+ *                            (flow id, sequence number, send time), is
+ *                            what libitg always sends. D-ITG's 1 keeps
+ *                            the flow id and sequence number alone (its
+ *                            receiver logs the receive time as the send
+ *                            time: no delay, loss still counted) and 2
+ *                            nothing (bytes alone: the receiver tells the
+ *                            flow by its socket, and counts packets and
+ *                            bytes, no loss, no delay); both are refused,
+ *                            since libitg's receiver (native: the magic,
+ *                            length and token it checks; ditg: the send
+ *                            time it measures) needs the whole header.
+ *   -Fp file                 payload bytes from a file of 1 to
+ *                            ITG_FLOW_PAYLOAD_MAX bytes, laid after each
+ *                            packet's header as D-ITG lays them: they run
+ *                            on from one packet to the next; a packet
+ *                            finding fewer left than its room takes them
+ *                            and is padded with zeros, and the next one
+ *                            starts again at the file's first byte.
+ *                            Without -Fp the bytes after the header are
+ *                            zeros (D-ITG's are random).
  *   --wire native|ditg       packet header profile (default native; a
  *                            ditg flow carries no flow token, so forged
  *                            datagrams can join it: see itg/wire.h)
@@ -129,6 +150,8 @@ extern "C" {
  * (laws without a mean, Cauchy and Pareto of shape <= 1, are not held to
  * it). */
 #define ITG_FLOW_RATE_MAX 1e7
+/* The largest payload file (-Fp) a flow takes, in bytes. */
+#define ITG_FLOW_PAYLOAD_MAX (1u << 20)
 
 typedef enum itg_proto { ITG_PROTO_UDP = 0, ITG_PROTO_TCP = 1 } itg_proto;
 
@@ -179,6 +202,9 @@ typedef struct itg_flow_cfg {
                                          choice) */
   uint16_t recv_log_port;              /* default 9001 */
   itg_log_transport recv_log_transport; /* default ITG_LOG_TCP */
+  char payload_file[ITG_PATH_MAX]; /* "" for none: the bytes after each
+                                      header are zeros; else taken from
+                                      this file (-Fp) */
 } itg_flow_cfg;
 
 /* Returns the name of a flow's meter, the one its delays are reported
@@ -228,7 +254,8 @@ ITG_API int itg_flow_parse_line(itg_flow_cfg *cfg, const char *line, char *err,
  * (duration, packets or bytes); sig port 1-65535; TOS -1 or 0-255;
  * TTL -1 or 1-255; hosts and paths terminated within their arrays; known
  * proto, meter and wire profile; a receiver log server's port 1-65535 and
- * a known transport; each law's scale > 0 and parameters valid
+ * a known transport; a payload file readable and of 1 to
+ * ITG_FLOW_PAYLOAD_MAX bytes; each law's scale > 0 and parameters valid
  * (trace files are read); an IDT law's range meets [0, ITG_FLOW_IDT_MAX] s
  * and its mean lies in [1 / ITG_FLOW_RATE_MAX, ITG_FLOW_IDT_MAX] s; a size
  * law's range

@@ -138,4 +138,7 @@ void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
                  : " recv-log-server %.*s:%u %s",
              host_len, cfg->recv_log_server, (unsigned)cfg->recv_log_port,
              cfg->recv_log_transport == ITG_LOG_UDP ? "UDP" : "TCP");
+  if (cfg->payload_file[0] != '\0')
+    itg__cat(buf, len, &pos, " payload %.*s", (int)sizeof cfg->payload_file,
+             cfg->payload_file);
 }

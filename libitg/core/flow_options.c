@@ -68,6 +68,8 @@ typedef enum itg__opt_id {
   ITG__OPT_RECV_LOG,
   ITG__OPT_RECV_LOG_SERVER,
   ITG__OPT_WIRE,
+  ITG__OPT_PAYLOAD_TYPE,
+  ITG__OPT_PAYLOAD_FILE,
 } itg__opt_id;
 
 typedef struct itg__opt {
@@ -96,6 +98,8 @@ static const itg__opt itg__opts[] = {
     {"-x", "--recv-log", ITG__OPT_RECV_LOG, 1},
     {"-X", "--recv-log-server", ITG__OPT_RECV_LOG_SERVER, 1},
     {NULL, "--wire", ITG__OPT_WIRE, 1},
+    {"-p", "--payload-type", ITG__OPT_PAYLOAD_TYPE, 1},
+    {"-Fp", "--payload-file", ITG__OPT_PAYLOAD_FILE, 1},
 };
 
 #define ITG__COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -412,6 +416,24 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
     if (rc == 0)
       c->wire = second ? ITG_WIRE_DITG : ITG_WIRE_NATIVE;
     return rc;
+  case ITG__OPT_PAYLOAD_TYPE:
+    rc = itg__whole(fp, opt, w, 0, 2, "0-2", &u);
+    if (rc == 0 && u != 0) {
+      itg__err_set(fp->err, fp->errlen,
+                   "%s: payload type %s (%s) is not supported: libitg's "
+                   "receiver needs the whole header of type 0 (flow id, "
+                   "sequence number and send time)",
+                   opt, w, u == 1 ? "flow id and sequence number only"
+                                  : "no header");
+      rc = ITG_EINVAL;
+    }
+    return rc;
+  case ITG__OPT_PAYLOAD_FILE:
+    if (*w == '\0') {
+      itg__err_set(fp->err, fp->errlen, "%s: empty file name", opt);
+      return ITG_EINVAL;
+    }
+    return itg__copy(fp, opt, w, c->payload_file, sizeof c->payload_file);
   }
   return ITG_EINVAL;
 }

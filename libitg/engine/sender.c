@@ -6,6 +6,7 @@
 
 #include "core/errbuf.h"
 #include "core/growable.h"
+#include "core/payload.h"
 #include "engine/sender_ctl.h"
 #include "engine/sender_send.h"
 #include "engine/sender_setup.h"
@@ -105,6 +106,16 @@ int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *caller, char *err,
   if (f == NULL) {
     itg__err_set(err, errlen, "out of memory");
     return ITG_ENOMEM;
+  }
+  /* Read once here: the sending thread lays its bytes from memory. */
+  if (flow->payload_file[0] != '\0') {
+    rc = itg__payload_read(flow->payload_file, &f->payload, &f->payload_len);
+    if (rc != 0) {
+      itg__err_set(err, errlen, "-Fp: cannot read payload file '%s': %s",
+                   flow->payload_file, itg_strerror(rc));
+      free(f);
+      return rc;
+    }
   }
   f->s = s;
   f->cfg = *flow;
@@ -404,6 +415,7 @@ void itg_sender_free(itg_sender *s) {
   for (i = 0; i < s->n; i++) {
     itg__tx_flow *f = s->flows[i];
     itg_dist_free(f->idt);
+    free(f->payload);
     itg_dist_free(f->size);
     free(f->df);
     free(f);
