@@ -263,6 +263,22 @@ static void test_other_options(void **state) {
   assert_true(c.seed == UINT64_MAX);
   c = ok(W("-t", "0", "-z", "5"));
   assert_true(c.duration_ns == 0 && c.max_packets == 5);
+
+  /* D-ITG's other transports are read (the sender refuses them); ICMP
+   * may be followed by its message type. */
+  c = ok(W("-T", "sctp"));
+  assert_int_equal(c.proto, ITG_PROTO_SCTP);
+  check_invalid(&c, 0, "");
+  c = ok(W("-T", "DCCP"));
+  assert_int_equal(c.proto, ITG_PROTO_DCCP);
+  c = ok(W("-T", "ICMP", "8", "-t", "5"));
+  assert_int_equal(c.proto, ITG_PROTO_ICMP);
+  assert_true(c.duration_ns == 5000000);
+  c = ok(W("-T", "ICMP", "-t", "5"));
+  assert_int_equal(c.proto, ITG_PROTO_ICMP);
+  check_error(W("-T", "ICMP", "256"), ITG_EINVAL, "unknown option '256'");
+  assert_string_equal(itg_proto_name(ITG_PROTO_ICMP), "ICMP");
+  assert_string_equal(itg_proto_name((itg_proto)9), "unknown");
 }
 
 static void test_override(void **state) {
@@ -567,7 +583,8 @@ static void test_parse_errors(void **state) {
   check_error(W("-C", "1e999"), ITG_EINVAL, "-C: '1e999' is out of range");
   check_error(W("-Q"), ITG_EINVAL, "unknown option '-Q'");
   check_error(W("-C", "500", "bogus"), ITG_EINVAL, "unknown option 'bogus'");
-  check_error(W("-T", "XYZ"), ITG_EINVAL, "-T: expected UDP or TCP, got 'XYZ'");
+  check_error(W("-T", "XYZ"), ITG_EINVAL,
+              "-T: expected UDP, TCP, SCTP, DCCP or ICMP, got 'XYZ'");
   check_error(W("-C"), ITG_EINVAL, "-C: missing value");
   check_error(W("-U", "100"), ITG_EINVAL, "-U: missing value");
   check_error(W("-t", "100", "-a"), ITG_EINVAL, "-a: missing value");

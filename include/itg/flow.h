@@ -17,7 +17,9 @@
  *   -sa host [--src]         source address to bind
  *   -sp port [--src-port]    source port to bind, 0-65535 (default 0: any)
  *   -Sdp port [--sig-port]   receiver's signaling port, 1-65535 (9000)
- *   -T UDP|TCP [--proto]     transport, any case (default UDP)
+ *   -T UDP|TCP [--proto]     transport, any case (default UDP); D-ITG's
+ *                            SCTP, DCCP and ICMP [type] are read, and
+ *                            refused by the sender (see itg_proto)
  *   -D [--nodelay]           TCP: disable Nagle's algorithm (a flow that
  *                            is not TCP is refused by itg_flow_validate)
  *   Inter-departure time (one of; default -C 1000), and the itg_dist_spec
@@ -153,7 +155,19 @@ extern "C" {
 /* The largest payload file (-Fp) a flow takes, in bytes. */
 #define ITG_FLOW_PAYLOAD_MAX (1u << 20)
 
-typedef enum itg_proto { ITG_PROTO_UDP = 0, ITG_PROTO_TCP = 1 } itg_proto;
+/* D-ITG's transports. libitg sends and receives UDP and TCP; SCTP, DCCP
+ * and ICMP are D-ITG's words for flows that itg_flow_parse_args reads and
+ * itg_flow_validate knows, and that itg_sender_add_flow refuses with the
+ * reason (the system has no such protocol, a raw socket needs a
+ * privilege, or libitg does not send it); a receiver refuses such a flow
+ * alone. */
+typedef enum itg_proto {
+  ITG_PROTO_UDP = 0,
+  ITG_PROTO_TCP = 1,
+  ITG_PROTO_SCTP = 2,
+  ITG_PROTO_DCCP = 3,
+  ITG_PROTO_ICMP = 4
+} itg_proto;
 
 typedef enum itg_meter { ITG_METER_OWD = 0, ITG_METER_RTT = 1 } itg_meter;
 
@@ -211,6 +225,10 @@ typedef struct itg_flow_cfg {
  * under (itg_stats_meter_name): "owd" or "rtt"; "unknown" for another
  * value. */
 ITG_API const char *itg_meter_name(itg_meter meter);
+
+/* Returns a transport's name as D-ITG writes it: "UDP", "TCP", "SCTP",
+ * "DCCP" or "ICMP"; "unknown" for another value. */
+ITG_API const char *itg_proto_name(itg_proto proto);
 
 /* Fills cfg with the defaults listed above (flow id 0, no source address
  * or port, UDP, one-way meter, native wire, -C 1000, -c 512, 10 s, no

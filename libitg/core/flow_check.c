@@ -249,7 +249,7 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
                       "signaling port 0 is out of range (1-65535)");
     return ITG_EINVAL;
   }
-  if (cfg->proto != ITG_PROTO_UDP && cfg->proto != ITG_PROTO_TCP) {
+  if (cfg->proto < ITG_PROTO_UDP || cfg->proto > ITG_PROTO_ICMP) {
     itg__err_set(err, errlen, "unknown transport %d", (int)cfg->proto);
     return ITG_EINVAL;
   }
@@ -257,8 +257,8 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
    * asked to send without Nagle's delay that cannot is refused instead. */
   if (cfg->nodelay && cfg->proto != ITG_PROTO_TCP) {
     itg__err_set(err, errlen,
-                 "-D (TCP_NODELAY) is for TCP flows and this flow is UDP "
-                 "(-T): give -T TCP or drop -D");
+                 "-D (TCP_NODELAY) is for TCP flows and this flow is %s "
+                 "(-T): give -T TCP or drop -D", itg_proto_name(cfg->proto));
     return ITG_EINVAL;
   }
   if (cfg->meter != ITG_METER_OWD && cfg->meter != ITG_METER_RTT) {

@@ -331,6 +331,30 @@ static int itg__either(itg__fp *fp, const char *opt, const char *w,
   return 0;
 }
 
+/* -T UDP|TCP|SCTP|DCCP|ICMP [type]: ICMP may be followed by D-ITG's
+ * message type, read for its syntax only (the sender refuses ICMP). */
+static int itg__parse_proto(itg__fp *fp, const char *opt, const char *w) {
+  static const itg_proto protos[] = {ITG_PROTO_UDP, ITG_PROTO_TCP,
+                                     ITG_PROTO_SCTP, ITG_PROTO_DCCP,
+                                     ITG_PROTO_ICMP};
+  uint64_t type;
+  size_t k;
+  for (k = 0; k < ITG__COUNT(protos); k++)
+    if (itg__word_eq(w, itg_proto_name(protos[k])))
+      break;
+  if (k == ITG__COUNT(protos)) {
+    itg__err_set(fp->err, fp->errlen,
+                 "%s: expected UDP, TCP, SCTP, DCCP or ICMP, got '%s'", opt, w);
+    return ITG_EINVAL;
+  }
+  fp->cfg.proto = protos[k];
+  if (protos[k] == ITG_PROTO_ICMP && fp->i < fp->argc &&
+      fp->argv[fp->i] != NULL &&
+      itg_parse_u64(fp->argv[fp->i], 0, 255, &type) == 0)
+    fp->i++;
+  return 0;
+}
+
 /* Applies one option that is not a law. */
 static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
   itg_flow_cfg *c = &fp->cfg;
@@ -373,10 +397,7 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
       c->src_port = (uint16_t)u;
     return 0;
   case ITG__OPT_PROTO:
-    rc = itg__either(fp, opt, w, "UDP", "TCP", &second);
-    if (rc == 0)
-      c->proto = second ? ITG_PROTO_TCP : ITG_PROTO_UDP;
-    return rc;
+    return itg__parse_proto(fp, opt, w);
   case ITG__OPT_NODELAY:
     c->nodelay = 1;
     return 0;

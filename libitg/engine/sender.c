@@ -63,6 +63,27 @@ out_free_s:
   return ITG_ENOMEM;
 }
 
+/* D-ITG's SCTP, DCCP and ICMP flows: the system is asked first, so that
+ * the reason given is the one that matters here. */
+static int refuse_proto(itg_proto proto, char *err, size_t errlen) {
+  const char *name = itg_proto_name(proto);
+  int rc = itg__sock_probe(proto);
+  if (rc == ITG_ENOTSUP)
+    itg__err_set(err, errlen,
+                 "-T %s: this system has no %s (the kernel refuses its "
+                 "sockets)", name, name);
+  else if (rc == ITG_EPERM)
+    itg__err_set(err, errlen,
+                 "-T %s: a raw socket needs root (or CAP_NET_RAW)", name);
+  else if (rc < 0)
+    itg__err_set(err, errlen, "-T %s: cannot open a socket: %s", name,
+                 itg_strerror(rc));
+  else
+    itg__err_set(err, errlen,
+                 "-T %s: libitg sends UDP and TCP flows only", name);
+  return rc < 0 ? rc : ITG_ENOTSUP;
+}
+
 int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *caller, char *err,
                         size_t errlen) {
   itg_flow_cfg copy;
@@ -86,6 +107,8 @@ int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *caller, char *err,
   rc = itg_flow_validate(flow, err, errlen);
   if (rc < 0)
     return rc;
+  if (flow->proto != ITG_PROTO_UDP && flow->proto != ITG_PROTO_TCP)
+    return refuse_proto(flow->proto, err, errlen);
   for (i = 0; i < s->n; i++)
     if (flow->flow_id != 0 && s->flows[i]->cfg.flow_id == flow->flow_id) {
       itg__err_set(err, errlen, "flow id %u is already used by flow %zu",

@@ -26,6 +26,19 @@ int itg__sock_set_int(itg__sock s, int level, int name, int value) {
   return WSAGetLastError() == WSAEINVAL ? ITG_ENOTSUP : itg__sock_fail();
 }
 
+int itg__sock_probe(itg_proto proto) {
+  /* libitg has no SCTP, DCCP or raw ICMP on Windows, whatever the
+   * system offers. */
+  switch (proto) {
+  case ITG_PROTO_SCTP:
+  case ITG_PROTO_DCCP:
+  case ITG_PROTO_ICMP:
+    return ITG_ENOTSUP;
+  default:
+    return ITG_EINVAL;
+  }
+}
+
 int itg__sock_open(const itg__addr *a, int dgram, itg__sock *out) {
   int family = a->ss.ss_family;
   int type = dgram ? SOCK_DGRAM : SOCK_STREAM;
