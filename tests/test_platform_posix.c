@@ -210,6 +210,21 @@ static void test_other_transports(void **state) {
   assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* SO_BINDTODEVICE: a real interface, a missing one, names out of range. */
+static void test_bind_device(void **state) {
+  itg__addr a;
+  itg__sock s;
+  (void)state;
+  assert_int_equal(itg__addr_resolve("127.0.0.1", 0, 0, &a), 0);
+  assert_int_equal(itg__sock_open(&a, 1, &s), 0);
+  assert_int_equal(itg__sock_bind_device(s, "nosuch0"), ITG_EADDR);
+  assert_int_equal(itg__sock_bind_device(s, ""), ITG_EINVAL);
+  assert_int_equal(itg__sock_bind_device(s, "0123456789abcdef"), ITG_EINVAL);
+  if (geteuid() == 0)
+    assert_int_equal(itg__sock_bind_device(s, "lo"), 0);
+  itg__sock_close(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_timer_slack),
@@ -217,6 +232,7 @@ int main(void) {
       cmocka_unit_test(test_fd_limit),
       cmocka_unit_test(test_file_create_links),
       cmocka_unit_test(test_other_transports),
+      cmocka_unit_test(test_bind_device),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -142,6 +142,8 @@ extern "C" {
 #endif
 
 #define ITG_HOST_MAX 256
+/* A network interface's name, terminator included (Linux's IFNAMSIZ). */
+#define ITG_IFACE_MAX 16
 #define ITG_PATH_MAX 512
 #define ITG_DEFAULT_SIG_PORT 9000
 #define ITG_DEFAULT_DATA_PORT 8999

@@ -151,9 +151,10 @@ int itg__rx_flow_prepare(itg_receiver *r, const itg__rx_sender *s,
   }
   rc = itg__rx_sock_acquire(r, (itg_proto)m->proto, m->port, &f->sock);
   if (rc < 0) {
-    snprintf(msg, msglen, "cannot open data port %u/%s: %s",
+    snprintf(msg, msglen, "cannot open data port %u/%s%s%s: %s",
              (unsigned)m->port, m->proto == ITG_PROTO_TCP ? "TCP" : "UDP",
-             itg_strerror(rc));
+             r->cfg.data_iface[0] != '\0' ? " on interface " : "",
+             r->cfg.data_iface, itg_strerror(rc));
     goto out_free_flow;
   }
   itg__rx_log_hold(lg);
