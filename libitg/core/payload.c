@@ -11,7 +11,7 @@
 
 int itg__payload_read(const char *path, uint8_t **out, size_t *len) {
   FILE *f;
-  uint8_t *buf;
+  uint8_t *buf, *fit;
   size_t n;
   int rc = 0;
   f = fopen(path, "rb");
@@ -35,7 +35,9 @@ int itg__payload_read(const char *path, uint8_t **out, size_t *len) {
     free(buf);
     goto out_close;
   }
-  *out = buf;
+  /* A flow keeps its file's bytes, not the room a largest file needs. */
+  fit = realloc(buf, n);
+  *out = fit != NULL ? fit : buf;
   *len = n;
 out_close:
   fclose(f);
