@@ -91,6 +91,16 @@
  *   --wire native|ditg       packet header profile (default native; a
  *                            ditg flow carries no flow token, so forged
  *                            datagrams can join it: see itg/wire.h)
+ *   --peer libitg|ditg       the receiver's kind (default libitg). ditg:
+ *                            D-ITG's ITGRecv, spoken to in D-ITG's own
+ *                            signaling; implies --wire ditg (a later
+ *                            --wire native is refused by
+ *                            itg_flow_validate), and takes no -x or -X
+ *                            (ITGRecv's log is named on its own command
+ *                            line, ITGRecv -l) and flow ids up to
+ *                            2147483646. ITGRecv never says what it
+ *                            received: the flow's result has received 0
+ *                            (read its log with ITGDec)
  *   Whole numbers may be written in decimal or 0x hexadecimal; option
  *   values that are words (UDP, rttm, ditg, codec names) and preset names
  *   match in any case.
@@ -173,6 +183,12 @@ typedef enum itg_proto {
 
 typedef enum itg_meter { ITG_METER_OWD = 0, ITG_METER_RTT = 1 } itg_meter;
 
+/* The kind of receiver a flow's sender signals with. */
+typedef enum itg_peer {
+  ITG_PEER_LIBITG = 0, /* itg-recv, or any itg_receiver */
+  ITG_PEER_DITG = 1    /* D-ITG 2.8.1's ITGRecv */
+} itg_peer;
+
 /* A law with its parameters, or a trace file (kind EMPIRICAL with `file`
  * set). The law draws in the spec's own unit (parameters and trace values
  * are in that unit); multiplying a draw by `scale` gives seconds for an IDT
@@ -218,6 +234,8 @@ typedef struct itg_flow_cfg {
                                          choice) */
   uint16_t recv_log_port;              /* default 9001 */
   itg_log_transport recv_log_transport; /* default ITG_LOG_TCP */
+  itg_peer peer; /* default ITG_PEER_LIBITG; ITG_PEER_DITG needs the DITG
+                    wire profile and no receiver log option */
   char payload_file[ITG_PATH_MAX]; /* "" for none: the bytes after each
                                       header are zeros; else taken from
                                       this file (-Fp) */
@@ -273,7 +291,9 @@ ITG_API int itg_flow_parse_line(itg_flow_cfg *cfg, const char *line, char *err,
 /* Checks a configuration as the sender will use it: the flow is bounded
  * (duration, packets or bytes); sig port 1-65535; TOS -1 or 0-255;
  * TTL -1 or 1-255; hosts and paths terminated within their arrays; known
- * proto, meter and wire profile; a receiver log server's port 1-65535 and
+ * proto, meter, wire profile and peer (a D-ITG peer with the DITG
+ * profile, no receiver log or log server, and a flow id of at most
+ * 2147483646); a receiver log server's port 1-65535 and
  * a known transport; a payload file readable and of 1 to
  * ITG_FLOW_PAYLOAD_MAX bytes; each law's scale > 0 and parameters valid
  * (trace files are read); an IDT law's range meets [0, ITG_FLOW_IDT_MAX] s

@@ -29,6 +29,18 @@
  * TCP loses them (counted) rather than filling memory. See the
  * configuration's limits below and the stats' counters.
  *
+ * D-ITG senders: a connection to the signaling port whose first message
+ * is D-ITG 2.8.1's CONNECT (one byte, then nothing until it is answered,
+ * judged after 100 ms of quiet; any other first bytes are libitg's
+ * signaling) speaks D-ITG's signaling: ITGSend's UDP and TCP flows with
+ * the standard payload (-p 0), one-way or round trip, a data port it
+ * names or 0, a receiver log named with -x; each is a flow like any
+ * other, under the same limits, with the id the sender gave (refused if
+ * an open flow from that address uses it). ITGSend puts all the flows of
+ * a script to one receiver on one connection: up to 64 of them are open
+ * on one at once. D-ITG tells no packet count at the end of a flow: it
+ * ends once no packet of it came for 300 ms.
+ *
  * Flow ids: packets are told apart by sender address and flow id, and log
  * records by flow id. A flow whose id the sender chose (numbering its
  * flows 1, 2, ...) keeps it unless an open flow from that address or in
@@ -83,7 +95,12 @@ typedef void (*itg_records_cb)(const itg_logrec *recs, size_t n, void *user);
 typedef enum itg_flow_event_kind {
   ITG_FLOW_OPENED = 1,  /* a flow was set up */
   ITG_FLOW_REFUSED = 2, /* a flow could not be set up (status, message) */
-  ITG_FLOW_ENDED = 3    /* a flow ended (packets, bytes, sent) */
+  ITG_FLOW_ENDED = 3,   /* a flow ended (packets, bytes, sent) */
+  ITG_PEER_DROPPED = 4  /* a signaling connection was closed for its
+                           peer's fault (peer, status, message): no flow
+                           opened in handshake_ms (a client sending
+                           nothing this receiver speaks), idle for
+                           idle_ms, malformed signaling; flow_id 0 */
 } itg_flow_event_kind;
 
 /* A flow's life on the receiver, for reports. */
@@ -98,8 +115,11 @@ typedef struct itg_flow_event {
   uint64_t bytes;         /* ENDED: bytes received */
   uint64_t sent;          /* ENDED: packets the sender said it sent */
   int sent_known;         /* ENDED: 0 if the sender vanished before saying */
-  int status;             /* REFUSED: the ITG_E* code */
-  char message[160];      /* REFUSED: why */
+  int status;             /* REFUSED, DROPPED: the ITG_E* code */
+  char message[160];      /* REFUSED, DROPPED: why; ENDED: "" or how the
+                             flow ended when sent_known is 0 though its
+                             sender closed it (a D-ITG sender tells no
+                             count) */
   char log_spill[ITG_PATH_MAX]; /* OPENED, ENDED: the local spill file of
                                    the flow's log when a log server takes
                                    it (-X) and the records go, or went,

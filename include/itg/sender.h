@@ -95,7 +95,8 @@ typedef struct itg_flow_result {
   uint64_t send_errors;   /* datagrams the OS refused */
   uint64_t echoes;        /* round-trip mode: echoes received */
   uint64_t received;      /* packets the receiver said it logged, at the
-                             end of the flow (0 if it did not say) */
+                             end of the flow (0 if it did not say; a D-ITG
+                             receiver, peer ITG_PEER_DITG, never says) */
   int64_t first_tx_ns;    /* wall clock */
   int64_t last_tx_ns;
   uint64_t late;          /* departures more than 1 us late */

@@ -270,6 +270,24 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
     itg__err_set(err, errlen, "unknown wire profile %d", (int)cfg->wire);
     return ITG_EINVAL;
   }
+  if (cfg->peer != ITG_PEER_LIBITG && cfg->peer != ITG_PEER_DITG) {
+    itg__err_set(err, errlen, "unknown peer %d", (int)cfg->peer);
+    return ITG_EINVAL;
+  }
+  if (cfg->peer == ITG_PEER_DITG) {
+    const char *why =
+        cfg->wire != ITG_WIRE_DITG ? "takes only the ditg wire profile"
+        : cfg->recv_log[0] != '\0' || cfg->recv_log_server[0] != '\0'
+            ? "takes no receiver log option (-x, -X): name its log on "
+              "its own command line (ITGRecv -l)"
+        /* ITGRecv keeps flow ids in an int and marks a free slot -1 */
+        : cfg->flow_id > 2147483646u ? "takes flow ids up to 2147483646"
+                                     : NULL;
+    if (why != NULL) {
+      itg__err_set(err, errlen, "a D-ITG receiver (--peer ditg) %s", why);
+      return ITG_EINVAL;
+    }
+  }
   if (cfg->tos < -1 || cfg->tos > 255) {
     itg__err_set(err, errlen, "DS byte %d is out of range (0-255, or -1)",
                       cfg->tos);

@@ -138,6 +138,8 @@ void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
     itg__cat(buf, len, &pos, " round-trip");
   if (cfg->wire == ITG_WIRE_DITG)
     itg__cat(buf, len, &pos, " wire ditg");
+  if (cfg->peer == ITG_PEER_DITG)
+    itg__cat(buf, len, &pos, " peer ditg");
   if (cfg->has_seed)
     itg__cat(buf, len, &pos, " seed %" PRIu64, cfg->seed);
   if (cfg->tos >= 0)

@@ -70,6 +70,7 @@ typedef enum itg__opt_id {
   ITG__OPT_WIRE,
   ITG__OPT_PAYLOAD_TYPE,
   ITG__OPT_PAYLOAD_FILE,
+  ITG__OPT_PEER,
 } itg__opt_id;
 
 typedef struct itg__opt {
@@ -100,6 +101,7 @@ static const itg__opt itg__opts[] = {
     {NULL, "--wire", ITG__OPT_WIRE, 1},
     {"-p", "--payload-type", ITG__OPT_PAYLOAD_TYPE, 1},
     {"-Fp", "--payload-file", ITG__OPT_PAYLOAD_FILE, 1},
+    {NULL, "--peer", ITG__OPT_PEER, 1},
 };
 
 #define ITG__COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -455,6 +457,13 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
       return ITG_EINVAL;
     }
     return itg__copy(fp, opt, w, c->payload_file, sizeof c->payload_file);
+  case ITG__OPT_PEER:
+    rc = itg__either(fp, opt, w, "libitg", "ditg", &second);
+    if (rc == 0)
+      c->peer = second ? ITG_PEER_DITG : ITG_PEER_LIBITG;
+    if (rc == 0 && second)
+      c->wire = ITG_WIRE_DITG; /* ITGRecv reads no other header */
+    return rc;
   }
   return ITG_EINVAL;
 }

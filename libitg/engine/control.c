@@ -216,13 +216,18 @@ int itg__ctl_reader_next(itg__ctl_reader *r, itg__ctl_msg *out) {
 
 int itg__ctl_send(itg__sock s, const itg__ctl_msg *m, int64_t timeout_ns) {
   uint8_t frame[ITG__CTL_MAX_FRAME];
-  int64_t deadline = (int64_t)uv_hrtime() + timeout_ns;
-  size_t off = 0;
   int len = itg__ctl_encode(m, frame, sizeof frame);
   if (len < 0)
     return len;
-  while (off < (size_t)len) {
-    int n = itg__stream_send(s, frame + off, (size_t)len - off);
+  return itg__ctl_send_bytes(s, frame, (size_t)len, timeout_ns);
+}
+
+int itg__ctl_send_bytes(itg__sock s, const uint8_t *buf, size_t len,
+                        int64_t timeout_ns) {
+  int64_t deadline = (int64_t)uv_hrtime() + timeout_ns;
+  size_t off = 0;
+  while (off < len) {
+    int n = itg__stream_send(s, buf + off, len - off);
     if (n < 0)
       return n;
     off += (size_t)n;

@@ -130,6 +130,11 @@ int itg__ctl_reader_next(itg__ctl_reader *r, itg__ctl_msg *out);
  * ITG_ETIMEDOUT, ITG_ESOCKET or an encode error. */
 int itg__ctl_send(itg__sock s, const itg__ctl_msg *m, int64_t timeout_ns);
 
+/* Sends buf[0..len) on a connected stream socket within timeout_ns.
+ * Returns 0, ITG_ETIMEDOUT or the socket's error. */
+int itg__ctl_send_bytes(itg__sock s, const uint8_t *buf, size_t len,
+                        int64_t timeout_ns);
+
 /* Reads the bytes the socket holds now into r. Returns the count (0 if
  * none), ITG_ECLOSED at the peer's orderly close, or ITG_ESOCKET. */
 int itg__ctl_fill(itg__sock s, itg__ctl_reader *r);

@@ -70,6 +70,9 @@ static void fill_event(const itg__rx_flow *f, itg_flow_event_kind kind,
   ev->bytes = f->bytes;
   ev->sent = f->sent;
   ev->sent_known = f->closing;
+  if (kind == ITG_FLOW_ENDED && f->finishing)
+    snprintf(ev->message, sizeof ev->message,
+             "closed by its sender, which tells no count (D-ITG)");
 }
 
 /* Draws a flow's token: unguessable, so that only its sender can put
@@ -285,15 +288,25 @@ void itg__rx_flow_closing(itg__rx_flow *f, uint64_t sent) {
   }
 }
 
+/* Ends f after a linger period without its packets. */
+static void linger_out(itg__rx_flow *f) {
+  if (f->proto == ITG_PROTO_UDP)
+    itg__rx_udp_drain(f->sock);
+  f->linger_mark = f->packets;
+  uv_timer_start(&f->linger, on_linger, ITG__RX_LINGER_MS, 0);
+}
+
+void itg__rx_flow_finishing(itg__rx_flow *f) {
+  f->finishing = 1;
+  linger_out(f);
+}
+
 void itg__rx_flow_orphan(itg__rx_flow *f) {
   /* Its last datagrams may still be on their way: over loopback the kernel
    * can queue them on another CPU than the connection's close, so the
    * close is seen first. */
   f->owner = NULL;
-  if (f->proto == ITG_PROTO_UDP)
-    itg__rx_udp_drain(f->sock);
-  f->linger_mark = f->packets;
-  uv_timer_start(&f->linger, on_linger, ITG__RX_LINGER_MS, 0);
+  linger_out(f);
 }
 
 static void on_flow_freed(uv_handle_t *h) { free(h->data); }

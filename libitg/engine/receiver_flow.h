@@ -34,6 +34,11 @@ void itg__rx_flow_discard(itg__rx_flow *f);
  * all in, or its linger runs out. */
 void itg__rx_flow_closing(itg__rx_flow *f, uint64_t sent);
 
+/* A D-ITG sender has finished the flow, telling no count: it ends after
+ * a linger period without packets, as an orphan does, telling its owner,
+ * its ENDED event saying so. */
+void itg__rx_flow_finishing(itg__rx_flow *f);
+
 /* The sender's signaling connection vanished without FLOW_CLOSE (sender
  * killed, network gone): detaches the flow from its owner and ends it
  * after a linger period without packets, keeping every packet that

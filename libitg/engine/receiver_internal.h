@@ -137,6 +137,7 @@ struct itg__rx_flow {
   itg__rx_log *log;
   uint64_t packets, bytes;
   int closing;       /* FLOW_CLOSE arrived: `sent` is known */
+  int finishing;     /* its D-ITG sender closed it, telling no count */
   int end_pending;   /* on the pending list */
   uint64_t sent;
   uint64_t linger_mark; /* packets when the linger timer was last set */

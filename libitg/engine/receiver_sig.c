@@ -1,19 +1,33 @@
 /* The receiver's signaling: the listening port, one connection per flow
- * at a time, and the conversation of control.h on each. */
+ * at a time, and the conversation of control.h on each, or D-ITG's
+ * (ditg_sig.h), told apart by a connection's first bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/ditg_sig.h"
 #include "engine/receiver_data.h"
 #include "engine/receiver_flow.h"
 #include "engine/receiver_guard.h"
 #include "engine/receiver_log.h"
 #include "engine/receiver_sig.h"
+#include "log/proto.h"
+
+/* How long a lone first byte that may be D-ITG's CONNECT waits for more
+ * before it is taken for one: libitg's HELLO comes in one write, so
+ * nothing short of a broken network holds its second byte that long. */
+#define DITG_QUIET_MS 100
+/* Flows open at once on one D-ITG connection (ITGSend puts all the flows
+ * of a script to one receiver on one); max_peer_flows bounds them too. */
+#define DITG_FLOWS 64
 
 /* Where a connection's conversation is. Every change of state goes
  * through enter(); these are all of them:
  *
  *   HELLO      HELLO of our version or newer ............ IDLE
+ *   HELLO      D-ITG's CONNECT, then quiet .............. IDLE (D-ITG)
+ *   IDLE       D-ITG: SEND_FLOW, its log open or none ... IDLE, the flow
+ *              held in dflows
  *   IDLE       FLOW_OPEN refused (answered why) ......... IDLE
  *   IDLE       FLOW_OPEN, its log open or none .......... RUNNING
  *   IDLE       FLOW_OPEN, its log to acquire ............ AWAIT_LOG
@@ -28,7 +42,15 @@
  *
  * In AWAIT_LOG the flow holds its data port (and its id is chosen) but
  * receives nothing; only the log acquisition's callback moves it on, and
- * leaving for CLOSED lets go of exactly what the flow took. */
+ * leaving for CLOSED lets go of exactly what the flow took.
+ *
+ * A D-ITG connection sets its flows up through the same states, SEND_FLOW
+ * standing for FLOW_OPEN and the answer translated back (conn_send); but
+ * D-ITG opens several flows on one connection, so each flow once open is
+ * held in dflows, the connection back in IDLE for the next: CLOSED_FLOW
+ * ends one of them (answered when it has ended), RELEASE is the sender's
+ * goodbye (answered, then CLOSED). Its flows are ended or orphaned with it
+ * as a libitg connection's flow is. */
 typedef enum conn_state {
   CONN_HELLO,     /* connected, HELLO awaited */
   CONN_IDLE,      /* no flow: FLOW_OPEN awaited */
@@ -53,6 +75,14 @@ struct itg__rx_conn {
   uint64_t active;   /* loop ms of its last message or flow packet */
   uint64_t seen;     /* its flow's packets at the last sweep */
   itg__ctl_reader rd;
+  uv_timer_t quiet; /* HELLO: a lone byte that may be D-ITG's CONNECT */
+  int handles;      /* of tcp and quiet, still open */
+  int ditg;         /* speaks D-ITG's signaling */
+  int ditg_asked;   /* D-ITG: a flow has been asked for */
+  uint32_t dn;      /* D-ITG: flows open, in dflows[0..dn) */
+  itg__rx_flow *dflows[DITG_FLOWS];
+  char ditg_log[ITG__DITG_NAME_LEN + 1]; /* D-ITG: its -x log name */
+  itg__ditg_reader drd; /* D-ITG: rd's part */
 };
 
 /* The one place a connection changes state (the table above); a flow
@@ -74,17 +104,23 @@ static void on_write_done(uv_write_t *req, int status) {
   free(req->data);
 }
 
-/* Sends a message to a connection (dropped if it is closing). */
-static void conn_send(itg__rx_conn *c, const itg__ctl_msg *m) {
-  conn_write *w;
+/* D-ITG's message for libitg's answer m, or type 0 when D-ITG has none
+ * (ERROR: the connection's close says it). */
+static void ditg_answer(const itg__ctl_msg *m, itg__ditg_msg *d) {
+  itg__ditg_init(d, 0);
+  d->flow_id = m->flow_id;
+  if (m->type == ITG__CTL_FLOW_OPEN_ACK && m->status == 0) {
+    d->type = ITG__DITG_ACK_SEND_FLOW;
+    d->port = m->port;
+  } else if (m->type == ITG__CTL_FLOW_OPEN_ACK) {
+    d->type = ITG__DITG_ERR_MSG_2;
+  }
+}
+
+/* Queues the first len bytes of w's frame on c, or frees w when len < 0
+ * (the message did not encode) or the write cannot be queued. */
+static void write_out(itg__rx_conn *c, conn_write *w, int len) {
   uv_buf_t b;
-  int len;
-  if (c->state == CONN_CLOSED)
-    return;
-  w = malloc(sizeof *w);
-  if (w == NULL)
-    return;
-  len = itg__ctl_encode(m, w->frame, sizeof w->frame);
   if (len < 0) {
     free(w);
     return;
@@ -95,7 +131,56 @@ static void conn_send(itg__rx_conn *c, const itg__ctl_msg *m) {
     free(w);
 }
 
-static void on_conn_closed(uv_handle_t *h) { free(h->data); }
+/* Sends a message to a connection (dropped if it is closing), in its
+ * peer's protocol. */
+static void conn_send(itg__rx_conn *c, const itg__ctl_msg *m) {
+  conn_write *w;
+  int len;
+  if (c->state == CONN_CLOSED)
+    return;
+  w = malloc(sizeof *w);
+  if (w == NULL)
+    return;
+  if (c->ditg) {
+    itg__ditg_msg d;
+    ditg_answer(m, &d);
+    len = d.type != 0 ? itg__ditg_encode(&d, w->frame, sizeof w->frame)
+                      : ITG_EINVAL;
+  } else {
+    len = itg__ctl_encode(m, w->frame, sizeof w->frame);
+  }
+  write_out(c, w, len);
+}
+
+/* D-ITG's own messages (its acks of CONNECT, CLOSED_FLOW, RELEASE, the
+ * log name), with flow_id where the type has one. */
+static void ditg_send(itg__rx_conn *c, itg__ditg_type type,
+                      uint32_t flow_id) {
+  conn_write *w;
+  itg__ditg_msg d;
+  if (c->state == CONN_CLOSED)
+    return;
+  w = malloc(sizeof *w);
+  if (w == NULL)
+    return;
+  itg__ditg_init(&d, type);
+  d.flow_id = flow_id;
+  write_out(c, w, itg__ditg_encode(&d, w->frame, sizeof w->frame));
+}
+
+/* Each of a connection's handles closes through here; the last frees
+ * it. */
+static void on_conn_closed(uv_handle_t *h) {
+  itg__rx_conn *c = h->data;
+  if (--c->handles == 0)
+    free(c);
+}
+
+/* Closes both handles of a connection that never got going. */
+static void conn_discard(itg__rx_conn *c) {
+  uv_close((uv_handle_t *)&c->quiet, on_conn_closed);
+  uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
+}
 
 /* The replies queued before a graceful close have gone: close. */
 static void on_conn_shutdown(uv_shutdown_t *req, int status) {
@@ -111,9 +196,16 @@ static void conn_close(itg__rx_conn *c, int graceful) {
   itg_receiver *r = c->r;
   itg__rx_flow *f = c->flow;
   uv_shutdown_t *req;
-  switch (c->state) {
-  case CONN_CLOSED:
+  if (c->state == CONN_CLOSED)
     return;
+  while (c->dn > 0) {
+    itg__rx_flow *g = c->dflows[--c->dn];
+    if (graceful)
+      itg__rx_flow_end(g); /* unheld already: not answered */
+    else
+      itg__rx_flow_orphan(g);
+  }
+  switch (c->state) {
   case CONN_AWAIT_LOG:
     itg__rx_log_cancel(c->wait);
     c->wait = NULL;
@@ -146,6 +238,7 @@ static void conn_close(itg__rx_conn *c, int graceful) {
   c->who.from->conns--;
   itg__rx_peer_release(r, c->who.from);
   itg__rx_count(r, -1, 0);
+  uv_close((uv_handle_t *)&c->quiet, on_conn_closed);
   uv_read_stop((uv_stream_t *)&c->tcp);
   req = graceful ? malloc(sizeof *req) : NULL;
   if (req != NULL) {
@@ -165,6 +258,19 @@ static void protocol_error(itg__rx_conn *c, int code, const char *text) {
   snprintf(m.text, sizeof m.text, "%s", text);
   conn_send(c, &m);
   conn_close(c, 1);
+}
+
+/* Closes a connection for its peer's fault, telling the sender (in
+ * libitg's protocol) and the receiver's user why. */
+static void drop(itg__rx_conn *c, int code, const char *text) {
+  itg_flow_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ITG_PEER_DROPPED;
+  snprintf(ev.peer, sizeof ev.peer, "%s", c->who.peer);
+  ev.status = code;
+  snprintf(ev.message, sizeof ev.message, "%s", text);
+  itg__rx_event(c->r, &ev);
+  protocol_error(c, code, text);
 }
 
 /* HELLO: answers with our version; a sender older than it is turned
@@ -214,6 +320,18 @@ static void refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
  * arrived. */
 static void flow_ended(void *owner, const itg__rx_flow *f) {
   itg__rx_conn *c = owner;
+  uint32_t i;
+  if (c->ditg) {
+    /* One of its flows; answered if CLOSED_FLOW asked for its end. */
+    for (i = 0; i < c->dn && c->dflows[i] != f; i++)
+      ;
+    if (i == c->dn)
+      return;
+    c->dflows[i] = c->dflows[--c->dn];
+    if (f->finishing)
+      ditg_send(c, ITG__DITG_ACK_CLOSED_FLOW, f->id);
+    return;
+  }
   if (c->state == CONN_ENDING) {
     itg__ctl_msg a;
     itg__ctl_init(&a, ITG__CTL_FLOW_CLOSE_ACK);
@@ -240,7 +358,16 @@ static void start_flow(itg__rx_conn *c, itg__rx_log *lg,
     refuse(c, m, rc, a.text);
     return;
   }
-  enter(c, CONN_RUNNING);
+  if (c->ditg) {
+    /* Held apart, the connection free for the next (ditg_send_flow made
+     * room); it met its handshake deadline as a running flow does. */
+    c->dflows[c->dn++] = f;
+    c->flow = NULL;
+    c->deadline = 0;
+    enter(c, CONN_IDLE);
+  } else {
+    enter(c, CONN_RUNNING);
+  }
   a.flow_id = f->id;
   a.port = f->port;
   a.token = f->token;
@@ -330,9 +457,144 @@ static void on_message(itg__rx_conn *c, const itg__ctl_msg *m) {
 static void on_conn_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
   itg__rx_conn *c = h->data;
   size_t room;
-  uint8_t *p = itg__ctl_reader_space(&c->rd, &room);
+  uint8_t *p;
   (void)suggested;
+  if (c->ditg)
+    p = itg__ditg_reader_space(&c->drd, &room);
+  else
+    p = itg__ctl_reader_space(&c->rd, &room);
   *buf = uv_buf_init((char *)p, (unsigned)room);
+}
+
+/* ---- D-ITG's conversation ---------------------------------------------- */
+
+/* SEND_FLOW: a flow as a FLOW_OPEN would ask for it, or refused for what
+ * this receiver does not take of D-ITG's. */
+static void ditg_send_flow(itg__rx_conn *c, const itg__ditg_msg *d) {
+  itg__ctl_msg m;
+  const char *no = NULL;
+  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
+  m.flow_id = d->flow_id;
+  m.id_auto = 0; /* ITGSend knows its flows by the ids it gave */
+  m.proto = d->l4 == ITG__DITG_L4_TCP ? ITG_PROTO_TCP : ITG_PROTO_UDP;
+  m.meter = d->meter == ITG__DITG_METER_RTTM ? ITG_METER_RTT : ITG_METER_OWD;
+  m.wire = ITG_WIRE_DITG;
+  m.port = d->port;
+  snprintf(m.text, sizeof m.text, "%s", c->ditg_log);
+  if (d->l4 != ITG__DITG_L4_TCP && d->l4 != ITG__DITG_L4_UDP)
+    no = "D-ITG flow: only UDP and TCP are received (not ICMP, SCTP, DCCP)";
+  else if (d->meter != ITG__DITG_METER_OWDM &&
+           d->meter != ITG__DITG_METER_RTTM)
+    no = "D-ITG flow: unknown meter";
+  else if (d->payload != ITG__DITG_PAYLOAD_STANDARD)
+    no = "D-ITG flow: only the standard payload (-p 0) carries the send "
+         "time and sequence this receiver logs";
+  else if (d->flow_id == 0)
+    no = "D-ITG flow: flow id 0";
+  c->ditg_asked = 1;
+  if (no != NULL) {
+    refuse(c, &m, ITG_ENOTSUP, no);
+  } else if (c->dn == DITG_FLOWS) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "D-ITG flow: %u flows are open on its "
+             "signaling connection already (the limit)", DITG_FLOWS);
+    refuse(c, &m, ITG_ELIMIT, msg);
+  } else {
+    flow_open(c, &m);
+  }
+}
+
+/* CLOSED_FLOW, CLOSED_ERR: the open flow they name, not yet closed; or
+ * NULL, the connection dropped. */
+static itg__rx_flow *ditg_own_flow(itg__rx_conn *c, const itg__ditg_msg *d) {
+  uint32_t i;
+  for (i = 0; i < c->dn; i++)
+    if (c->dflows[i]->id == d->flow_id && !c->dflows[i]->finishing)
+      return c->dflows[i];
+  drop(c, ITG_EPROTO, "D-ITG signaling: closing a flow that is not open");
+  return NULL;
+}
+
+/* Acts on one D-ITG message, as c's state takes it; may close the
+ * connection. */
+static void ditg_message(itg__rx_conn *c, const itg__ditg_msg *d) {
+  itg__rx_flow *f;
+  switch (d->type) {
+  case ITG__DITG_SEND_NAME_LOG:
+    /* Before the connection's first flow, as ITGSend sends it. */
+    if (c->ditg_asked || !itg__lp_name_ok(d->name)) {
+      ditg_send(c, ITG__DITG_ERR_MSG_4, 0);
+      return;
+    }
+    snprintf(c->ditg_log, sizeof c->ditg_log, "%s", d->name);
+    ditg_send(c, ITG__DITG_ACK_SEND_NAME_LOG, 0);
+    return;
+  case ITG__DITG_SEND_FLOW_LOG:
+    /* D-ITG's log server (ITGLog) speaks another protocol than libitg's:
+     * refused; ITGSend then lets the connection go. */
+    ditg_send(c, ITG__DITG_ERR_MSG_4, 0);
+    return;
+  case ITG__DITG_SEND_FLOW:
+    ditg_send_flow(c, d);
+    return;
+  case ITG__DITG_CLOSED_FLOW:
+    if ((f = ditg_own_flow(c, d)) != NULL)
+      itg__rx_flow_finishing(f);
+    return;
+  case ITG__DITG_CLOSED_ERR:
+    if ((f = ditg_own_flow(c, d)) != NULL)
+      itg__rx_flow_end(f); /* the sender stopped sending it */
+    return;
+  case ITG__DITG_RELEASE:
+    ditg_send(c, ITG__DITG_ACK_RELEASE, 0);
+    conn_close(c, 1);
+    return;
+  case ITG__DITG_ACK_DISCOVERY:
+    return;
+  default:
+    drop(c, ITG_EPROTO, "D-ITG signaling: unexpected message");
+    return;
+  }
+}
+
+/* Acts on every whole D-ITG message held. */
+static void ditg_read(itg__rx_conn *c) {
+  itg__ditg_msg d;
+  int rc = 0;
+  while (c->state != CONN_CLOSED &&
+         (rc = itg__ditg_reader_next(&c->drd, &d)) == 1)
+    ditg_message(c, &d);
+  if (c->state != CONN_CLOSED && rc < 0)
+    drop(c, ITG_EBADMSG, "malformed D-ITG signaling message");
+}
+
+/* A lone first byte, D-ITG's CONNECT, stayed alone: the peer is a D-ITG
+ * sender waiting for its answer. */
+static void on_quiet(uv_timer_t *t) {
+  itg__rx_conn *c = t->data;
+  if (c->state != CONN_HELLO ||
+      itg__ditg_sniff(c->rd.buf + c->rd.fr.start,
+                      c->rd.fr.len - c->rd.fr.start) != ITG__DITG_MAYBE)
+    return;
+  c->ditg = 1;
+  itg__frame_reader_reset(&c->rd.fr);
+  enter(c, CONN_IDLE);
+  ditg_send(c, ITG__DITG_ACK_CONNECT, 0);
+}
+
+/* In HELLO, judges the first bytes: libitg's go on to its reader now; a
+ * lone CONNECT waits DITG_QUIET_MS for more (on_quiet). Returns 1 when
+ * the bytes are left for later. */
+static int sniff(itg__rx_conn *c) {
+  itg__ditg_guess g = itg__ditg_sniff(c->rd.buf + c->rd.fr.start,
+                                      c->rd.fr.len - c->rd.fr.start);
+  if (g == ITG__DITG_MAYBE) {
+    if (!uv_is_active((uv_handle_t *)&c->quiet))
+      uv_timer_start(&c->quiet, on_quiet, DITG_QUIET_MS, 0);
+    return 1;
+  }
+  uv_timer_stop(&c->quiet);
+  return g == ITG__DITG_NONE;
 }
 
 /* Bytes from a sender: every whole message is acted on; a malformed one
@@ -349,32 +611,44 @@ static void on_conn_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     return;
   }
   c->active = uv_now(&r->loop);
+  if (c->ditg) {
+    itg__ditg_reader_commit(&c->drd, (size_t)nread);
+    ditg_read(c);
+    itg__rx_run_pending(r);
+    return;
+  }
   itg__ctl_reader_commit(&c->rd, (size_t)nread);
+  if (c->state == CONN_HELLO && sniff(c))
+    return;
   while (c->state != CONN_CLOSED &&
          (rc = itg__ctl_reader_next(&c->rd, &m)) == 1)
     on_message(c, &m);
   if (c->state != CONN_CLOSED && rc < 0)
-    protocol_error(c, rc, rc == ITG_EVERSION
-                              ? "unsupported signaling protocol version"
-                              : "malformed signaling message");
+    drop(c, rc, rc == ITG_EVERSION ? "unsupported signaling protocol version"
+                                   : "malformed signaling message");
   itg__rx_run_pending(r);
 }
 
 void itg__rx_conn_sweep(itg_receiver *r, uint64_t now) {
   itg__rx_conn *c, *next;
   for (c = r->conn_list; c != NULL; c = next) {
+    uint64_t packets = 0;
+    uint32_t i;
     next = c->next;
-    if ((c->state == CONN_RUNNING || c->state == CONN_ENDING) &&
-        c->flow->packets != c->seen) {
-      c->seen = c->flow->packets;
+    if (c->state == CONN_RUNNING || c->state == CONN_ENDING)
+      packets = c->flow->packets;
+    for (i = 0; i < c->dn; i++)
+      packets += c->dflows[i]->packets;
+    if (packets != c->seen) {
+      c->seen = packets;
       c->active = now;
     }
     if (c->deadline != 0 && now >= c->deadline) {
       atomic_fetch_add(&r->n_conns_expired, 1);
-      protocol_error(c, ITG_ETIMEDOUT, "no flow opened in time");
+      drop(c, ITG_ETIMEDOUT, "no flow opened in time");
     } else if (r->cfg.idle_ms != 0 && now - c->active >= r->cfg.idle_ms) {
       atomic_fetch_add(&r->n_conns_expired, 1);
-      protocol_error(c, ITG_ETIMEDOUT, "idle for too long");
+      drop(c, ITG_ETIMEDOUT, "idle for too long");
     }
   }
 }
@@ -396,9 +670,12 @@ static void on_connection(uv_stream_t *server, int status) {
   c->r = r;
   uv_tcp_init(&r->loop, &c->tcp);
   c->tcp.data = c;
+  uv_timer_init(&r->loop, &c->quiet);
+  c->quiet.data = c;
+  c->handles = 2;
   if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0 ||
       uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&peer.ss, &len) != 0) {
-    uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
+    conn_discard(c);
     return;
   }
   peer.len = (socklen_t)len;
@@ -410,7 +687,7 @@ static void on_connection(uv_stream_t *server, int status) {
          c->who.from->conns >= r->cfg.max_peer_conns;
   if (c->who.from == NULL || !itg__rx_fd_admit(r, !over)) {
     itg__rx_peer_release(r, c->who.from);
-    uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
+    conn_discard(c);
     return;
   }
   c->who.from->conns++;

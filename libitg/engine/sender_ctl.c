@@ -88,19 +88,35 @@ static void sig_lost(itg__tx_flow *f, int code, const char *msg) {
 
 static void on_timer(uv_timer_t *t);
 
-/* Tells the receiver how much was sent and waits for its count. */
+/* Tells the receiver how much was sent and waits for its count (a D-ITG
+ * receiver is told only that the flow ended, and tells nothing back). */
 static void say_close(itg__tx_flow *f) {
   itg_sender *s = f->s;
   itg__ctl_msg m;
+  itg__ditg_msg d;
   int rc;
   if (f->sig_dead) {
     flow_done(f);
     return;
   }
-  itg__ctl_init(&m, ITG__CTL_FLOW_CLOSE);
-  m.packets = atomic_load(&f->ctr.packets);
-  m.bytes = atomic_load(&f->ctr.bytes);
-  rc = itg__ctl_send(f->sig, &m, s->cfg.connect_timeout_ns);
+  if (f->cfg.peer == ITG_PEER_DITG && f->cstate != ITG__TX_C_SETTLE) {
+    /* ITGRecv writes a flow's log records when CLOSED_FLOW comes, and
+     * drops what its data thread reads after; nothing tells when that
+     * thread has read the last packet, so it gets this pause. */
+    f->cstate = ITG__TX_C_SETTLE;
+    uv_timer_start(&f->timer, on_timer, ITG__TX_DITG_SETTLE_MS, 0);
+    return;
+  }
+  if (f->cfg.peer == ITG_PEER_DITG) {
+    itg__ditg_init(&d, ITG__DITG_CLOSED_FLOW);
+    d.flow_id = f->id;
+    rc = itg__ditg_send(f->sig, &d, s->cfg.connect_timeout_ns);
+  } else {
+    itg__ctl_init(&m, ITG__CTL_FLOW_CLOSE);
+    m.packets = atomic_load(&f->ctr.packets);
+    m.bytes = atomic_load(&f->ctr.bytes);
+    rc = itg__ctl_send(f->sig, &m, s->cfg.connect_timeout_ns);
+  }
   if (rc < 0) {
     sig_lost(f, rc, "could not tell the receiver that the flow ended");
     return;
@@ -125,7 +141,8 @@ static void end_data(itg__tx_flow *f) {
   say_close(f);
 }
 
-/* The echo grace period, or the wait for FLOW_CLOSE_ACK, ran out. */
+/* The echo grace period, D-ITG's pause before CLOSED_FLOW, or the wait
+ * for an acknowledgement, ran out. */
 static void on_timer(uv_timer_t *t) {
   itg__tx_flow *f = t->data;
   uint64_t echoes = atomic_load(&f->ctr.echoes);
@@ -136,9 +153,15 @@ static void on_timer(uv_timer_t *t) {
     } else {
       end_data(f);
     }
+  } else if (f->cstate == ITG__TX_C_SETTLE) {
+    say_close(f);
   } else if (f->cstate == ITG__TX_C_WAIT_ACK) {
     itg__tx_fail(f, ITG_ETIMEDOUT,
                  "the receiver did not acknowledge the end of the flow");
+    flow_done(f);
+  } else if (f->cstate == ITG__TX_C_WAIT_RELEASE) {
+    itg__tx_fail(f, ITG_ETIMEDOUT,
+                 "the D-ITG receiver did not acknowledge RELEASE");
     flow_done(f);
   }
 }
@@ -176,14 +199,86 @@ static void on_wake(uv_async_t *a) {
   }
 }
 
+/* Sends a D-ITG message of type alone (no body) from the control
+ * thread. Returns 0, or ends the flow and returns the error. */
+static int ditg_say(itg__tx_flow *f, itg__ditg_type type) {
+  itg__ditg_msg m;
+  int rc;
+  itg__ditg_init(&m, type);
+  rc = itg__ditg_send(f->sig, &m, f->s->cfg.connect_timeout_ns);
+  if (rc < 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "could not send %s to the D-ITG receiver",
+             itg__ditg_type_name(type));
+    sig_lost(f, rc, msg);
+  }
+  return rc;
+}
+
+/* Takes one message of a D-ITG receiver. Returns 1 while the flow goes
+ * on, 0 once it has ended. ACK_CLOSED_FLOW is answered with RELEASE, whose
+ * ACK_RELEASE ends the flow; DISCOVERY (ITGRecv's keep-alive) is
+ * answered; anything else means the receiver gave up on the flow. */
+static int ditg_take(itg__tx_flow *f, const itg__ditg_msg *m) {
+  char msg[160];
+  if (m->type == ITG__DITG_DISCOVERY)
+    return ditg_say(f, ITG__DITG_ACK_DISCOVERY) == 0;
+  if (m->type == ITG__DITG_ACK_CLOSED_FLOW && m->flow_id == f->id &&
+      f->cstate == ITG__TX_C_WAIT_ACK) {
+    if (ditg_say(f, ITG__DITG_RELEASE) < 0)
+      return 0;
+    f->cstate = ITG__TX_C_WAIT_RELEASE;
+    uv_timer_start(&f->timer, on_timer,
+                   (uint64_t)(f->s->cfg.connect_timeout_ns / 1000000), 0);
+    return 1;
+  }
+  if (m->type == ITG__DITG_ACK_RELEASE &&
+      f->cstate == ITG__TX_C_WAIT_RELEASE) {
+    flow_done(f);
+    return 0;
+  }
+  if (m->type == ITG__DITG_ERR_MSG_5)
+    snprintf(msg, sizeof msg, "the D-ITG receiver says the flow's data "
+             "socket failed (ERR_MSG_5)");
+  else
+    snprintf(msg, sizeof msg, "unexpected %s (flow id %u) from the D-ITG "
+             "receiver", itg__ditg_type_name(m->type),
+             (unsigned)m->flow_id);
+  sig_lost(f, m->type == ITG__DITG_ERR_MSG_5 ? ITG_ESOCKET : ITG_EPROTO,
+           msg);
+  return 0;
+}
+
+/* A D-ITG receiver spoke. */
+static void on_ditg_readable(itg__tx_flow *f, int status) {
+  itg__ditg_msg m;
+  int rc = status < 0 ? ITG_ESOCKET : itg__ditg_fill(f->sig, &f->drd);
+  if (rc == 0)
+    return;
+  if (rc < 0) {
+    sig_lost(f, rc, "the receiver closed the signaling connection");
+    return;
+  }
+  while ((rc = itg__ditg_reader_next(&f->drd, &m)) == 1)
+    if (!ditg_take(f, &m))
+      return;
+  if (rc < 0)
+    sig_lost(f, ITG_EPROTO, "malformed signaling from the D-ITG receiver");
+}
+
 /* The receiver spoke: FLOW_CLOSE_ACK ends the flow; anything else (or
  * the connection's end) means it gave up on the flow. */
 static void on_sig_readable(uv_poll_t *p, int status, int events) {
   itg__tx_flow *f = p->data;
   itg__ctl_msg m;
   char msg[160];
-  int rc = status < 0 ? ITG_ESOCKET : itg__ctl_fill(f->sig, &f->rd);
+  int rc;
   (void)events;
+  if (f->cfg.peer == ITG_PEER_DITG) {
+    on_ditg_readable(f, status);
+    return;
+  }
+  rc = status < 0 ? ITG_ESOCKET : itg__ctl_fill(f->sig, &f->rd);
   if (rc == 0)
     return;
   if (rc < 0) {

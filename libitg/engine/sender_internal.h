@@ -7,6 +7,9 @@
  *   sender_send.c   the sending thread: the paced send loop
  *                   (sender_send.h)
  *   sender_setup.c  a flow's set-up with its receiver (sender_setup.h)
+ *                   and sender_ctl.c speak libitg's signaling
+ *                   (engine/control.h), or D-ITG's with a D-ITG receiver
+ *                   (itg_flow_cfg.peer, engine/ditg_sig.h)
  *   sender_flow.c   a flow's shared record: its first error and its end
  *                   (declared here)
  * What goes up does so through a callback the upper layer sets: the
@@ -27,6 +30,7 @@
 
 #include "engine/control.h"
 #include "engine/deframe.h"
+#include "engine/ditg_sig.h"
 #include "itg/log.h"
 #include "itg/sender.h"
 #include "platform/platform.h"
@@ -39,12 +43,15 @@
 #define ITG__TX_ECHO_BATCH 64            /* echoes read per call */
 #define ITG__TX_ECHO_BUF 65536           /* room per echoed datagram */
 #define ITG__TX_ECHO_GRACE_MS 500        /* wait for late echoes, see ctl */
+#define ITG__TX_DITG_SETTLE_MS 250       /* D-ITG: data end to CLOSED_FLOW */
 
 /* Where a flow stands on the control thread. */
 typedef enum itg__tx_cstate {
   ITG__TX_C_RUN = 0,   /* sending (or never set up) */
   ITG__TX_C_DRAIN,     /* sent all; waiting for the last echoes */
-  ITG__TX_C_WAIT_ACK,  /* FLOW_CLOSE sent */
+  ITG__TX_C_SETTLE,    /* D-ITG: data ended, CLOSED_FLOW comes next */
+  ITG__TX_C_WAIT_ACK,  /* FLOW_CLOSE (D-ITG: CLOSED_FLOW) sent */
+  ITG__TX_C_WAIT_RELEASE, /* D-ITG: RELEASE sent */
   ITG__TX_C_DONE
 } itg__tx_cstate;
 
@@ -99,6 +106,7 @@ typedef struct itg__tx_flow {
   uv_poll_t data_poll;
   uv_timer_t timer;
   itg__ctl_reader rd;
+  itg__ditg_reader drd; /* peer ITG_PEER_DITG: rd's part */
   itg__deframe *df;     /* TCP round trip: echoes come back as a stream */
 } itg__tx_flow;
 

@@ -49,8 +49,124 @@ static int exchange(itg__tx_flow *f, const itg__ctl_msg *req,
   return 0;
 }
 
+/* D-ITG: sends a message of type alone (no body) within timeout_ns. */
+static int ditg_say(itg__tx_flow *f, itg__ditg_type type,
+                    int64_t timeout_ns) {
+  itg__ditg_msg m;
+  itg__ditg_init(&m, type);
+  return itg__ditg_send(f->sig, &m, timeout_ns);
+}
+
+/* D-ITG: sends req and waits for a reply of type want, answering a
+ * DISCOVERY on the way. Returns 0, or an error with a sentence in msg. */
+static int ditg_exchange(itg__tx_flow *f, const itg__ditg_msg *req,
+                         itg__ditg_type want, itg__ditg_msg *reply,
+                         char *msg, size_t len) {
+  int64_t deadline = (int64_t)uv_hrtime() + f->s->cfg.connect_timeout_ns;
+  const char *name = itg__ditg_type_name(req->type);
+  int rc = itg__ditg_send(f->sig, req, f->s->cfg.connect_timeout_ns);
+  while (rc == 0) {
+    int64_t left = deadline - (int64_t)uv_hrtime();
+    rc = left <= 0 ? ITG_ETIMEDOUT
+                   : itg__ditg_recv(f->sig, &f->drd, reply, left);
+    if (rc < 0 || reply->type != ITG__DITG_DISCOVERY)
+      break;
+    rc = ditg_say(f, ITG__DITG_ACK_DISCOVERY, left);
+  }
+  if (rc == ITG_ETIMEDOUT) {
+    snprintf(msg, len, "the D-ITG receiver did not answer %s in time", name);
+    return rc;
+  }
+  if (rc == ITG_EBADMSG) {
+    snprintf(msg, len, "the D-ITG receiver answered %s with a message "
+             "D-ITG does not have", name);
+    return ITG_EPROTO;
+  }
+  if (rc < 0) {
+    snprintf(msg, len, "signaling with the D-ITG receiver failed at %s: %s",
+             name, itg_strerror(rc));
+    return rc;
+  }
+  if (reply->type == ITG__DITG_ERR_MSG_2 ||
+      reply->type == ITG__DITG_ERR_MSG_3) {
+    snprintf(msg, len, "refused by the D-ITG receiver (%s): %s",
+             itg__ditg_type_name(reply->type),
+             reply->type == ITG__DITG_ERR_MSG_2
+                 ? "it cannot open the data port"
+                 : "it needs root for this flow");
+    return ITG_EREFUSED;
+  }
+  if (reply->type != want) {
+    snprintf(msg, len, "the D-ITG receiver answered %s with %s", name,
+             itg__ditg_type_name(reply->type));
+    return ITG_EPROTO;
+  }
+  return 0;
+}
+
+/* D-ITG: CONNECT, answered by ACK_CONNECT. */
+static int ditg_connect(itg__tx_flow *f, char *msg, size_t len) {
+  itg__ditg_msg m, a;
+  itg__ditg_init(&m, ITG__DITG_CONNECT);
+  return ditg_exchange(f, &m, ITG__DITG_ACK_CONNECT, &a, msg, len);
+}
+
+/* D-ITG: SEND_FLOW, asking ITGRecv to open the data port on the address
+ * the sender reaches it at; ACK_SEND_FLOW gives the port. */
+static int ditg_ask_flow(itg__tx_flow *f, const itg__addr *to,
+                         uint16_t *data_port, char *msg, size_t len) {
+  const itg_flow_cfg *c = &f->cfg;
+  itg__ditg_msg m, a;
+  int rc;
+  itg__ditg_init(&m, ITG__DITG_SEND_FLOW);
+  m.l4 = c->proto == ITG_PROTO_TCP ? ITG__DITG_L4_TCP : ITG__DITG_L4_UDP;
+  m.meter = c->meter == ITG_METER_RTT ? ITG__DITG_METER_RTTM
+                                      : ITG__DITG_METER_OWDM;
+  m.ds = c->tos > 0 ? (uint8_t)c->tos : 0;
+  m.flow_id = f->id;
+  m.payload = ITG__DITG_PAYLOAD_STANDARD; /* the full header */
+  snprintf(m.serial, sizeof m.serial, "noSerial"); /* as ITGSend says */
+  m.port = c->dst_port;
+  if (to->ss.ss_family == AF_INET) {
+    m.l3 = ITG__DITG_L3_IPV4;
+    memcpy(m.addr, &((const struct sockaddr_in *)&to->ss)->sin_addr, 4);
+  } else {
+    m.l3 = ITG__DITG_L3_IPV6;
+    memcpy(m.addr, &((const struct sockaddr_in6 *)&to->ss)->sin6_addr, 16);
+  }
+  rc = ditg_exchange(f, &m, ITG__DITG_ACK_SEND_FLOW, &a, msg, len);
+  if (rc < 0)
+    return rc;
+  if (a.port == 0 || a.flow_id != f->id) {
+    snprintf(msg, len, "the D-ITG receiver answered SEND_FLOW with flow id "
+             "%u on port %u", (unsigned)a.flow_id, (unsigned)a.port);
+    return ITG_EPROTO;
+  }
+  *data_port = a.port;
+  /* What came with the answer is past the control thread's poll, which
+   * sees only what arrives later: DISCOVERY is answered here, and nothing
+   * else has a place before the data. */
+  while ((rc = itg__ditg_reader_next(&f->drd, &a)) == 1 &&
+         a.type == ITG__DITG_DISCOVERY) {
+    rc = ditg_say(f, ITG__DITG_ACK_DISCOVERY, f->s->cfg.connect_timeout_ns);
+    if (rc < 0) {
+      snprintf(msg, len, "could not answer the D-ITG receiver's DISCOVERY: "
+               "%s", itg_strerror(rc));
+      return rc;
+    }
+  }
+  if (rc != 0) {
+    snprintf(msg, len, "the D-ITG receiver sent %s right after "
+             "ACK_SEND_FLOW", rc < 0 ? "a message D-ITG does not have"
+                                     : itg__ditg_type_name(a.type));
+    return ITG_EPROTO;
+  }
+  return 0;
+}
+
 /* Connects the signaling socket (from the flow's source address, so that
- * data and signaling come from the same place) and says HELLO. */
+ * data and signaling come from the same place) and greets the receiver:
+ * HELLO, or D-ITG's CONNECT. */
 static int open_sig(itg__tx_flow *f, const itg__addr *to, char *msg,
                     size_t len) {
   char where[ITG_HOST_MAX + 16];
@@ -80,6 +196,8 @@ static int open_sig(itg__tx_flow *f, const itg__addr *to, char *msg,
     return rc;
   }
   itg__sock_set_nodelay(f->sig, 1);
+  if (f->cfg.peer == ITG_PEER_DITG)
+    return ditg_connect(f, msg, len);
   itg__ctl_init(&m, ITG__CTL_HELLO);
   m.version = ITG__CTL_VERSION;
   snprintf(m.text, sizeof m.text, "libitg %s", itg_version_string());
@@ -211,7 +329,9 @@ int itg__tx_setup(itg__tx_flow *f, size_t index) {
   if (rc == 0)
     rc = open_data(f, &to, &src_port, msg, sizeof msg);
   if (rc == 0)
-    rc = ask_flow(f, src_port, &data_port, msg, sizeof msg);
+    rc = c->peer == ITG_PEER_DITG
+             ? ditg_ask_flow(f, &to, &data_port, msg, sizeof msg)
+             : ask_flow(f, src_port, &data_port, msg, sizeof msg);
   if (rc < 0)
     goto out_close;
   itg__addr_set_port(&to, data_port);

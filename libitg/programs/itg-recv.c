@@ -121,6 +121,10 @@ static void on_flow(const itg_flow_event *ev, void *user) {
     fprintf(stderr, "%s: flow %u from %s: refused: %s\n", prog, ev->flow_id,
             ev->peer, ev->message);
     break;
+  case ITG_PEER_DROPPED:
+    fprintf(stderr, "%s: connection from %s dropped: %s\n", prog, ev->peer,
+            ev->message);
+    break;
   case ITG_FLOW_ENDED:
     if (ev->sent_known)
       fprintf(stderr, "%s: flow %u from %s: %s port %u ended, %llu of %llu "
@@ -129,9 +133,11 @@ static void on_flow(const itg_flow_event *ev, void *user) {
               (unsigned long long)ev->packets,
               (unsigned long long)ev->sent);
     else
-      fprintf(stderr, "%s: flow %u from %s: %s port %u ended (the sender "
-              "left without saying), %llu packets received\n", prog,
-              ev->flow_id, ev->peer, proto_name(ev->proto), ev->port,
+      fprintf(stderr, "%s: flow %u from %s: %s port %u ended (%s), %llu "
+              "packets received\n", prog, ev->flow_id, ev->peer,
+              proto_name(ev->proto), ev->port,
+              ev->message[0] != '\0' ? ev->message
+                                     : "the sender left without saying",
               (unsigned long long)ev->packets);
     if (ev->log_spilled > 0)
       fprintf(stderr, "%s: flow %u: receiver log: %llu records went to the "

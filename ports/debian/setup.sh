@@ -1,16 +1,18 @@
 #!/bin/sh
 # Installs what building and testing libitg needs on Debian 12 (the C
-# toolchain and libraries, Open MPI and libfaketime, the Java binding's SWIG,
-# JDK and Maven, D-ITG, the Python modules of the binding and of the wire
-# statistics), and returns at once when everything is there. Idempotent;
-# run as root or with sudo.
+# toolchain and libraries, Open MPI and libfaketime, D-ITG, the Java
+# binding's SWIG, JDK and Maven, the Python modules of the binding and of
+# the wire statistics), and returns at once when everything is there.
+# Idempotent; run as root or with sudo.
 set -u
 here=$(dirname "$0")
 
 # Open MPI builds and runs libitg-mpi and its tests (make test-mpi), which
-# move a rank's clock with libfaketime. D-ITG's programs (ITGSend, ITGRecv,
-# ITGDec) write and read the logs tests/integration/ditg_logs.sh compares
-# with itg-dec's.
+# move a rank's clock with libfaketime. D-ITG (d-itg) is the peer of the
+# interoperability tests: its programs write and read the logs
+# tests/integration/ditg_logs.sh compares with itg-dec's, ITGRecv takes
+# itg-send's flows (tests/integration/ditg_recv.sh) and ITGSend sends to
+# itg-recv (tests/integration/ditg_send.sh).
 debs="build-essential pkg-config libuv1-dev libgsl-dev libcmocka-dev iproute2
       python3 swig default-jdk-headless maven
       openmpi-bin libopenmpi-dev libfaketime faketime d-itg"

@@ -32,7 +32,7 @@ check "the descriptor limit is raised to the hard limit" \
 # counts in k).
 k=0
 while [ $k -lt 10 ]; do
-  "$BIN/itg-send" -a 127.0.0.1 -Sdp "$SIG" -T TCP -m rttm -C 50000 -c 1024 \
+  "$BIN/itg-send" -a 127.0.0.1 -Sdp "$SIG" -rp 0 -T TCP -m rttm -C 50000 -c 1024 \
     -t 20000 >"$WORK/rtt$k.out" 2>&1 &
   SEND_PID=$!
   PIDS="$PIDS $SEND_PID"
@@ -71,7 +71,7 @@ fds() { ls "/proc/$RECV_PID/fd" | wc -l; }
 # descriptors (standard streams, the loop's own) take far fewer than 32.
 check "itg-recv keeps its reserve of descriptors free ($(fds) open)" \
   [ "$(fds)" -le $((200 - 64 + 32)) ]
-"$BIN/itg-send" -a 127.0.0.1 -Sdp "$SIG" -C 1000 -c 100 -z 200 \
+"$BIN/itg-send" -a 127.0.0.1 -Sdp "$SIG" -rp 0 -C 1000 -c 100 -z 200 \
   >"$WORK/send.out" 2>&1
 check "an honest sender is served during the flood" [ $? -eq 0 ]
 kill "$FLOOD_PID"
@@ -83,4 +83,28 @@ check "itg-recv exits 0 on SIGTERM" [ $? -eq 0 ]
 tail -n 2 "$WORK/recv.out"
 check "and counts the connections it closed" \
   grep -Eq "[1-9][0-9]* closed \(no flow in time" "$WORK/recv.out"
+
+# 3. Clients that speak neither libitg's signaling nor D-ITG's: one that
+# sends nothing goes at the handshake timeout, one that sends another
+# protocol at once; itg-recv says so on stderr, one line each.
+start_recv "$WORK/unknown.log" --handshake 300
+python3 - "$RECV_PORT" <<'PY'
+import socket, sys
+port = int(sys.argv[1])
+silent = socket.create_connection(("127.0.0.1", port))
+other = socket.create_connection(("127.0.0.1", port))
+other.sendall(b"GET / HTTP/1.0\r\n\r\n")
+for s in (silent, other):
+    s.settimeout(20)
+    while s.recv(4096):  # until itg-recv closes it
+        pass
+PY
+check "clients speaking no known signaling are closed" [ $? -eq 0 ]
+dropped() { grep -q "dropped: $1" "$RECV_OUT"; }
+check "itg-recv tells the silent client's drop at the handshake timeout" \
+  wait_until 10 dropped "no flow opened in time"
+check "and the other protocol's at once (its second byte is no version of ours)" \
+  wait_until 10 dropped "unsupported signaling protocol version"
+stop_recv
+check "itg-recv exits 0" [ $? -eq 0 ]
 finish

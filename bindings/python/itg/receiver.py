@@ -18,7 +18,7 @@ from .log import RecordBatch
 
 _REC_SIZE: int = ffi.sizeof("itg_logrec")
 _EVENT_KINDS = {lib.ITG_FLOW_OPENED: "opened", lib.ITG_FLOW_REFUSED: "refused",
-                lib.ITG_FLOW_ENDED: "ended"}
+                lib.ITG_FLOW_ENDED: "ended", lib.ITG_PEER_DROPPED: "dropped"}
 
 _live: "weakref.WeakSet[Receiver]" = weakref.WeakSet()
 

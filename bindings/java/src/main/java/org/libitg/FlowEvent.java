@@ -13,8 +13,8 @@ package org.libitg;
  * @param bytes ENDED: bytes received
  * @param sent ENDED: packets the sender said it sent
  * @param sentKnown ENDED: false if the sender vanished before saying
- * @param status REFUSED: the ITG_E* code
- * @param message REFUSED: why
+ * @param status REFUSED, DROPPED: the ITG_E* code
+ * @param message REFUSED, DROPPED: why
  */
 public record FlowEvent(Kind kind, long flowId, Proto proto, Meter meter, int port, String peer,
     long packets, long bytes, long sent, boolean sentKnown, int status, String message) {
@@ -25,7 +25,9 @@ public record FlowEvent(Kind kind, long flowId, Proto proto, Meter meter, int po
     /** The flow could not be set up. */
     REFUSED(itg_flow_event_kind.ITG_FLOW_REFUSED),
     /** The flow ended. */
-    ENDED(itg_flow_event_kind.ITG_FLOW_ENDED);
+    ENDED(itg_flow_event_kind.ITG_FLOW_ENDED),
+    /** A signaling connection was closed for its peer's fault (message says why). */
+    DROPPED(itg_flow_event_kind.ITG_PEER_DROPPED);
 
     final int code;
 
