@@ -285,17 +285,22 @@ static void test_bad_frames(void **state) {
   buf[7] = (uint8_t)(buf[7] - 2);
   assert_int_equal(itg__ctl_decode(buf, (size_t)n - 1, &d), ITG_EBADMSG);
 
-  /* Fields out of range in FLOW_OPEN: proto, meter, wire, id flag, ttl 0,
-   * tos 256. */
+  /* Fields out of range in FLOW_OPEN: proto (past ICMP: SCTP, DCCP and
+   * ICMP decode, for the receiver to refuse the flow alone), meter, wire,
+   * id flag, ttl 0, tos 256. */
   {
     static const int offs[] = {13, 14, 15, 12};
     size_t j;
     sample(2, &m);
+    n = itg__ctl_encode(&m, buf, sizeof buf);
+    buf[13] = ITG_PROTO_ICMP;
+    assert_int_equal(itg__ctl_decode(buf, (size_t)n, &d), n);
+    assert_int_equal(d.proto, ITG_PROTO_ICMP);
     for (j = 0; j < sizeof offs / sizeof offs[0]; j++) {
       uint8_t save;
       n = itg__ctl_encode(&m, buf, sizeof buf);
       save = buf[offs[j]];
-      buf[offs[j]] = 2;
+      buf[offs[j]] = offs[j] == 13 ? ITG_PROTO_ICMP + 1 : 2;
       assert_int_equal(itg__ctl_decode(buf, (size_t)n, &d), ITG_EBADMSG);
       buf[offs[j]] = save;
       assert_int_equal(itg__ctl_decode(buf, (size_t)n, &d), n);

@@ -198,7 +198,7 @@ static void test_parse_errors(void **state) {
         "line 2: the flow has no end: give a duration (-t), a packet count "
         "(-z) or a byte count (-k) above 0 (0 means no limit, for each of "
         "the three)");
-  FAILS("-a @1 -C 10 -t 1000 -Ft /nonexistent/itg-trace\n", ITG_ENOENT,
+  FAILS("-a @1 -t 1000 -Ft /nonexistent/itg-trace\n", ITG_ENOENT,
         "line 1: -Ft: trace file '/nonexistent/itg-trace' does not exist");
   FAILS("-C 10 -t 1000\n", ITG_EINVAL,
         "line 1: no receiver: give -a @RANK, -a @HOST or an address");

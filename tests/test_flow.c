@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/payload.h"
 #include "itg/flow.h"
 
 #define NDRAWS 10000
@@ -261,17 +263,27 @@ static void test_other_options(void **state) {
   assert_true(c.seed == UINT64_MAX);
   c = ok(W("-t", "0", "-z", "5"));
   assert_true(c.duration_ns == 0 && c.max_packets == 5);
+
+  /* D-ITG's other transports are read (the sender refuses them); ICMP
+   * may be followed by its message type. */
+  c = ok(W("-T", "sctp"));
+  assert_int_equal(c.proto, ITG_PROTO_SCTP);
+  check_invalid(&c, 0, "");
+  c = ok(W("-T", "DCCP"));
+  assert_int_equal(c.proto, ITG_PROTO_DCCP);
+  c = ok(W("-T", "ICMP", "8", "-t", "5"));
+  assert_int_equal(c.proto, ITG_PROTO_ICMP);
+  assert_true(c.duration_ns == 5000000);
+  c = ok(W("-T", "ICMP", "-t", "5"));
+  assert_int_equal(c.proto, ITG_PROTO_ICMP);
+  check_error(W("-T", "ICMP", "256"), ITG_EINVAL, "unknown option '256'");
+  assert_string_equal(itg_proto_name(ITG_PROTO_ICMP), "ICMP");
+  assert_string_equal(itg_proto_name((itg_proto)9), "unknown");
 }
 
 static void test_override(void **state) {
   itg_flow_cfg c;
   (void)state;
-  c = ok(W("-C", "10", "-E", "20"));
-  assert_spec(&c.idt, ITG_DIST_EXPONENTIAL, 0.05, 0, 1.0);
-  c = ok(W("-N", "10", "2", "-C", "100"));
-  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.01, 0, 1.0);
-  c = ok(W("-c", "100", "-u", "64", "80"));
-  assert_spec(&c.size, ITG_DIST_UNIFORM, 64, 80, 1.0);
   c = ok(W("-a", "h1", "-a", "h2", "-T", "TCP", "-T", "UDP", "-t", "1",
            "-t", "2", "-m", "rttm", "-m", "owdm", "-s", "1", "-s", "2"));
   assert_string_equal(c.dst_host, "h2");
@@ -292,7 +304,137 @@ static void test_override(void **state) {
         itg_flow_parse_args(&d, 2, W("-rp", "0"), NULL, 0), 0);
     assert_int_equal(d.dst_port, 0);
     assert_spec(&d.idt, ITG_DIST_CONSTANT, 0.02, 0, 1.0);
+    /* Each call is a line of its own: its law replaces the earlier one. */
+    assert_int_equal(
+        itg_flow_parse_args(&d, 2, W("-E", "20"), NULL, 0), 0);
+    assert_spec(&d.idt, ITG_DIST_EXPONENTIAL, 0.05, 0, 1.0);
   }
+}
+
+/* Two laws of one kind on one line: the first would be lost silently. */
+static void test_clashes(void **state) {
+  itg_flow_cfg c;
+  (void)state;
+  check_error(W("-C", "10", "-E", "20"), ITG_EINVAL,
+              "-E: the IDT law is already set by -C: give one IDT option");
+  check_error(W("-N", "10", "2", "-t", "5", "-C", "100"), ITG_EINVAL,
+              "-C: the IDT law is already set by -N");
+  check_error(W("-C", "10", "-C", "20"), ITG_EINVAL,
+              "-C: the IDT law is already set by -C");
+  check_error(W("-c", "100", "-u", "64", "80"), ITG_EINVAL,
+              "-u: the size law is already set by -c: give one size option");
+  check_error(W("--idt-lognormal", "1", "1", "-Ft", "x"), ITG_EINVAL,
+              "-Ft: the IDT law is already set by --idt-lognormal");
+  check_error(W("-C", "10", "DNS"), ITG_EINVAL,
+              "DNS: the laws are already set by -C");
+  check_error(W("DNS", "VoIP"), ITG_EINVAL,
+              "VoIP: the laws are already set by DNS");
+  check_error(W("DNS", "-c", "100", "-c", "200"), ITG_EINVAL,
+              "-c: the size law is already set by -c");
+  /* One of each kind, and a preset refined by the options after it. */
+  c = ok(W("-C", "10", "-c", "100"));
+  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.1, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 100, 0, 1.0);
+  c = ok(W("DNS", "-C", "5", "-c", "200"));
+  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.2, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 200, 0, 1.0);
+  /* -D without TCP: refused where the flow is checked, naming -D and -T
+   * (the transport may come later on the line or in a later call). */
+  c = ok(W("-D"));
+  check_invalid(&c, ITG_EINVAL, "-D (TCP_NODELAY) is for TCP flows and this "
+                                "flow is UDP (-T)");
+  c = ok(W("-D", "-T", "TCP"));
+  check_invalid(&c, 0, "");
+  c = ok(W("-D", "Telnet"));
+  check_invalid(&c, 0, "");
+}
+
+/* -p: D-ITG's payload types; -Fp: payload bytes from a file. */
+static void test_payload_options(void **state) {
+  itg_flow_cfg c;
+  char path[512], big[600];
+  FILE *f;
+  (void)state;
+  c = ok(W("-p", "0"));
+  assert_string_equal(c.payload_file, "");
+  check_error(W("-p", "1"), ITG_EINVAL,
+              "-p: payload type 1 (flow id and sequence number only) is not "
+              "supported");
+  check_error(W("--payload-type", "2"), ITG_EINVAL,
+              "--payload-type: payload type 2 (no header) is not supported");
+  check_error(W("-p", "3"), ITG_EINVAL, "-p: '3' is out of range (0-2)");
+  check_error(W("-p"), ITG_EINVAL, "-p: missing value");
+  check_error(W("-Fp", ""), ITG_EINVAL, "-Fp: empty file name");
+
+  snprintf(path, sizeof path, "%s/itg-payload-%d.bin",
+           getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp", (int)getpid());
+  f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fputs("abc", f) >= 0, 1);
+  fclose(f);
+  c = ok(W("-Fp", path));
+  assert_string_equal(c.payload_file, path);
+  check_invalid(&c, 0, "");
+  {
+    char buf[1024], want[1024];
+    itg_flow_describe(&c, buf, sizeof buf);
+    snprintf(want, sizeof want, " payload %s", path);
+    assert_non_null(strstr(buf, want));
+  }
+  /* Empty, missing and too large files are refused where the flow is
+   * checked, each with its reason. */
+  f = fopen(path, "wb");
+  fclose(f);
+  check_invalid(&c, ITG_EINVAL, "is empty");
+  f = fopen(path, "wb");
+  assert_int_equal(fseek(f, ITG_FLOW_PAYLOAD_MAX, SEEK_SET), 0);
+  assert_int_equal(fputc('x', f), 'x');
+  fclose(f);
+  check_invalid(&c, ITG_EINVAL, "is larger than 1048576 bytes");
+  f = fopen(path, "r+b");
+  assert_int_equal(ftruncate(fileno(f), ITG_FLOW_PAYLOAD_MAX), 0);
+  fclose(f);
+  check_invalid(&c, 0, "");
+  remove(path);
+  check_invalid(&c, ITG_ENOENT, "-Fp: cannot read payload file");
+  memset(big, 'a', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  check_error(W("-Fp", big), ITG_EINVAL, "-Fp: 'aaaa");
+}
+
+/* D-ITG's layout of a payload file: on from packet to packet, the packet
+ * that finds fewer bytes left than its room padded with zeros, the next
+ * starting over. */
+static void test_payload_fill(void **state) {
+  static const uint8_t file[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  uint8_t dst[16];
+  size_t off = 0, off2 = 0;
+  (void)state;
+  memset(dst, 0xee, sizeof dst);
+  itg__payload_fill(file, sizeof file, &off, dst, 4);
+  assert_memory_equal(dst, file, 4);
+  assert_true(dst[4] == 0xee);
+  assert_int_equal(off, 4);
+  itg__payload_fill(file, sizeof file, &off, dst, 6);
+  assert_memory_equal(dst, file + 4, 6);
+  assert_int_equal(off, 0);
+  itg__payload_fill(file, sizeof file, &off, dst, 7);
+  itg__payload_fill(file, sizeof file, &off, dst, 7);
+  assert_memory_equal(dst, file + 7, 3);
+  assert_memory_equal(dst + 3, (const uint8_t[4]){0}, 4);
+  assert_int_equal(off, 0);
+  itg__payload_fill(file, sizeof file, &off, dst, 16);
+  assert_memory_equal(dst, file, 10);
+  assert_memory_equal(dst + 10, (const uint8_t[6]){0}, 6);
+  itg__payload_fill(file, sizeof file, &off, dst, 0);
+  assert_int_equal(off, 0);
+  /* advance moves as fill does */
+  itg__payload_advance(sizeof file, &off2, 4);
+  assert_int_equal(off2, 4);
+  itg__payload_advance(sizeof file, &off2, 6);
+  assert_int_equal(off2, 0);
+  itg__payload_advance(sizeof file, &off2, 11);
+  assert_int_equal(off2, 0);
 }
 
 /* ---- presets ------------------------------------------------------------- */
@@ -441,7 +583,8 @@ static void test_parse_errors(void **state) {
   check_error(W("-C", "1e999"), ITG_EINVAL, "-C: '1e999' is out of range");
   check_error(W("-Q"), ITG_EINVAL, "unknown option '-Q'");
   check_error(W("-C", "500", "bogus"), ITG_EINVAL, "unknown option 'bogus'");
-  check_error(W("-T", "XYZ"), ITG_EINVAL, "-T: expected UDP or TCP, got 'XYZ'");
+  check_error(W("-T", "XYZ"), ITG_EINVAL,
+              "-T: expected UDP, TCP, SCTP, DCCP or ICMP, got 'XYZ'");
   check_error(W("-C"), ITG_EINVAL, "-C: missing value");
   check_error(W("-U", "100"), ITG_EINVAL, "-U: missing value");
   check_error(W("-t", "100", "-a"), ITG_EINVAL, "-a: missing value");
@@ -1136,6 +1279,9 @@ int main(void) {
       cmocka_unit_test(test_size_options),
       cmocka_unit_test(test_other_options),
       cmocka_unit_test(test_override),
+      cmocka_unit_test(test_clashes),
+      cmocka_unit_test(test_payload_options),
+      cmocka_unit_test(test_payload_fill),
       cmocka_unit_test(test_voip),
       cmocka_unit_test(test_recv_log_server),
       cmocka_unit_test(test_telnet_dns),

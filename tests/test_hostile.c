@@ -380,6 +380,42 @@ static void test_peer_flows(void **state) {
   stop_receiver(r);
 }
 
+/* D-ITG's SCTP, DCCP and ICMP flows: each is refused alone, with the
+ * reason, and the receiver serves the next flow, even on the same
+ * connection (D-ITG's receiver exits). */
+static void test_unsupported_proto(void **state) {
+  static const itg_proto protos[] = {ITG_PROTO_SCTP, ITG_PROTO_DCCP,
+                                     ITG_PROTO_ICMP};
+  itg_receiver_cfg cfg;
+  itg_receiver *r;
+  itg__ctl_reader rd;
+  itg__sock sig;
+  itg__ctl_msg m;
+  itg_receiver_stats st;
+  size_t i;
+  char want[64];
+  (void)state;
+  itg_receiver_cfg_init(&cfg);
+  r = start_receiver(&cfg);
+  for (i = 0; i < sizeof protos / sizeof protos[0]; i++) {
+    sig = ask_flow(r, "127.0.0.1", protos[i], ITG_METER_OWD, &rd, &m);
+    assert_int_equal(m.status, ITG_ENOTSUP);
+    snprintf(want, sizeof want, "%s flows are not received here",
+             itg_proto_name(protos[i]));
+    assert_non_null(strstr(m.text, want));
+    flow_open_msg(&m, 2, ITG_PROTO_UDP, ITG_METER_OWD);
+    assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+    assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), 0);
+    assert_int_equal(m.type, ITG__CTL_FLOW_OPEN_ACK);
+    assert_int_equal(m.status, 0);
+    itg__sock_close(sig);
+  }
+  itg_receiver_get_stats(r, &st);
+  assert_int_equal(st.flows_refused, 3);
+  serves_a_flow(r, "127.0.0.1");
+  stop_receiver(r);
+}
+
 /* A round-trip TCP sender that never reads its echoes: once the sockets'
  * buffers are full (at most 256 MB sent), the receiver holds at most
  * echo_queue bytes of them, drops the rest (counted), and still takes
@@ -554,6 +590,7 @@ int main(void) {
       cmocka_unit_test(test_idle_flood),
       cmocka_unit_test(test_idle_flow),
       cmocka_unit_test(test_peer_flows),
+      cmocka_unit_test(test_unsupported_proto),
       cmocka_unit_test(test_echo_queue),
       cmocka_unit_test(test_logserver_idle),
   };

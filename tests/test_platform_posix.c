@@ -17,10 +17,13 @@
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers/tmpdir.h"
+#include "itg/sender.h"
 #include "platform/platform.h"
 
 /* The timer slack is per thread: a thread that sleeps through the layer
@@ -126,12 +129,110 @@ static void test_file_create_links(void **state) {
   assert_int_equal(tmpdir_remove(dir), 0);
 }
 
+/* What the kernel says to a socket of proto (SCTP, DCCP, raw ICMP), asked
+ * directly: 0, or the errno. */
+static int kernel_says(itg_proto proto) {
+  int fd;
+  if (proto == ITG_PROTO_SCTP)
+    fd = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+  else if (proto == ITG_PROTO_DCCP)
+    fd = socket(AF_INET, SOCK_DCCP, IPPROTO_DCCP);
+  else
+    fd = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+  if (fd < 0)
+    return errno;
+  close(fd);
+  return 0;
+}
+
+/* The sender's refusal of one of D-ITG's other transports. */
+static void sender_refusal(itg_proto proto, char *err, size_t len) {
+  itg_sender_cfg sc;
+  itg_sender *s;
+  itg_flow_cfg c;
+  itg_flow_cfg_init(&c);
+  c.proto = proto;
+  itg_sender_cfg_init(&sc);
+  assert_int_equal(itg_sender_new(&sc, &s), 0);
+  assert_true(itg_sender_add_flow(s, &c, err, len) < 0);
+  itg_sender_free(s);
+}
+
+/* SCTP, DCCP and ICMP are refused with the reason the kernel gives, as a
+ * direct socket() call sees it: no such protocol, no privilege for a raw
+ * socket, or libitg's own limit. */
+static void test_other_transports(void **state) {
+  static const itg_proto protos[] = {ITG_PROTO_SCTP, ITG_PROTO_DCCP,
+                                     ITG_PROTO_ICMP};
+  char err[256], want[128];
+  size_t i;
+  pid_t pid;
+  int status;
+  (void)state;
+  for (i = 0; i < sizeof protos / sizeof protos[0]; i++) {
+    const char *name = itg_proto_name(protos[i]);
+    int e = kernel_says(protos[i]);
+    int probe = itg__sock_probe(protos[i]);
+    if (e == EPROTONOSUPPORT || e == ESOCKTNOSUPPORT) {
+      assert_int_equal(probe, ITG_ENOTSUP);
+      snprintf(want, sizeof want, "-T %s: this system has no %s", name, name);
+    } else if (e == EPERM) {
+      assert_int_equal(probe, ITG_EPERM);
+      snprintf(want, sizeof want, "-T %s: a raw socket needs root", name);
+    } else {
+      assert_int_equal(e, 0);
+      assert_int_equal(probe, 0);
+      snprintf(want, sizeof want,
+               "-T %s: libitg sends UDP and TCP flows only", name);
+    }
+    sender_refusal(protos[i], err, sizeof err);
+    if (strstr(err, want) == NULL)
+      fail_msg("'%s' lacks '%s'", err, want);
+  }
+  assert_int_equal(itg__sock_probe(ITG_PROTO_UDP), ITG_EINVAL);
+  /* Without the privilege (root giving up its user), ICMP's raw socket is
+   * refused as such. */
+  if (geteuid() != 0)
+    return;
+  pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    if (setgid(65534) != 0 || setuid(65534) != 0)
+      _exit(2);
+    sender_refusal(ITG_PROTO_ICMP, err, sizeof err);
+    _exit(itg__sock_probe(ITG_PROTO_ICMP) == ITG_EPERM &&
+                  strstr(err, "-T ICMP: a raw socket needs root") != NULL
+              ? 0
+              : 1);
+  }
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* SO_BINDTODEVICE: a real interface, a missing one, names out of range. */
+static void test_bind_device(void **state) {
+  itg__addr a;
+  itg__sock s;
+  (void)state;
+  assert_int_equal(itg__addr_resolve("127.0.0.1", 0, 0, &a), 0);
+  assert_int_equal(itg__sock_open(&a, 1, &s), 0);
+  assert_int_equal(itg__sock_bind_device(s, "nosuch0"), ITG_EADDR);
+  assert_int_equal(itg__sock_bind_device(s, ""), ITG_EINVAL);
+  assert_int_equal(itg__sock_bind_device(s, "0123456789abcdef"), ITG_EINVAL);
+  if (geteuid() == 0)
+    assert_int_equal(itg__sock_bind_device(s, "lo"), 0);
+  itg__sock_close(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_timer_slack),
       cmocka_unit_test(test_block_sigpipe),
       cmocka_unit_test(test_fd_limit),
       cmocka_unit_test(test_file_create_links),
+      cmocka_unit_test(test_other_transports),
+      cmocka_unit_test(test_bind_device),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,8 +4,11 @@
  * from D-ITG-style options (the same words itg-send takes on its command
  * line and in a script file), so programs and bindings describe flows the
  * same way. Options apply left to right and a later option replaces an
- * earlier one of the same kind (any IDT option replaces the IDT law, any
- * size option the size law, a preset both, and the transport).
+ * earlier one of the same kind (the transport, the ports...), except that
+ * one call takes at most one IDT option and one size option, and a preset
+ * only before them (it sets both laws, which the options after it refine):
+ * a second one is refused, naming both, rather than silently dropping the
+ * first. A later call (a later line) replaces what an earlier one set.
  *
  * Option reference (D-ITG's names and units; long forms in brackets):
  *   -a host [--dst]          destination host (default 127.0.0.1)
@@ -14,8 +17,11 @@
  *   -sa host [--src]         source address to bind
  *   -sp port [--src-port]    source port to bind, 0-65535 (default 0: any)
  *   -Sdp port [--sig-port]   receiver's signaling port, 1-65535 (9000)
- *   -T UDP|TCP [--proto]     transport, any case (default UDP)
- *   -D [--nodelay]           TCP: disable Nagle's algorithm
+ *   -T UDP|TCP [--proto]     transport, any case (default UDP); D-ITG's
+ *                            SCTP, DCCP and ICMP [type] are read, and
+ *                            refused by the sender (see itg_proto)
+ *   -D [--nodelay]           TCP: disable Nagle's algorithm (a flow that
+ *                            is not TCP is refused by itg_flow_validate)
  *   Inter-departure time (one of; default -C 1000), and the itg_dist_spec
  *   each option makes (kind, p[], scale):
  *   -C rate                  CONSTANT    {1/rate}              scale 1
@@ -61,6 +67,27 @@
  *                            the optional word is absent; "[v6]:port" for
  *                            an IPv6 address with a port), under the -x
  *                            name, or one the server chooses without -x
+ *   -p 0                     D-ITG's payload type: 0, the full header
+ *                            (flow id, sequence number, send time), is
+ *                            what libitg always sends. D-ITG's 1 keeps
+ *                            the flow id and sequence number alone (its
+ *                            receiver logs the receive time as the send
+ *                            time: no delay, loss still counted) and 2
+ *                            nothing (bytes alone: the receiver tells the
+ *                            flow by its socket, and counts packets and
+ *                            bytes, no loss, no delay); both are refused,
+ *                            since libitg's receiver (native: the magic,
+ *                            length and token it checks; ditg: the send
+ *                            time it measures) needs the whole header.
+ *   -Fp file                 payload bytes from a file of 1 to
+ *                            ITG_FLOW_PAYLOAD_MAX bytes, laid after each
+ *                            packet's header as D-ITG lays them: they run
+ *                            on from one packet to the next; a packet
+ *                            finding fewer left than its room takes them
+ *                            and is padded with zeros, and the next one
+ *                            starts again at the file's first byte.
+ *                            Without -Fp the bytes after the header are
+ *                            zeros (D-ITG's are random).
  *   --wire native|ditg       packet header profile (default native; a
  *                            ditg flow carries no flow token, so forged
  *                            datagrams can join it: see itg/wire.h)
@@ -125,6 +152,8 @@ extern "C" {
 #endif
 
 #define ITG_HOST_MAX 256
+/* A network interface's name, terminator included (Linux's IFNAMSIZ). */
+#define ITG_IFACE_MAX 16
 #define ITG_PATH_MAX 512
 #define ITG_DEFAULT_SIG_PORT 9000
 #define ITG_DEFAULT_DATA_PORT 8999
@@ -135,8 +164,22 @@ extern "C" {
  * (laws without a mean, Cauchy and Pareto of shape <= 1, are not held to
  * it). */
 #define ITG_FLOW_RATE_MAX 1e7
+/* The largest payload file (-Fp) a flow takes, in bytes. */
+#define ITG_FLOW_PAYLOAD_MAX (1u << 20)
 
-typedef enum itg_proto { ITG_PROTO_UDP = 0, ITG_PROTO_TCP = 1 } itg_proto;
+/* D-ITG's transports. libitg sends and receives UDP and TCP; SCTP, DCCP
+ * and ICMP are D-ITG's words for flows that itg_flow_parse_args reads and
+ * itg_flow_validate knows, and that itg_sender_add_flow refuses with the
+ * reason (the system has no such protocol, a raw socket needs a
+ * privilege, or libitg does not send it); a receiver refuses such a flow
+ * alone. */
+typedef enum itg_proto {
+  ITG_PROTO_UDP = 0,
+  ITG_PROTO_TCP = 1,
+  ITG_PROTO_SCTP = 2,
+  ITG_PROTO_DCCP = 3,
+  ITG_PROTO_ICMP = 4
+} itg_proto;
 
 typedef enum itg_meter { ITG_METER_OWD = 0, ITG_METER_RTT = 1 } itg_meter;
 
@@ -193,12 +236,19 @@ typedef struct itg_flow_cfg {
   itg_log_transport recv_log_transport; /* default ITG_LOG_TCP */
   itg_peer peer; /* default ITG_PEER_LIBITG; ITG_PEER_DITG needs the DITG
                     wire profile and no receiver log option */
+  char payload_file[ITG_PATH_MAX]; /* "" for none: the bytes after each
+                                      header are zeros; else taken from
+                                      this file (-Fp) */
 } itg_flow_cfg;
 
 /* Returns the name of a flow's meter, the one its delays are reported
  * under (itg_stats_meter_name): "owd" or "rtt"; "unknown" for another
  * value. */
 ITG_API const char *itg_meter_name(itg_meter meter);
+
+/* Returns a transport's name as D-ITG writes it: "UDP", "TCP", "SCTP",
+ * "DCCP" or "ICMP"; "unknown" for another value. */
+ITG_API const char *itg_proto_name(itg_proto proto);
 
 /* Fills cfg with the defaults listed above (flow id 0, no source address
  * or port, UDP, one-way meter, native wire, -C 1000, -c 512, 10 s, no
@@ -244,7 +294,8 @@ ITG_API int itg_flow_parse_line(itg_flow_cfg *cfg, const char *line, char *err,
  * proto, meter, wire profile and peer (a D-ITG peer with the DITG
  * profile, no receiver log or log server, and a flow id of at most
  * 2147483646); a receiver log server's port 1-65535 and
- * a known transport; each law's scale > 0 and parameters valid
+ * a known transport; a payload file readable and of 1 to
+ * ITG_FLOW_PAYLOAD_MAX bytes; each law's scale > 0 and parameters valid
  * (trace files are read); an IDT law's range meets [0, ITG_FLOW_IDT_MAX] s
  * and its mean lies in [1 / ITG_FLOW_RATE_MAX, ITG_FLOW_IDT_MAX] s; a size
  * law's range

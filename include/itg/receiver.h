@@ -210,6 +210,13 @@ typedef struct itg_receiver_cfg {
                                     written, told at once, on that log's
                                     writer thread (not the receiver's) */
   void *user;                   /* passed to the callbacks */
+  char data_iface[ITG_IFACE_MAX]; /* "" (the default), or the network
+                                   interface the data ports take packets
+                                   from alone (SO_BINDTODEVICE, Linux
+                                   only: elsewhere a flow is refused,
+                                   ITG_ENOTSUP); D-ITG's -i */
+  char sig_iface[ITG_IFACE_MAX];  /* the same for the signaling port
+                                   (itg_receiver_start fails); -Si */
 } itg_receiver_cfg;
 
 typedef struct itg_receiver_stats {
@@ -247,8 +254,10 @@ ITG_API int itg_receiver_new(const itg_receiver_cfg *cfg,
 
 /* Binds the signaling port and starts the receiver's thread; returns once
  * it is listening. Returns 0, ITG_ENOENT (log_dir is not a directory),
- * ITG_EADDRINUSE, ITG_EADDR, ITG_ESOCKET, an error opening the default
- * log, or ITG_ETHREAD. */
+ * ITG_EADDRINUSE, ITG_EADDR (also: no interface named sig_iface),
+ * ITG_EPERM, ITG_ENOTSUP (sig_iface on a system without
+ * SO_BINDTODEVICE), ITG_ESOCKET, an error opening the default log, or
+ * ITG_ETHREAD. */
 ITG_API int itg_receiver_start(itg_receiver *r);
 
 /* Returns the signaling port in use (after start). */

@@ -3,9 +3,11 @@
 #include "core/flow_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/growable.h"
+#include "core/payload.h"
 
 /* Reads a trace for its checks: whether a value lies in [lo, hi] (in the
  * spec's unit) and the values' mean. */
@@ -166,6 +168,30 @@ int itg__flow_spec_check(const itg_dist_spec *s, int idt, double lo,
   return 0;
 }
 
+/* Reads a payload file (-Fp) to check it as the sender will read it. */
+static int itg__payload_check(const char *path, char *err, size_t errlen) {
+  uint8_t *buf;
+  size_t len;
+  int rc = itg__payload_read(path, &buf, &len);
+  switch (rc) {
+  case 0:
+    free(buf);
+    return 0;
+  case ITG_EINVAL:
+    itg__err_set(err, errlen, "-Fp: payload file '%s' is empty", path);
+    return ITG_EINVAL;
+  case ITG_ELIMIT:
+    itg__err_set(err, errlen,
+                 "-Fp: payload file '%s' is larger than %u bytes", path,
+                 ITG_FLOW_PAYLOAD_MAX);
+    return ITG_EINVAL;
+  default:
+    itg__err_set(err, errlen, "-Fp: cannot read payload file '%s': %s",
+                 path, itg_strerror(rc));
+    return rc;
+  }
+}
+
 /* Checks that a string field ends within its array. */
 static int itg__terminated(const char *s, size_t size, const char *what,
                            char *err, size_t errlen) {
@@ -198,7 +224,12 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
                             "receiver log name", err, errlen)) != 0 ||
       (rc = itg__terminated(cfg->recv_log_server,
                             sizeof cfg->recv_log_server,
-                            "receiver log server", err, errlen)) != 0)
+                            "receiver log server", err, errlen)) != 0 ||
+      (rc = itg__terminated(cfg->payload_file, sizeof cfg->payload_file,
+                            "payload file name", err, errlen)) != 0)
+    return rc;
+  if (cfg->payload_file[0] != '\0' &&
+      (rc = itg__payload_check(cfg->payload_file, err, errlen)) != 0)
     return rc;
   if (cfg->recv_log_server[0] != '\0' &&
       (cfg->recv_log_port == 0 ||
@@ -218,8 +249,16 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
                       "signaling port 0 is out of range (1-65535)");
     return ITG_EINVAL;
   }
-  if (cfg->proto != ITG_PROTO_UDP && cfg->proto != ITG_PROTO_TCP) {
+  if (cfg->proto < ITG_PROTO_UDP || cfg->proto > ITG_PROTO_ICMP) {
     itg__err_set(err, errlen, "unknown transport %d", (int)cfg->proto);
+    return ITG_EINVAL;
+  }
+  /* D-ITG takes -D on any flow and ignores it but over TCP: a flow
+   * asked to send without Nagle's delay that cannot is refused instead. */
+  if (cfg->nodelay && cfg->proto != ITG_PROTO_TCP) {
+    itg__err_set(err, errlen,
+                 "-D (TCP_NODELAY) is for TCP flows and this flow is %s "
+                 "(-T): give -T TCP or drop -D", itg_proto_name(cfg->proto));
     return ITG_EINVAL;
   }
   if (cfg->meter != ITG_METER_OWD && cfg->meter != ITG_METER_RTT) {

@@ -70,6 +70,22 @@ static void itg__cat_law(char *buf, size_t len, size_t *pos,
   itg__cat(buf, len, pos, "%s(%s)", itg__flow_kind_name(s->kind), params);
 }
 
+const char *itg_proto_name(itg_proto proto) {
+  switch (proto) {
+  case ITG_PROTO_UDP:
+    return "UDP";
+  case ITG_PROTO_TCP:
+    return "TCP";
+  case ITG_PROTO_SCTP:
+    return "SCTP";
+  case ITG_PROTO_DCCP:
+    return "DCCP";
+  case ITG_PROTO_ICMP:
+    return "ICMP";
+  }
+  return "unknown";
+}
+
 void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
   itg_flow_cfg copy;
   const itg_flow_cfg *cfg = &copy;
@@ -87,7 +103,7 @@ void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
   itg__cat(buf, len, &pos,
            strchr(cfg->dst_host, ':') != NULL ? "%s [%.*s]:%u IDT "
                                               : "%s %.*s:%u IDT ",
-           cfg->proto == ITG_PROTO_TCP ? "TCP" : "UDP", host_len,
+           itg_proto_name(cfg->proto), host_len,
            cfg->dst_host, (unsigned)cfg->dst_port);
   itg__cat_law(buf, len, &pos, &cfg->idt, 1);
   itg__cat(buf, len, &pos, " size ");
@@ -140,4 +156,7 @@ void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
                  : " recv-log-server %.*s:%u %s",
              host_len, cfg->recv_log_server, (unsigned)cfg->recv_log_port,
              cfg->recv_log_transport == ITG_LOG_UDP ? "UDP" : "TCP");
+  if (cfg->payload_file[0] != '\0')
+    itg__cat(buf, len, &pos, " payload %.*s", (int)sizeof cfg->payload_file,
+             cfg->payload_file);
 }

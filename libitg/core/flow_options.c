@@ -68,6 +68,8 @@ typedef enum itg__opt_id {
   ITG__OPT_RECV_LOG,
   ITG__OPT_RECV_LOG_SERVER,
   ITG__OPT_WIRE,
+  ITG__OPT_PAYLOAD_TYPE,
+  ITG__OPT_PAYLOAD_FILE,
   ITG__OPT_PEER,
 } itg__opt_id;
 
@@ -97,6 +99,8 @@ static const itg__opt itg__opts[] = {
     {"-x", "--recv-log", ITG__OPT_RECV_LOG, 1},
     {"-X", "--recv-log-server", ITG__OPT_RECV_LOG_SERVER, 1},
     {NULL, "--wire", ITG__OPT_WIRE, 1},
+    {"-p", "--payload-type", ITG__OPT_PAYLOAD_TYPE, 1},
+    {"-Fp", "--payload-file", ITG__OPT_PAYLOAD_FILE, 1},
     {NULL, "--peer", ITG__OPT_PEER, 1},
 };
 
@@ -111,6 +115,12 @@ typedef struct itg__fp {
   char *err;
   size_t errlen;   /* 0 when err is NULL */
   int preset_size; /* the size law is a preset's nominal one */
+  /* What set each law in this call, so that a second one is refused
+   * rather than silently replacing the first: the option's name, or the
+   * preset's word (NULL: nothing yet). */
+  const char *idt_by;
+  const char *size_by;
+  const char *preset_by;
 } itg__fp;
 
 /* Takes the next word as the value of option `opt`. */
@@ -222,7 +232,18 @@ static int itg__parse_law(itg__fp *fp, const itg__law_opt *lo) {
   const char *words[ITG_DIST_MAX_PARAMS];
   double v[ITG_DIST_MAX_PARAMS] = {0};
   itg_dist_spec s;
+  const char **by;
   int k, rc;
+  /* A preset's laws are there to be refined by the options after it; two
+   * options of one kind on one line are a mistake the last would hide. */
+  by = lo->idt ? &fp->idt_by : &fp->size_by;
+  if (*by != NULL) {
+    itg__err_set(fp->err, fp->errlen,
+                 "%s: the %s law is already set by %s: give one %s option",
+                 lo->name, lo->idt ? "IDT" : "size", *by,
+                 lo->idt ? "IDT" : "size");
+    return ITG_EINVAL;
+  }
   memset(&s, 0, sizeof s);
   s.kind = lo->kind;
   for (k = 0; k < lo->nargs; k++) {
@@ -254,6 +275,7 @@ static int itg__parse_law(itg__fp *fp, const itg__law_opt *lo) {
                             lo->name, fp->err, fp->errlen);
   if (rc != 0)
     return rc;
+  *by = lo->name;
   if (lo->idt) {
     fp->cfg.idt = s;
   } else {
@@ -311,6 +333,30 @@ static int itg__either(itg__fp *fp, const char *opt, const char *w,
   return 0;
 }
 
+/* -T UDP|TCP|SCTP|DCCP|ICMP [type]: ICMP may be followed by D-ITG's
+ * message type, read for its syntax only (the sender refuses ICMP). */
+static int itg__parse_proto(itg__fp *fp, const char *opt, const char *w) {
+  static const itg_proto protos[] = {ITG_PROTO_UDP, ITG_PROTO_TCP,
+                                     ITG_PROTO_SCTP, ITG_PROTO_DCCP,
+                                     ITG_PROTO_ICMP};
+  uint64_t type;
+  size_t k;
+  for (k = 0; k < ITG__COUNT(protos); k++)
+    if (itg__word_eq(w, itg_proto_name(protos[k])))
+      break;
+  if (k == ITG__COUNT(protos)) {
+    itg__err_set(fp->err, fp->errlen,
+                 "%s: expected UDP, TCP, SCTP, DCCP or ICMP, got '%s'", opt, w);
+    return ITG_EINVAL;
+  }
+  fp->cfg.proto = protos[k];
+  if (protos[k] == ITG_PROTO_ICMP && fp->i < fp->argc &&
+      fp->argv[fp->i] != NULL &&
+      itg_parse_u64(fp->argv[fp->i], 0, 255, &type) == 0)
+    fp->i++;
+  return 0;
+}
+
 /* Applies one option that is not a law. */
 static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
   itg_flow_cfg *c = &fp->cfg;
@@ -353,10 +399,7 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
       c->src_port = (uint16_t)u;
     return 0;
   case ITG__OPT_PROTO:
-    rc = itg__either(fp, opt, w, "UDP", "TCP", &second);
-    if (rc == 0)
-      c->proto = second ? ITG_PROTO_TCP : ITG_PROTO_UDP;
-    return rc;
+    return itg__parse_proto(fp, opt, w);
   case ITG__OPT_NODELAY:
     c->nodelay = 1;
     return 0;
@@ -396,6 +439,24 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
     if (rc == 0)
       c->wire = second ? ITG_WIRE_DITG : ITG_WIRE_NATIVE;
     return rc;
+  case ITG__OPT_PAYLOAD_TYPE:
+    rc = itg__whole(fp, opt, w, 0, 2, "0-2", &u);
+    if (rc == 0 && u != 0) {
+      itg__err_set(fp->err, fp->errlen,
+                   "%s: payload type %s (%s) is not supported: libitg's "
+                   "receiver needs the whole header of type 0 (flow id, "
+                   "sequence number and send time)",
+                   opt, w, u == 1 ? "flow id and sequence number only"
+                                  : "no header");
+      rc = ITG_EINVAL;
+    }
+    return rc;
+  case ITG__OPT_PAYLOAD_FILE:
+    if (*w == '\0') {
+      itg__err_set(fp->err, fp->errlen, "%s: empty file name", opt);
+      return ITG_EINVAL;
+    }
+    return itg__copy(fp, opt, w, c->payload_file, sizeof c->payload_file);
   case ITG__OPT_PEER:
     rc = itg__either(fp, opt, w, "libitg", "ditg", &second);
     if (rc == 0)
@@ -439,6 +500,15 @@ static int itg__parse_word(itg__fp *fp) {
     itg__err_set(fp->err, fp->errlen, "unknown option '%s'", w);
     return ITG_EINVAL;
   }
+  if (fp->preset_by != NULL || fp->idt_by != NULL || fp->size_by != NULL) {
+    itg__err_set(fp->err, fp->errlen,
+                 "%s: the laws are already set by %s: a preset comes first, "
+                 "the options refining it after it",
+                 w, fp->preset_by != NULL ? fp->preset_by
+                    : fp->idt_by != NULL ? fp->idt_by : fp->size_by);
+    return ITG_EINVAL;
+  }
+  fp->preset_by = w;
   fp->i += n;
   fp->cfg.proto = preset.proto;
   fp->cfg.idt = preset.idt;

@@ -131,7 +131,7 @@ static void decode_body(itg__rcur *c, itg__ctl_msg *m) {
           m->log_host[0] == '\0')
         c->bad = 1;
     }
-    if (m->id_auto > 1 || m->proto > ITG_PROTO_TCP ||
+    if (m->id_auto > 1 || m->proto > ITG_PROTO_ICMP ||
         m->meter > ITG_METER_RTT || m->wire > ITG_WIRE_DITG ||
         m->tos < -1 || m->tos > 255 || m->ttl < -1 || m->ttl > 255 ||
         m->ttl == 0)

@@ -49,6 +49,8 @@ int itg_receiver_new(const itg_receiver_cfg *caller, itg_receiver **out) {
       strnlen(cfg->log_path, ITG_PATH_MAX) == ITG_PATH_MAX ||
       strnlen(cfg->log_dir, ITG_PATH_MAX) == ITG_PATH_MAX ||
       strnlen(cfg->log_servers, ITG_PATH_MAX) == ITG_PATH_MAX ||
+      strnlen(cfg->data_iface, ITG_IFACE_MAX) == ITG_IFACE_MAX ||
+      strnlen(cfg->sig_iface, ITG_IFACE_MAX) == ITG_IFACE_MAX ||
       itg_logserver_net_list_parse(cfg->log_servers, nets,
                                    ITG_LOGSERVER_MAX_NETS, &n_nets, NULL,
                                    0) != 0)

@@ -473,7 +473,11 @@ static int open_udp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
   if (r->cfg.rcvbuf > 0)
     itg__sock_set_bufs(s->fd, 0, r->cfg.rcvbuf);
   itg__sock_set_rx_timestamps(s->fd); /* without them, user-space times */
-  rc = itg__sock_bind(s->fd, a);
+  rc = r->cfg.data_iface[0] != '\0'
+           ? itg__sock_bind_device(s->fd, r->cfg.data_iface)
+           : 0;
+  if (rc == 0)
+    rc = itg__sock_bind(s->fd, a);
   if (rc == 0)
     rc = itg__sock_local(s->fd, &local);
   if (rc == 0 && uv_poll_init_socket(&r->loop, &s->poll, s->fd) != 0)
@@ -499,6 +503,14 @@ static int open_tcp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
   }
   s->listener.data = s;
   rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&a->ss, 0);
+  if (rc == 0 && r->cfg.data_iface[0] != '\0') {
+    int brc = itg__uv_bind_device((uv_handle_t *)&s->listener,
+                                  r->cfg.data_iface);
+    if (brc < 0) {
+      uv_close((uv_handle_t *)&s->listener, on_sock_freed);
+      return brc;
+    }
+  }
   if (rc == 0)
     rc = uv_listen((uv_stream_t *)&s->listener, 64, on_data_conn);
   if (rc == 0)

@@ -93,6 +93,13 @@ static int new_token(uint64_t *out) {
  * privileged data port. */
 static int flow_allowed(itg_receiver *r, const itg__rx_peer *from,
                         const itg__ctl_msg *m, char *msg, size_t msglen) {
+  /* D-ITG's receiver exits when it cannot make a flow's socket; this one
+   * refuses that flow alone and serves the others. */
+  if (m->proto != ITG_PROTO_UDP && m->proto != ITG_PROTO_TCP) {
+    snprintf(msg, msglen, "%s flows are not received here: UDP and TCP only",
+             itg_proto_name((itg_proto)m->proto));
+    return ITG_ENOTSUP;
+  }
   if (atomic_load(&r->n_active) >= r->cfg.max_flows) {
     snprintf(msg, msglen, "the receiver serves %u flows already (its limit)",
              (unsigned)r->cfg.max_flows);
@@ -147,9 +154,10 @@ int itg__rx_flow_prepare(itg_receiver *r, const itg__rx_sender *s,
   }
   rc = itg__rx_sock_acquire(r, (itg_proto)m->proto, m->port, &f->sock);
   if (rc < 0) {
-    snprintf(msg, msglen, "cannot open data port %u/%s: %s",
+    snprintf(msg, msglen, "cannot open data port %u/%s%s%s: %s",
              (unsigned)m->port, m->proto == ITG_PROTO_TCP ? "TCP" : "UDP",
-             itg_strerror(rc));
+             r->cfg.data_iface[0] != '\0' ? " on interface " : "",
+             r->cfg.data_iface, itg_strerror(rc));
     goto out_free_flow;
   }
   itg__rx_log_hold(lg);

@@ -740,6 +740,11 @@ int itg__rx_sig_listen(itg_receiver *r) {
   r->server.data = r;
   r->evict = evict_one;
   rc = uv_tcp_bind(&r->server, (const struct sockaddr *)&a.ss, 0);
+  if (rc == 0 && r->cfg.sig_iface[0] != '\0') {
+    int brc = itg__uv_bind_device((uv_handle_t *)&r->server, r->cfg.sig_iface);
+    if (brc < 0)
+      return brc;
+  }
   if (rc == 0)
     rc = uv_listen((uv_stream_t *)&r->server, 128, on_connection);
   if (rc == 0)

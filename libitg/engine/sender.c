@@ -6,6 +6,7 @@
 
 #include "core/errbuf.h"
 #include "core/growable.h"
+#include "core/payload.h"
 #include "engine/sender_ctl.h"
 #include "engine/sender_send.h"
 #include "engine/sender_setup.h"
@@ -62,6 +63,27 @@ out_free_s:
   return ITG_ENOMEM;
 }
 
+/* D-ITG's SCTP, DCCP and ICMP flows: the system is asked first, so that
+ * the reason given is the one that matters here. */
+static int refuse_proto(itg_proto proto, char *err, size_t errlen) {
+  const char *name = itg_proto_name(proto);
+  int rc = itg__sock_probe(proto);
+  if (rc == ITG_ENOTSUP)
+    itg__err_set(err, errlen,
+                 "-T %s: this system has no %s (the kernel refuses its "
+                 "sockets)", name, name);
+  else if (rc == ITG_EPERM)
+    itg__err_set(err, errlen,
+                 "-T %s: a raw socket needs root (or CAP_NET_RAW)", name);
+  else if (rc < 0)
+    itg__err_set(err, errlen, "-T %s: cannot open a socket: %s", name,
+                 itg_strerror(rc));
+  else
+    itg__err_set(err, errlen,
+                 "-T %s: libitg sends UDP and TCP flows only", name);
+  return rc < 0 ? rc : ITG_ENOTSUP;
+}
+
 int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *caller, char *err,
                         size_t errlen) {
   itg_flow_cfg copy;
@@ -85,6 +107,8 @@ int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *caller, char *err,
   rc = itg_flow_validate(flow, err, errlen);
   if (rc < 0)
     return rc;
+  if (flow->proto != ITG_PROTO_UDP && flow->proto != ITG_PROTO_TCP)
+    return refuse_proto(flow->proto, err, errlen);
   for (i = 0; i < s->n; i++)
     if (flow->flow_id != 0 && s->flows[i]->cfg.flow_id == flow->flow_id) {
       itg__err_set(err, errlen, "flow id %u is already used by flow %zu",
@@ -105,6 +129,16 @@ int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *caller, char *err,
   if (f == NULL) {
     itg__err_set(err, errlen, "out of memory");
     return ITG_ENOMEM;
+  }
+  /* Read once here: the sending thread lays its bytes from memory. */
+  if (flow->payload_file[0] != '\0') {
+    rc = itg__payload_read(flow->payload_file, &f->payload, &f->payload_len);
+    if (rc != 0) {
+      itg__err_set(err, errlen, "-Fp: cannot read payload file '%s': %s",
+                   flow->payload_file, itg_strerror(rc));
+      free(f);
+      return rc;
+    }
   }
   f->s = s;
   f->cfg = *flow;
@@ -404,6 +438,7 @@ void itg_sender_free(itg_sender *s) {
   for (i = 0; i < s->n; i++) {
     itg__tx_flow *f = s->flows[i];
     itg_dist_free(f->idt);
+    free(f->payload);
     itg_dist_free(f->size);
     free(f->df);
     free(f);

@@ -70,6 +70,8 @@ typedef struct itg__tx_flow {
   itg_dist *idt;
   itg_dist *size;
   size_t hdr_len;
+  uint8_t *payload;   /* the -Fp file's bytes, NULL without one */
+  size_t payload_len;
   itg__sock sig;
   itg__sock data;
   int ready;      /* set up with its receiver: the threads own it */
@@ -89,6 +91,7 @@ typedef struct itg__tx_flow {
   int64_t stop_ns; /* a flow still behind its schedule stops here */
   uint64_t seq;
   uint64_t bytes_planned;
+  size_t payload_off; /* where the next packet's payload starts */
   _Atomic int sent_all; /* sending thread -> control thread */
   _Atomic int abort;    /* control thread -> sending thread */
 
@@ -142,6 +145,9 @@ struct itg_sender {
   /* sending thread */
   void (*on_sent_all)(itg_sender *s); /* flows have sent everything */
   uint8_t *pkt_bufs;
+  /* bytes of each packet buffer a payload file may have written: a flow
+   * without one zeros them, so no flow carries another's file */
+  size_t pkt_dirty[ITG__TX_BATCH];
   itg__dgram dg[ITG__TX_BATCH];
   /* control thread: round-trip datagrams */
   uint8_t *echo_bufs;

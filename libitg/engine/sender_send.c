@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/pacer.h"
+#include "core/payload.h"
 #include "engine/sender_send.h"
 
 /* A packet decided but not yet sent. */
@@ -12,6 +13,7 @@ typedef struct planned {
   uint64_t seq;
   size_t size;
   int64_t due_ns;
+  size_t payload_off; /* in the flow's payload file, if it has one */
 } planned;
 
 /* ---- the heap of next departures ------------------------------------ */
@@ -89,6 +91,10 @@ static int plan(itg__tx_flow *f, int64_t now, planned *p, int max) {
     p[k].seq = ++f->seq;
     p[k].size = draw_size(f);
     p[k].due_ns = f->next_ns;
+    p[k].payload_off = f->payload_off;
+    if (f->payload != NULL)
+      itg__payload_advance(f->payload_len, &f->payload_off,
+                           p[k].size - f->hdr_len);
     f->bytes_planned += p[k].size;
     f->next_ns += draw_idt_ns(f);
     k++;
@@ -98,9 +104,22 @@ static int plan(itg__tx_flow *f, int64_t now, planned *p, int max) {
 
 /* ---- sending -------------------------------------------------------- */
 
+/* Writes a packet into buf, whose bytes [0, *dirty) may hold another
+ * packet's payload. The payload is laid at plan time's offset, so a
+ * datagram encoded again after a partial batch carries the same bytes. */
 static void encode(const itg__tx_flow *f, const planned *p, int64_t tx_ns,
-                   uint8_t *buf) {
+                   uint8_t *buf, size_t *dirty) {
   itg_pkt_hdr h;
+  if (f->payload != NULL) {
+    size_t off = p->payload_off;
+    itg__payload_fill(f->payload, f->payload_len, &off, buf + f->hdr_len,
+                      p->size - f->hdr_len);
+    if (p->size > *dirty)
+      *dirty = p->size;
+  } else if (*dirty > f->hdr_len) {
+    memset(buf + f->hdr_len, 0, *dirty - f->hdr_len);
+    *dirty = 0;
+  }
   memset(&h, 0, sizeof h);
   h.flags = f->cfg.meter == ITG_METER_RTT ? ITG_PKT_ECHO_REQUEST : 0;
   h.flow_id = f->id;
@@ -195,7 +214,7 @@ static void send_udp(itg__tx_flow *f, planned *p, int k) {
     mono = (int64_t)uv_hrtime();
     tx_ns = itg__real_ns();
     for (i = done; i < k; i++)
-      encode(f, &p[i], tx_ns, s->dg[i].buf);
+      encode(f, &p[i], tx_ns, s->dg[i].buf, &s->pkt_dirty[i]);
     n = itg__send_batch(f->data, s->dg + done, k - done);
     if (n > 0) {
       account(f, p + done, n, tx_ns, mono);
@@ -219,7 +238,7 @@ static int send_tcp(itg__tx_flow *f, planned *p, int k) {
     int64_t mono = (int64_t)uv_hrtime();
     int64_t tx_ns = itg__real_ns();
     size_t off = 0;
-    encode(f, &p[i], tx_ns, buf);
+    encode(f, &p[i], tx_ns, buf, &s->pkt_dirty[0]);
     while (off < p[i].size) {
       int n = itg__stream_send(f->data, buf + off, p[i].size - off);
       if (n < 0)

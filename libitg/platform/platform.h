@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "itg/common.h"
+#include "itg/flow.h"
 
 #if defined(_WIN32)
 #include <winsock2.h>
@@ -136,6 +137,27 @@ int itg__has_ipv6(void);
  * supported by the kernel), or another code mapped by
  * itg__sock_last_error. */
 int itg__sock_open(const itg__addr *a, int dgram, itg__sock *out);
+
+/* Whether this system can open an IPv4 socket of a transport libitg
+ * does not send (SCTP, DCCP, or ICMP through a raw socket), so that a
+ * flow asking for one is refused with the right reason. Returns 0 (it
+ * can), ITG_ENOTSUP (the kernel has no such protocol or socket type;
+ * always on Windows), ITG_EPERM (a raw socket without the privilege) or
+ * another code mapped by itg__sock_last_error; ITG_EINVAL for UDP, TCP or
+ * an unknown value. */
+int itg__sock_probe(itg_proto proto);
+
+/* Ties a socket to one network interface (SO_BINDTODEVICE): it then
+ * takes only what arrives on that interface and sends out of it alone.
+ * Returns 0, ITG_EADDR (no interface of that name), ITG_EPERM (the
+ * privilege it needs, where the kernel asks for one), ITG_EINVAL (a NULL
+ * or empty name, or one longer than ITG_IFACE_MAX - 1 bytes) or
+ * ITG_ENOTSUP (a system without it: Windows, the BSDs, macOS). */
+int itg__sock_bind_device(itg__sock s, const char *iface);
+
+/* The same for the socket of a libuv TCP or UDP handle, once it has one
+ * (after uv_tcp_bind). */
+int itg__uv_bind_device(uv_handle_t *h, const char *iface);
 
 /* Closes a socket; ITG__BAD_SOCK is accepted. */
 void itg__sock_close(itg__sock s);

@@ -12,7 +12,8 @@
 static const char prog[] = "itg-recv";
 
 static const char usage_text[] =
-    "usage: itg-recv [-Sp PORT] [-a ADDR] [-l FILE] [--log-dir DIR] [-q D]\n"
+    "usage: itg-recv [-Sp PORT] [-a ADDR] [-i IFACE] [-Si IFACE] [-l FILE]\n"
+    "                [--log-dir DIR] [-q D]\n"
     "                [--max-flows N] [--rcvbuf BYTES] [--cpu N]\n"
     "                [--log-servers LIST] [--allow-privileged-ports]\n"
     "                [--handshake MS] [--idle MS] [--peer-conns N]\n"
@@ -28,6 +29,9 @@ static const char help_text[] =
     "                 system picks)\n"
     "  -a ADDR        address to listen on (default: every address, IPv4\n"
     "                 and IPv6)\n"
+    "  -i IFACE, --iface IFACE  data ports take packets arriving on the\n"
+    "                 network interface IFACE only (SO_BINDTODEVICE; Linux)\n"
+    "  -Si IFACE, --sig-iface IFACE  the same for the signaling port\n"
     "  -l FILE        log of the flows that name no log of their own\n"
     "                 (default: none; those flows are only counted)\n"
     "  --log-dir DIR  where the logs that senders name (-x) are written\n"
@@ -46,6 +50,10 @@ static const char help_text[] =
     "                 for any); a flow naming another is refused\n"
     "  --allow-privileged-ports  let senders have data ports below 1024\n"
     "                 opened (refused by default)\n"
+    "D-ITG's -H ADDR (passive mode: the receiver opens the signaling\n"
+    "connection to a sender behind a NAT) and -n N (UDP packets sent first\n"
+    "to open the NAT's path, with -H) are refused: itg-send does not take\n"
+    "signaling connections.\n"
     "\n"
     "What one sender may hold, so that none locks the others out:\n"
     "  --handshake MS a signaling connection must open its flow, a TCP data\n"
@@ -184,7 +192,16 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
       memcpy((char *)cfg + b->off, &u, sizeof u);
       continue;
     }
+    if (strcmp(a, "-H") == 0 || strcmp(a, "-n") == 0) {
+      snprintf(msg, sizeof msg,
+               "%s: D-ITG's passive mode (the receiver connects to a sender "
+               "behind a NAT) is not supported: itg-send does not take "
+               "signaling connections", a);
+      return itg__cli_bad_usage(prog, msg, usage_text);
+    }
     if (strcmp(a, "-Sp") != 0 && strcmp(a, "--sig-port") != 0 &&
+        strcmp(a, "-i") != 0 && strcmp(a, "--iface") != 0 &&
+        strcmp(a, "-Si") != 0 && strcmp(a, "--sig-iface") != 0 &&
         strcmp(a, "-a") != 0 && strcmp(a, "-l") != 0 &&
         strcmp(a, "--log-dir") != 0 && strcmp(a, "-q") != 0 &&
         strcmp(a, "--max-flows") != 0 && strcmp(a, "--rcvbuf") != 0 &&
@@ -202,6 +219,17 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
       return rc;
     if (strcmp(a, "-a") == 0)
       rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->bind_host, sizeof cfg->bind_host);
+    else if (strcmp(a, "-i") == 0 || strcmp(a, "--iface") == 0 ||
+             strcmp(a, "-Si") == 0 || strcmp(a, "--sig-iface") == 0) {
+      char *dst = strcmp(a, "-i") == 0 || strcmp(a, "--iface") == 0
+                      ? cfg->data_iface
+                      : cfg->sig_iface;
+      if (v[0] == '\0') {
+        snprintf(msg, sizeof msg, "%s: empty interface name", a);
+        return itg__cli_bad_usage(prog, msg, usage_text);
+      }
+      rc = itg__cli_copy_value(prog, usage_text, a, v, dst, ITG_IFACE_MAX);
+    }
     else if (strcmp(a, "-l") == 0)
       rc = itg__cli_copy_value(prog, usage_text, a, v, cfg->log_path, sizeof cfg->log_path);
     else if (strcmp(a, "--log-dir") == 0)
@@ -265,6 +293,11 @@ static void start_failed(const void *c, int rc, char *msg, size_t len) {
   if (rc == ITG_ENOENT && itg_log_dir_check(cfg->log_dir) != 0)
     snprintf(msg, len, "--log-dir: '%.200s' is not a directory",
              cfg->log_dir);
+  else if (cfg->sig_iface[0] != '\0')
+    snprintf(msg, len, "cannot start on %.100s port %u, interface %s: %s",
+             cfg->bind_host[0] ? cfg->bind_host : "every address",
+             (unsigned)cfg->sig_port, cfg->sig_iface,
+             rc == ITG_EADDR ? "no such interface" : itg_strerror(rc));
   else
     snprintf(msg, len, "cannot start on %.100s port %u: %s",
              cfg->bind_host[0] ? cfg->bind_host : "every address",

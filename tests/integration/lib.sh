@@ -159,10 +159,10 @@ build_tool() {
 WIRETAP="$BUILD/tools/wiretap"
 
 # start_tap PORT SECONDS FILE: captures UDP packets to PORT on lo, waits
-# until the capture is ready.
+# until the capture is ready. TAP_OPTS, if set, adds wiretap options.
 start_tap() {
   build_tool wiretap
-  "$WIRETAP" lo "$1" "$2" "$3" 2>"$3.err" &
+  "$WIRETAP" $TAP_OPTS lo "$1" "$2" "$3" 2>"$3.err" &
   TAP_PID=$!
   PIDS="$PIDS $TAP_PID"
   wait_until 10 grep -qs ready "$3.err" || die "wiretap did not start"

@@ -1,6 +1,6 @@
 /* wiretap: the packets sent to one port, as the kernel saw them pass.
  *
- *   wiretap [-p udp|tcp] [-n COUNT] [-d] IFACE PORT SECONDS OUTFILE
+ *   wiretap [-p udp|tcp] [-n COUNT] [-d] [-o OFFSET] IFACE PORT SECONDS OUTFILE
  *
  * Watches IFACE for IPv4 and IPv6 packets of the protocol (UDP unless -p
  * says otherwise) addressed to PORT (0: to any port), for SECONDS and at
@@ -8,7 +8,8 @@
  *
  *   0-7    the kernel's timestamp, nanoseconds since the epoch (little-endian)
  *   8-11   the transport payload's length in bytes (little-endian)
- *   12-15  the payload's first four bytes, as sent (zeros past its end)
+ *   12-15  the payload's first four bytes, as sent (zeros past its end);
+ *          with -o, the four at OFFSET (0-64) instead
  *
  * and with -d 24 bytes, the same followed by
  *
@@ -75,6 +76,7 @@ struct tap {
   int proto;                 /* IPPROTO_UDP or IPPROTO_TCP */
   int with_port;             /* -d: records carry the destination port
                                 and the TCP sequence number */
+  unsigned offset;           /* -o: where the four payload bytes start */
   unsigned long long limit;  /* records wanted at most, 0: no limit */
   unsigned long long written;
   unsigned long long frames; /* every frame taken from the ring */
@@ -90,7 +92,8 @@ static void on_signal(int sig) {
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: wiretap [-p udp|tcp] [-n COUNT] [-d] IFACE PORT SECONDS OUTFILE\n");
+  fprintf(stderr, "usage: wiretap [-p udp|tcp] [-n COUNT] [-d] [-o OFFSET] IFACE PORT SECONDS "
+                  "OUTFILE\n");
   exit(2);
 }
 
@@ -240,9 +243,10 @@ static int read_payload(const struct tap *t, const uint8_t *p, uint32_t caplen, 
   }
   *dport = be16(p + l4 + 2);
   memset(head, 0, 4);
-  uint32_t start = l4 + hdr;
+  uint32_t start = l4 + hdr + t->offset;
   uint32_t have = caplen > start ? caplen - start : 0;
-  uint32_t n = *len < 4 ? *len : 4;
+  uint32_t rest = *len > t->offset ? *len - t->offset : 0;
+  uint32_t n = rest < 4 ? rest : 4;
   memcpy(head, p + start, n < have ? n : have);
   return 1;
 }
@@ -332,7 +336,7 @@ static unsigned long long parse_count(const char *s, unsigned long long min, uns
 int main(int argc, char **argv) {
   struct tap t = {.fd = -1, .proto = IPPROTO_UDP};
   int c;
-  while ((c = getopt(argc, argv, "p:n:d")) != -1) {
+  while ((c = getopt(argc, argv, "p:n:do:")) != -1) {
     if (c == 'p' && !strcmp(optarg, "udp"))
       t.proto = IPPROTO_UDP;
     else if (c == 'p' && !strcmp(optarg, "tcp"))
@@ -341,6 +345,10 @@ int main(int argc, char **argv) {
       t.limit = parse_count(optarg, 1, ~0ull >> 1, "COUNT");
     else if (c == 'd')
       t.with_port = 1;
+    /* SNAP_LEN keeps 68 payload bytes past an IPv6 and TCP header: the
+     * four read must lie within them. */
+    else if (c == 'o')
+      t.offset = (unsigned)parse_count(optarg, 0, 64, "OFFSET");
     else
       usage();
   }

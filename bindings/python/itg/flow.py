@@ -22,7 +22,8 @@ Options = Union[str, Sequence[str]]
 
 _ERRLEN = 256
 
-PROTOS = {"udp": lib.ITG_PROTO_UDP, "tcp": lib.ITG_PROTO_TCP}
+PROTOS = {"udp": lib.ITG_PROTO_UDP, "tcp": lib.ITG_PROTO_TCP, "sctp": lib.ITG_PROTO_SCTP,
+          "dccp": lib.ITG_PROTO_DCCP, "icmp": lib.ITG_PROTO_ICMP}
 METERS = {ffi.string(lib.itg_meter_name(m)).decode(): m
           for m in (lib.ITG_METER_OWD, lib.ITG_METER_RTT)}
 

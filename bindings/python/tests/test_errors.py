@@ -62,7 +62,7 @@ def test_error_pickles() -> None:
     ("-T UDP -C abc -c 64", "abc"),
     ("-C 1000 -Q 5", "-Q"),
     ("-c", "-c"),
-    ("-T SCTP", "SCTP"),
+    ("-T QUIC", "QUIC"),
 ])
 def test_bad_option_names_the_word(options: str, word: str) -> None:
     with pytest.raises(itg.InvalidArgument) as info:
@@ -82,7 +82,7 @@ def test_bad_fields() -> None:
         itg.FlowConfig(dst_port=70000)  # fixed port: refused
     assert "dst_port" in str(info.value)
     with pytest.raises(itg.InvalidArgument):
-        itg.FlowConfig(proto="sctp")
+        itg.FlowConfig(proto="quic")
     with pytest.raises(itg.InvalidArgument):
         itg.FlowConfig(dst_host="x" * 300)
     with pytest.raises(TypeError):
@@ -137,4 +137,8 @@ def test_add_flow_raises_the_librarys_message() -> None:
             s.add_flow("-a 127.0.0.1 -t 0")
         assert "no end" in bad.value.message
         assert bad.value.message == want.value.message
+        # D-ITG's SCTP is read, and refused by the sender with the reason.
+        with pytest.raises(itg.NotSupported) as sctp:
+            s.add_flow("-a 127.0.0.1 -T SCTP -z 5")
+        assert sctp.value.message.startswith("-T SCTP: ")
         assert s.flow_count == 1

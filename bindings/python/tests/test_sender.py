@@ -25,10 +25,13 @@ def test_options_and_fields_describe_the_same_flow() -> None:
     assert by_fields.has_seed == 1
     assert by_options.proto == "tcp" and by_options.dst_port == 7000
     assert by_options.idt == DistSpec("constant", (0.001,), 1.0, "")
-    # A list of words is parsed like the line; later options win.
+    # A list of words is parsed like the line; a second IDT option on it
+    # is refused rather than silently replacing the first.
     assert itg.FlowConfig(["-a", "10.1.2.3", "-rp", "7000", "-T", "TCP", "-C", "1000",
                            "-c", "64", "-t", "1500", "-s", "9"]) == by_options
-    assert itg.FlowConfig("-C 5 -C 1000 -c 64") .idt == DistSpec("constant", (0.001,))
+    with pytest.raises(itg.InvalidArgument) as info:
+        itg.FlowConfig("-C 5 -C 1000 -c 64")
+    assert "the IDT law is already set by -C" in str(info.value)
     assert "TCP 10.1.2.3:7000" in by_options.describe()
 
 

@@ -64,6 +64,46 @@ int itg__sock_fail(void) {
   return rc < 0 ? rc : ITG_ESOCKET;
 }
 
+int itg__sock_probe(itg_proto proto) {
+  int type, protocol, fd;
+  switch (proto) {
+  case ITG_PROTO_SCTP:
+    type = SOCK_STREAM;
+    protocol = IPPROTO_SCTP;
+    break;
+  case ITG_PROTO_DCCP:
+#ifdef SOCK_DCCP
+    type = SOCK_DCCP;
+    protocol = IPPROTO_DCCP;
+    break;
+#else
+    return ITG_ENOTSUP;
+#endif
+  case ITG_PROTO_ICMP:
+    type = SOCK_RAW;
+    protocol = IPPROTO_ICMP;
+    break;
+  default:
+    return ITG_EINVAL;
+  }
+  fd = socket(AF_INET, type, protocol);
+  if (fd >= 0) {
+    close(fd);
+    return 0;
+  }
+  switch (errno) {
+  /* A kernel without the protocol (Linux without its module) says one of
+   * these, depending on which of type and protocol it lacks. */
+  case EPROTONOSUPPORT:
+  case ESOCKTNOSUPPORT:
+  case EPROTOTYPE:
+  case EAFNOSUPPORT:
+    return ITG_ENOTSUP;
+  default:
+    return itg__sock_last_error();
+  }
+}
+
 int itg__sock_open(const itg__addr *a, int dgram, itg__sock *out) {
   int family = a->ss.ss_family;
   int type = dgram ? SOCK_DGRAM : SOCK_STREAM;

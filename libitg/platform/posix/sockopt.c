@@ -4,10 +4,12 @@
 #include "platform/platform.h"
 #include "platform/posix/posix.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
+#include <string.h>
 
 #ifdef SO_SNDBUFFORCE
 #define SNDBUF_FORCE SO_SNDBUFFORCE
@@ -76,4 +78,25 @@ int itg__sock_set_rx_timestamps(itg__sock s) {
   if (setsockopt(s, SOL_SOCKET, SO_TIMESTAMP, &on, sizeof on) != 0)
     return itg__sock_fail();
   return 0;
+}
+
+int itg__sock_bind_device(itg__sock s, const char *iface) {
+  size_t n = iface != NULL ? strlen(iface) : 0;
+  if (n == 0 || n >= ITG_IFACE_MAX)
+    return ITG_EINVAL;
+#ifdef SO_BINDTODEVICE
+  if (setsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, iface, (socklen_t)n) == 0)
+    return 0;
+  return errno == ENODEV ? ITG_EADDR : itg__sock_fail();
+#else
+  (void)s;
+  return ITG_ENOTSUP;
+#endif
+}
+
+int itg__uv_bind_device(uv_handle_t *h, const char *iface) {
+  uv_os_fd_t fd;
+  if (uv_fileno(h, &fd) != 0)
+    return ITG_ESTATE;
+  return itg__sock_bind_device(fd, iface);
 }

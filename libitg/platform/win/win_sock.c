@@ -26,6 +26,31 @@ int itg__sock_set_int(itg__sock s, int level, int name, int value) {
   return WSAGetLastError() == WSAEINVAL ? ITG_ENOTSUP : itg__sock_fail();
 }
 
+/* Windows has no SO_BINDTODEVICE (binding to an interface's address is
+ * the nearest it offers: -a). */
+int itg__sock_bind_device(itg__sock s, const char *iface) {
+  (void)s;
+  return iface == NULL || iface[0] == '\0' ? ITG_EINVAL : ITG_ENOTSUP;
+}
+
+int itg__uv_bind_device(uv_handle_t *h, const char *iface) {
+  (void)h;
+  return iface == NULL || iface[0] == '\0' ? ITG_EINVAL : ITG_ENOTSUP;
+}
+
+int itg__sock_probe(itg_proto proto) {
+  /* libitg has no SCTP, DCCP or raw ICMP on Windows, whatever the
+   * system offers. */
+  switch (proto) {
+  case ITG_PROTO_SCTP:
+  case ITG_PROTO_DCCP:
+  case ITG_PROTO_ICMP:
+    return ITG_ENOTSUP;
+  default:
+    return ITG_EINVAL;
+  }
+}
+
 int itg__sock_open(const itg__addr *a, int dgram, itg__sock *out) {
   int family = a->ss.ss_family;
   int type = dgram ? SOCK_DGRAM : SOCK_STREAM;

@@ -1,9 +1,15 @@
 package org.libitg;
 
-/** The transport of a flow. */
+/**
+ * The transport of a flow. SCTP, DCCP and ICMP are D-ITG's: a sender
+ * refuses them, a receiver refuses such a flow (its event names them).
+ */
 public enum Proto {
   UDP(itg_proto.ITG_PROTO_UDP),
-  TCP(itg_proto.ITG_PROTO_TCP);
+  TCP(itg_proto.ITG_PROTO_TCP),
+  SCTP(itg_proto.ITG_PROTO_SCTP),
+  DCCP(itg_proto.ITG_PROTO_DCCP),
+  ICMP(itg_proto.ITG_PROTO_ICMP);
 
   final int code;
 

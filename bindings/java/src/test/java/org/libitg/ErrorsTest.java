@@ -35,8 +35,8 @@ class ErrorsTest {
     assertTrue(e.getMessage().contains("-Q"), e.getMessage());
     e = assertThrows(ItgException.class, () -> Flow.of("-c"));
     assertTrue(e.getMessage().contains("-c"), e.getMessage());
-    e = assertThrows(ItgException.class, () -> Flow.parse("-T UDP").with("-T SCTP"));
-    assertTrue(e.getMessage().contains("SCTP"), e.getMessage());
+    e = assertThrows(ItgException.class, () -> Flow.parse("-T UDP").with("-T QUIC"));
+    assertTrue(e.getMessage().contains("QUIC"), e.getMessage());
   }
 
   @Test
