@@ -300,38 +300,45 @@ static void test_override(void **state) {
 static void test_voip(void **state) {
   itg_flow_cfg c;
   (void)state;
-  /* Default codec G.711.2 with RTP: 160 + 12 B at 50 pkt/s. */
+  /* D-ITG's default codec, G.711.1 with RTP: 80 + 12 B at 100 pkt/s. */
   c = ok(W("-T", "TCP", "VoIP"));
   assert_int_equal(c.proto, ITG_PROTO_UDP);
-  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.02, 0, 1.0);
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 172, 0, 1.0);
-  c = ok(W("VoIP", "-x", "G.711.1"));
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.01, 0, 1.0);
   assert_spec(&c.size, ITG_DIST_CONSTANT, 92, 0, 1.0);
+  c = ok(W("VoIP", "-x", "G.711.2"));
+  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.02, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 172, 0, 1.0);
+  /* -VAD keeps floor(0.65 * voice bytes), then the header: D-ITG's
+   * 0.65 * 80 + 12 = 64 B (not round(0.65 * 92) = 60). */
+  c = ok(W("VoIP", "-VAD"));
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 64, 0, 1.0);
+  c = ok(W("VoIP", "-x", "G.711.2", "-VAD"));
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 116, 0, 1.0);
   /* 20 + 12 B, raised to the 36-byte native header. */
   c = ok(W("VoIP", "-x", "G.729.2", "-h", "RTP"));
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.02, 0, 1.0);
   assert_spec(&c.size, ITG_DIST_CONSTANT, 36, 0, 1.0);
-  /* (20 + 12) * 0.65 = 20.8 -> 21 B: kept with the 16-byte D-ITG header,
-   * whether --wire comes before or after the preset. */
+  /* 13 + 12 = 25 B: kept with the 16-byte D-ITG header, whether --wire
+   * comes before or after the preset. */
   c = ok(W("VoIP", "-x", "G.729.2", "-VAD", "--wire", "ditg"));
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 21, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 25, 0, 1.0);
   c = ok(W("--wire", "ditg", "VoIP", "-VAD", "-x", "G.729.2"));
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 21, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 25, 0, 1.0);
   /* ... raised to the 36-byte native header. */
   c = ok(W("VoIP", "-x", "G.729.2", "-VAD"));
   assert_spec(&c.size, ITG_DIST_CONSTANT, 36, 0, 1.0);
   c = ok(W("VoIP", "-x", "g.729.3", "-h", "crtp"));
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 1.0 / 33, 0, 1.0);
   assert_spec(&c.size, ITG_DIST_CONSTANT, 36, 0, 1.0);
-  /* (30 + 2) * 0.65 = 20.8 -> 21 B at 26 pkt/s. */
+  c = ok(W("--wire", "ditg", "VoIP", "-x", "G.729.3", "-VAD"));
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 31, 0, 1.0); /* 19.5 -> 19, + 12 */
+  /* floor(0.65 * 30) + 2 = 21 B at 26 pkt/s. */
   c = ok(W("--wire", "ditg", "VoIP", "-h", "CRTP", "-x", "G.723.1", "-VAD"));
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 1.0 / 26, 0, 1.0);
   assert_spec(&c.size, ITG_DIST_CONSTANT, 21, 0, 1.0);
-  /* (160 + 2) * 0.65 = 105.3 -> 105 B. */
   c = ok(W("VoIP", "-h", "CRTP", "-VAD"));
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 105, 0, 1.0);
-  /* (20 + 2) * 0.65 = 14.3 -> 14 B, raised to the 16-byte D-ITG header. */
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 54, 0, 1.0);
+  /* 13 + 2 = 15 B, raised to the 16-byte D-ITG header. */
   c = ok(W("--wire", "ditg", "VoIP", "-x", "G.729.2", "-h", "CRTP", "-VAD"));
   assert_spec(&c.size, ITG_DIST_CONSTANT, 16, 0, 1.0);
   /* After the preset's own words, -x is the receiver log again. */
@@ -395,16 +402,18 @@ static void test_telnet_dns(void **state) {
   itg_flow_cfg c;
   char err[256];
   (void)state;
+  /* D-ITG's Telnet: 21 to 35 B, which only its own header carries. */
   c = ok(W("Telnet"));
   assert_int_equal(c.proto, ITG_PROTO_TCP);
   assert_spec(&c.idt, ITG_DIST_PARETO, 0.95, 1.1, 1e-3);
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 36, 0, 1.0);
-  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
+  assert_spec(&c.size, ITG_DIST_TELNET, 0, 0, 1.0);
+  check_invalid(&c, ITG_EINVAL, "--wire ditg");
   c = ok(W("Telnet", "--wire", "ditg"));
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 20, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_TELNET, 0, 0, 1.0);
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
   c = ok(W("--wire", "ditg", "Telnet", "-T", "UDP"));
   assert_int_equal(c.proto, ITG_PROTO_UDP);
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 16, 0, 1.0);
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
   c = ok(W("Telnet", "-c", "100"));
   assert_spec(&c.size, ITG_DIST_CONSTANT, 100, 0, 1.0);
   c = ok(W("-T", "TCP", "DNS"));
@@ -415,6 +424,37 @@ static void test_telnet_dns(void **state) {
   c = ok(W("dns", "-E", "2"));
   assert_spec(&c.idt, ITG_DIST_EXPONENTIAL, 0.5, 0, 1.0);
   assert_spec(&c.size, ITG_DIST_UNIFORM, 100, 320, 1.0);
+}
+
+/* Quake 3 and Counter-Strike, with D-ITG 2.8.1's parameters. */
+static void test_games(void **state) {
+  itg_flow_cfg c;
+  char err[256];
+  (void)state;
+  c = ok(W("-T", "TCP", "quake3"));
+  assert_int_equal(c.proto, ITG_PROTO_UDP);
+  assert_spec(&c.idt, ITG_DIST_QUAKE3, 0, 0, 1e-3);
+  assert_spec(&c.size, ITG_DIST_NORMAL, 64.151757, 3.2035755, 1.0);
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
+  c = ok(W("-T", "TCP", "CSa"));
+  assert_int_equal(c.proto, ITG_PROTO_UDP);
+  assert_spec(&c.idt, ITG_DIST_STUDENT, 41.6994, 0.104821, 1e-3);
+  assert_close(c.idt.p[2], 0.704073, 1e-15);
+  assert_spec(&c.size, ITG_DIST_CS_ACTIVE, 0, 0, 1.0);
+  /* Partly below the native header: drawn again there (a note says how
+   * much), so the flow is accepted. */
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
+  c = ok(W("csi"));
+  assert_spec(&c.idt, ITG_DIST_STUDENT, 41.6858, 0.0694393, 1e-3);
+  assert_close(c.idt.p[2], 1.08341, 1e-15);
+  assert_spec(&c.size, ITG_DIST_CS_IDLE, 0, 0, 1.0);
+  /* 27 to 35 B: all below the native header. */
+  check_invalid(&c, ITG_EINVAL, "--wire ditg");
+  c = ok(W("CSi", "--wire", "ditg"));
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
+  c = ok(W("CSi", "-c", "200", "-C", "5"));
+  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.2, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 200, 0, 1.0);
 }
 
 static void test_presets_validate(void **state) {
@@ -553,7 +593,7 @@ static void test_parse_error_buffers(void **state) {
 
 static void test_validate(void **state) {
   itg_flow_cfg base, c, p0;
-  char path[512];
+  char path[512], err[256];
   (void)state;
   itg_flow_cfg_init(&base);
   check_invalid(&base, 0, "");
@@ -659,7 +699,17 @@ static void test_validate(void **state) {
   check_invalid(&c, 0, "");
   {
     itg_flow_cfg p = ok(W("-c", "20"));
-    check_invalid(&p, ITG_EINVAL, "smaller than the 36-byte header");
+    check_invalid(&p, ITG_EINVAL,
+                  "smaller than the 36-byte header (native wire over UDP): "
+                  "--wire ditg (D-ITG's header, 16 B, 20 over TCP) carries it");
+    /* Below D-ITG's header too: --wire ditg would not help. */
+    p = ok(W("-c", "15"));
+    check_invalid(&p, ITG_EINVAL, "(native wire over UDP)");
+    assert_int_equal(itg_flow_validate(&p, err, sizeof err), ITG_EINVAL);
+    assert_null(strstr(err, "--wire"));
+    p = ok(W("-u", "20", "30"));
+    check_invalid(&p, ITG_EINVAL,
+                  "(below the 36-byte native header): --wire ditg");
   }
 
   /* Random sizes: the law's range must meet [header, 65507]. */
@@ -806,7 +856,7 @@ static void test_parse_line(void **state) {
       10);
   assert_string_equal(c.dst_host, "10.0.0.3");
   assert_int_equal(c.dst_port, 10001);
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 112, 0, 1.0); /* 172 * 0.65 = 111.8 */
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 116, 0, 1.0); /* 104 + 12 */
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.02, 0, 1.0);
 
   itg_flow_cfg_init(&c);
@@ -885,7 +935,11 @@ static void test_describe(void **state) {
   c = ok(W("Telnet"));
   itg_flow_describe(&c, buf, sizeof buf);
   assert_string_equal(buf, "TCP 127.0.0.1:8999 IDT pareto(0.95, 1.1 ms) size "
-                           "constant(36 B) for 10 s");
+                           "telnet(B) for 10 s");
+  c = ok(W("CSa"));
+  itg_flow_describe(&c, buf, sizeof buf);
+  assert_string_equal(buf, "UDP 127.0.0.1:8999 IDT student(41.6994, 0.104821, "
+                           "0.704073 ms) size cs-active(B) for 10 s");
 }
 
 static void test_describe_edges(void **state) {
@@ -1139,6 +1193,7 @@ int main(void) {
       cmocka_unit_test(test_voip),
       cmocka_unit_test(test_recv_log_server),
       cmocka_unit_test(test_telnet_dns),
+      cmocka_unit_test(test_games),
       cmocka_unit_test(test_presets_validate),
       cmocka_unit_test(test_parse_errors),
       cmocka_unit_test(test_parse_error_buffers),

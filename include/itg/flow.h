@@ -68,27 +68,40 @@
  *   values that are words (UDP, rttm, ditg, codec names) and preset names
  *   match in any case.
  *   Presets (a bare word, D-ITG's syntax), each setting the transport, the
- *   IDT law and the size law; options after them still apply:
+ *   IDT law and the size law as D-ITG 2.8.1 defines them (its traffic.cpp;
+ *   the laws are in itg/dist.h); options after them still apply:
  *   VoIP [-x codec] [-h RTP|CRTP] [-VAD]   UDP, constant IDT and size.
  *                            The words right after VoIP that are -x, -h or
  *                            -VAD are its own (here -x names the codec, not
  *                            the receiver log); the first other word ends
- *                            them. Codecs (payload bytes at pkt/s):
- *                            G.711.1 80 B at 100, G.711.2 160 B at 50
- *                            (the default), G.729.2 20 B at 50, G.729.3
- *                            30 B at 33, G.723.1 30 B at 26. The RTP header
- *                            (default) adds 12 B, CRTP 2 B; -VAD multiplies
- *                            the sum by 0.65, rounded to the nearest byte.
- *                            E.g. G.729.2 with RTP: 32 B; with -VAD 21 B
- *                            (both kept with --wire ditg, raised to 36 B
- *                            by the native header: see below).
+ *                            them. Codecs (voice bytes at pkt/s):
+ *                            G.711.1 80 B at 100 (the default, D-ITG's),
+ *                            G.711.2 160 B at 50, G.729.2 20 B at 50,
+ *                            G.729.3 30 B at 33, G.723.1 30 B at 26. The
+ *                            RTP header (default) adds 12 B, CRTP 2 B;
+ *                            -VAD keeps floor(0.65 x voice bytes) before
+ *                            the header is added, as D-ITG does. E.g.
+ *                            G.711.1 with RTP: 92 B, with -VAD 64 B;
+ *                            G.729.2 with RTP: 32 B, with -VAD 25 B (both
+ *                            kept with --wire ditg, raised to 36 B by the
+ *                            native header: see below).
  *   Telnet                   TCP; IDT Pareto of shape 0.95 and scale 1.1 ms
- *                            (D-ITG's 1.1*Pareto(0.95) ms); size: the
- *                            header alone, the smallest packet there is
- *                            (telnet keystrokes are a byte or two, fewer
- *                            than any header).
+ *                            (D-ITG's 1.1*Pareto(0.95) ms); size law
+ *                            TELNET, 21 to 35 B (mean 22.1 B): all below
+ *                            the native header, so it needs --wire ditg.
  *   DNS                      UDP; constant IDT at 0.56 pkt/s; size
  *                            uniform between 100 and 320 B.
+ *   Quake3                   UDP; IDT law QUAKE3 (exponential of mean
+ *                            4.29 ms or, 40 % of the time, 10.75 ms); size
+ *                            normal(64.151757, 3.2035755) B.
+ *   CSa                      Counter-Strike, active player: UDP; IDT
+ *                            student(41.6994, 0.104821, 0.704073) ms;
+ *                            size law CS_ACTIVE (a mixture of normal(34.8,
+ *                            4.4) and normal(49.5, 3.6) B: 22 % of it
+ *                            below the native header, drawn again there).
+ *   CSi                      Counter-Strike, idle player: UDP; IDT
+ *                            student(41.6858, 0.0694393, 1.08341) ms; size
+ *                            law CS_IDLE, 27 to 35 B: needs --wire ditg.
  *   A preset's constant size below the header length of the flow's profile
  *   and transport (as they stand at the end of the itg_flow_parse_args
  *   call) is raised to that length, since every packet carries a header;
