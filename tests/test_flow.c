@@ -426,6 +426,51 @@ static void test_telnet_dns(void **state) {
   assert_spec(&c.size, ITG_DIST_UNIFORM, 100, 320, 1.0);
 }
 
+/* -B: D-ITG's on/off periods, each law a letter of the IDT options with
+ * its values in ms. */
+static void test_onoff(void **state) {
+  itg_flow_cfg c;
+  char err[256], desc[512];
+  (void)state;
+  c = ok(W("-t", "100"));
+  assert_int_equal(c.onoff, 0);
+  c = ok(W("-B", "C", "1000", "E", "500", "-C", "100"));
+  assert_int_equal(c.onoff, 1);
+  assert_spec(&c.on, ITG_DIST_CONSTANT, 1000, 0, 1e-3);
+  assert_spec(&c.off, ITG_DIST_EXPONENTIAL, 500, 0, 1e-3);
+  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.01, 0, 1.0);
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
+  itg_flow_describe(&c, desc, sizeof desc);
+  assert_non_null(strstr(desc, " size constant(512 B) on constant(1000 ms) "
+                               "off exponential(500 ms) for 10 s"));
+  /* Every letter, with its number of values; none is a rate. */
+  c = ok(W("--onoff", "U", "100", "300", "W", "1.5", "200"));
+  assert_spec(&c.on, ITG_DIST_UNIFORM, 100, 300, 1e-3);
+  assert_spec(&c.off, ITG_DIST_WEIBULL, 1.5, 200, 1e-3);
+  c = ok(W("-B", "O", "50", "N", "100", "10"));
+  assert_spec(&c.on, ITG_DIST_POISSON, 50, 0, 1e-3);
+  assert_spec(&c.off, ITG_DIST_NORMAL, 100, 10, 1e-3);
+  c = ok(W("-B", "V", "1.5", "20", "Y", "100", "5"));
+  assert_spec(&c.on, ITG_DIST_PARETO, 1.5, 20, 1e-3);
+  assert_spec(&c.off, ITG_DIST_CAUCHY, 100, 5, 1e-3);
+  c = ok(W("-B", "G", "2", "50", "E", "10", "-z", "5"));
+  assert_spec(&c.on, ITG_DIST_GAMMA, 2, 50, 1e-3);
+  assert_true(c.max_packets == 5);
+  check_error(W("-B", "C", "100"), ITG_EINVAL, "-B off: missing value");
+  check_error(W("-B", "c", "100", "C", "100"), ITG_EINVAL,
+              "-B on: 'c' is not a law (C, U, E, O, N, V, Y, G or W)");
+  check_error(W("-B", "Ft", "x", "C", "100"), ITG_EINVAL, "is not a law");
+  check_error(W("-B", "C", "100", "E", "abc"), ITG_EINVAL,
+              "-B off: 'abc' is not a number");
+  check_error(W("-B", "C", "100", "E", "-5"), ITG_EINVAL,
+              "-B off: invalid parameters for exponential");
+  check_error(W("-B", "C", "-1", "C", "5"), ITG_EINVAL, "-B on:");
+  /* validate checks the periods' laws of a cfg made by hand. */
+  c = ok(W("-B", "C", "100", "C", "100"));
+  c.off.scale = 0;
+  check_invalid(&c, ITG_EINVAL, "off period: scale 0 is not > 0");
+}
+
 /* Quake 3 and Counter-Strike, with D-ITG 2.8.1's parameters. */
 static void test_games(void **state) {
   itg_flow_cfg c;
@@ -1194,6 +1239,7 @@ int main(void) {
       cmocka_unit_test(test_recv_log_server),
       cmocka_unit_test(test_telnet_dns),
       cmocka_unit_test(test_games),
+      cmocka_unit_test(test_onoff),
       cmocka_unit_test(test_presets_validate),
       cmocka_unit_test(test_parse_errors),
       cmocka_unit_test(test_parse_error_buffers),

@@ -39,6 +39,25 @@
  *   -w shape scale, --size-lognormal mu sigma, -Fs file (one size a line).
  *   (-l, -L and -q are the sender's log options, taken by itg-send
  *   itself, not by this parser.)
+ *   -B on_law on_params off_law off_params [--onoff]
+ *                            on/off source (D-ITG's syntax, e.g. -B C 1000
+ *                            E 500): the flow sends, by its IDT and size
+ *                            laws, during on periods whose lengths come
+ *                            from the first law, and is silent during off
+ *                            periods from the second. Each law is one of
+ *                            D-ITG's letters with its parameters, all in
+ *                            milliseconds: C length, U min max, E mean,
+ *                            O mean (Poisson, whole ms), N mean std,
+ *                            V shape scale (Pareto), Y loc scale (Cauchy),
+ *                            G shape scale, W shape scale (textbook order,
+ *                            as -W); each gives that kind with scale 1e-3.
+ *                            An on period starts with a packet and holds
+ *                            the departures that fall before its end; the
+ *                            off period starts at that end (so the silence
+ *                            on the wire is the off period plus the part
+ *                            of the last IDT left over, less than one
+ *                            IDT); the next on period starts with a packet
+ *                            when it ends. The duration (-t) counts both.
  *   -t ms [--duration]       how long to send (default 10000; 0: no limit)
  *   -z n [--packets]         stop after n packets (0: no limit)
  *   -k KB [--kbytes]         stop after KB kilobytes of 1024 bytes (0: no
@@ -188,6 +207,10 @@ typedef struct itg_flow_cfg {
                                          choice) */
   uint16_t recv_log_port;              /* default 9001 */
   itg_log_transport recv_log_transport; /* default ITG_LOG_TCP */
+  int onoff;          /* 1: the flow alternates on and off periods (-B);
+                         0 (default): always on */
+  itg_dist_spec on;   /* seconds: each on period's length */
+  itg_dist_spec off;  /* seconds: each off period's length */
 } itg_flow_cfg;
 
 /* Returns the name of a flow's meter, the one its delays are reported
@@ -239,10 +262,11 @@ ITG_API int itg_flow_parse_line(itg_flow_cfg *cfg, const char *line, char *err,
  * proto, meter and wire profile; a receiver log server's port 1-65535 and
  * a known transport; each law's scale > 0 and parameters valid
  * (trace files are read); an IDT law's range meets [0, ITG_FLOW_IDT_MAX] s
- * and its mean lies in [1 / ITG_FLOW_RATE_MAX, ITG_FLOW_IDT_MAX] s; a size
- * law's range
+ * and its mean lies in [1 / ITG_FLOW_RATE_MAX, ITG_FLOW_IDT_MAX] s, and so
+ * do the on and off period laws of an on/off flow; a size law's range
  * meets [header length, ITG_WIRE_MAX_PACKET] B, and a constant size lies
- * inside it. Returns 0, ITG_EINVAL (the message in err; a bad trace line is
+ * inside it (a size only D-ITG's header could carry is refused with a word
+ * on --wire ditg). Returns 0, ITG_EINVAL (the message in err; a bad trace line is
  * named by its number), ITG_ENOENT (a trace file that does not exist),
  * ITG_EIO or ITG_ENOMEM. */
 ITG_API int itg_flow_validate(const itg_flow_cfg *cfg, char *err,

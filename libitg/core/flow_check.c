@@ -311,5 +311,11 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
                             errlen);
   if (rc != 0)
     return rc;
+  if (cfg->onoff &&
+      ((rc = itg__flow_spec_check(&cfg->on, 1, 0, ITG_FLOW_IDT_MAX,
+                                  "on period", err, errlen)) != 0 ||
+       (rc = itg__flow_spec_check(&cfg->off, 1, 0, ITG_FLOW_IDT_MAX,
+                                  "off period", err, errlen)) != 0))
+    return rc;
   return itg__size_check(cfg, hdr, err, errlen);
 }

@@ -92,6 +92,12 @@ void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
   itg__cat_law(buf, len, &pos, &cfg->idt, 1);
   itg__cat(buf, len, &pos, " size ");
   itg__cat_law(buf, len, &pos, &cfg->size, 0);
+  if (cfg->onoff) {
+    itg__cat(buf, len, &pos, " on ");
+    itg__cat_law(buf, len, &pos, &cfg->on, 1);
+    itg__cat(buf, len, &pos, " off ");
+    itg__cat_law(buf, len, &pos, &cfg->off, 1);
+  }
   if (cfg->duration_ns > 0) {
     itg__cat(buf, len, &pos, " %s %g s", bound, (double)cfg->duration_ns / 1e9);
     bound = "or";

@@ -68,6 +68,7 @@ typedef enum itg__opt_id {
   ITG__OPT_RECV_LOG,
   ITG__OPT_RECV_LOG_SERVER,
   ITG__OPT_WIRE,
+  ITG__OPT_ONOFF,
 } itg__opt_id;
 
 typedef struct itg__opt {
@@ -96,6 +97,7 @@ static const itg__opt itg__opts[] = {
     {"-x", "--recv-log", ITG__OPT_RECV_LOG, 1},
     {"-X", "--recv-log-server", ITG__OPT_RECV_LOG_SERVER, 1},
     {NULL, "--wire", ITG__OPT_WIRE, 1},
+    {"-B", "--onoff", ITG__OPT_ONOFF, 0},
 };
 
 #define ITG__COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -261,6 +263,62 @@ static int itg__parse_law(itg__fp *fp, const itg__law_opt *lo) {
   return 0;
 }
 
+/* Reads one law of -B: a letter of the IDT options (C, U, E, O, N, V, Y,
+ * G, W), which gives the kind and the number of values, and its values,
+ * all in milliseconds (D-ITG's on/off periods). */
+static int itg__parse_period(itg__fp *fp, const char *who,
+                             itg_dist_spec *out) {
+  const itg__law_opt *lo = NULL;
+  const char *w;
+  itg_dist_spec s;
+  size_t k;
+  int j, rc;
+  rc = itg__value(fp, who, &w);
+  if (rc != 0)
+    return rc;
+  for (k = 0; k < ITG__COUNT(itg__law_opts); k++) {
+    const char *name = itg__law_opts[k].name;
+    if (itg__law_opts[k].idt && name[1] == w[0] && name[2] == '\0' &&
+        w[0] != '\0' && w[1] == '\0')
+      lo = &itg__law_opts[k];
+  }
+  if (lo == NULL) {
+    itg__err_set(fp->err, fp->errlen,
+                 "%s: '%s' is not a law (C, U, E, O, N, V, Y, G or W)", who,
+                 w);
+    return ITG_EINVAL;
+  }
+  memset(&s, 0, sizeof s);
+  s.kind = lo->kind;
+  s.scale = 1e-3;
+  for (j = 0; j < lo->nargs; j++) {
+    rc = itg__value(fp, who, &w);
+    if (rc == 0)
+      rc = itg__number(fp, who, w, &s.p[j]);
+    if (rc != 0)
+      return rc;
+  }
+  rc = itg__flow_spec_check(&s, 1, 0, ITG_FLOW_IDT_MAX, who, fp->err,
+                            fp->errlen);
+  if (rc == 0)
+    *out = s;
+  return rc;
+}
+
+/* -B on_law values off_law values. */
+static int itg__parse_onoff(itg__fp *fp) {
+  itg_dist_spec on, off;
+  int rc = itg__parse_period(fp, "-B on", &on);
+  if (rc == 0)
+    rc = itg__parse_period(fp, "-B off", &off);
+  if (rc != 0)
+    return rc;
+  fp->cfg.onoff = 1;
+  fp->cfg.on = on;
+  fp->cfg.off = off;
+  return 0;
+}
+
 /* Reads the seed: a whole number, or x in (0,1) giving floor(x * 2^64). */
 static int itg__parse_seed(itg__fp *fp, const char *opt, const char *w) {
   uint64_t u;
@@ -394,6 +452,8 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
     if (rc == 0)
       c->wire = second ? ITG_WIRE_DITG : ITG_WIRE_NATIVE;
     return rc;
+  case ITG__OPT_ONOFF:
+    return itg__parse_onoff(fp);
   }
   return ITG_EINVAL;
 }

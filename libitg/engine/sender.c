@@ -405,6 +405,8 @@ void itg_sender_free(itg_sender *s) {
     itg__tx_flow *f = s->flows[i];
     itg_dist_free(f->idt);
     itg_dist_free(f->size);
+    itg_dist_free(f->on);
+    itg_dist_free(f->off);
     free(f->df);
     free(f);
   }

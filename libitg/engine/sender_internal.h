@@ -62,6 +62,8 @@ typedef struct itg__tx_flow {
   uint64_t seed;
   itg_dist *idt;
   itg_dist *size;
+  itg_dist *on;   /* on/off flows: the periods' laws, else NULL */
+  itg_dist *off;
   size_t hdr_len;
   itg__sock sig;
   itg__sock data;
@@ -80,6 +82,7 @@ typedef struct itg__tx_flow {
   int64_t next_ns; /* next departure, monotonic */
   int64_t end_ns;  /* no departure scheduled at or after this instant */
   int64_t stop_ns; /* a flow still behind its schedule stops here */
+  int64_t on_end_ns; /* on/off flows: the end of the current on period */
   uint64_t seq;
   uint64_t bytes_planned;
   _Atomic int sent_all; /* sending thread -> control thread */
