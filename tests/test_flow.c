@@ -471,6 +471,61 @@ static void test_onoff(void **state) {
   check_invalid(&c, ITG_EINVAL, "off period: scale 0 is not > 0");
 }
 
+/* The size note: the share of a size law's draws below the header, from
+ * the law's distribution function. */
+static void test_size_note(void **state) {
+  itg_flow_cfg c;
+  char note[400], desc[600];
+  double share;
+  (void)state;
+  /* Exponential of mean 50 B: 1 - e^(-36/50) below the native header,
+   * 1 - e^(-16/50) below D-ITG's. */
+  c = ok(W("-e", "50"));
+  share = itg_flow_size_note(&c, note, sizeof note);
+  assert_close(share, 1 - exp(-36.0 / 50), 1e-12);
+  assert_string_equal(note,
+                      "size: 51.3 % of the draws of exponential(50 B) fall "
+                      "below the 36-byte native header and are drawn again "
+                      "(the law is cut there, its mean moves up); --wire "
+                      "ditg (D-ITG's 16-byte header) lowers that to 27.4 %");
+  itg_flow_describe(&c, desc, sizeof desc);
+  assert_non_null(strstr(desc, " for 10 s; size: 51.3 % of the draws"));
+  c = ok(W("-e", "50", "--wire", "ditg", "-T", "TCP"));
+  share = itg_flow_size_note(&c, note, sizeof note);
+  assert_close(share, 1 - exp(-20.0 / 50), 1e-12);
+  assert_string_equal(note,
+                      "size: 33 % of the draws of exponential(50 B) fall "
+                      "below the 20-byte ditg header and are drawn again "
+                      "(the law is cut there, its mean moves up); D-ITG "
+                      "would send them at 20 B");
+  /* Counter-Strike, active: 22.5 % below 36 B. */
+  c = ok(W("CSa"));
+  share = itg_flow_size_note(&c, note, sizeof note);
+  assert_close(share, 0.2254, 0.0005);
+  /* Nothing worth a word: "" (Quake 3's normal sizes are 9 standard
+   * deviations above 36 B; constants within the header). */
+  c = ok(W("Quake3"));
+  share = itg_flow_size_note(&c, note, sizeof note);
+  assert_true(share < 1e-6);
+  assert_string_equal(note, "");
+  c = ok(W("-c", "36"));
+  assert_true(itg_flow_size_note(&c, note, sizeof note) == 0);
+  assert_string_equal(note, "");
+  itg_flow_describe(&c, desc, sizeof desc);
+  assert_null(strchr(desc, ';'));
+  /* A cut buffer, none at all, a cfg it cannot read. */
+  c = ok(W("-e", "50"));
+  assert_true(itg_flow_size_note(&c, note, 8) > 0.5);
+  assert_string_equal(note, "size: 5");
+  assert_true(itg_flow_size_note(&c, NULL, 0) > 0.5);
+  assert_true(isnan(itg_flow_size_note(NULL, note, sizeof note)));
+  assert_string_equal(note, "");
+  c.size.kind = ITG_DIST_EMPIRICAL;
+  strcpy(c.size.file, "/nonexistent/sizes.txt");
+  assert_true(isnan(itg_flow_size_note(&c, note, sizeof note)));
+  assert_string_equal(note, "");
+}
+
 /* Quake 3 and Counter-Strike, with D-ITG 2.8.1's parameters. */
 static void test_games(void **state) {
   itg_flow_cfg c;
@@ -980,11 +1035,15 @@ static void test_describe(void **state) {
   c = ok(W("Telnet"));
   itg_flow_describe(&c, buf, sizeof buf);
   assert_string_equal(buf, "TCP 127.0.0.1:8999 IDT pareto(0.95, 1.1 ms) size "
-                           "telnet(B) for 10 s");
+                           "telnet(B) for 10 s; size: every draw of "
+                           "telnet(B) falls below the 36-byte native header: "
+                           "the flow is refused; --wire ditg (D-ITG's 20-byte "
+                           "header) lowers that to 0 %");
   c = ok(W("CSa"));
   itg_flow_describe(&c, buf, sizeof buf);
-  assert_string_equal(buf, "UDP 127.0.0.1:8999 IDT student(41.6994, 0.104821, "
-                           "0.704073 ms) size cs-active(B) for 10 s");
+  assert_non_null(strstr(buf, "UDP 127.0.0.1:8999 IDT student(41.6994, "
+                              "0.104821, 0.704073 ms) size cs-active(B) for "
+                              "10 s; size: 22.6 % of the draws"));
 }
 
 static void test_describe_edges(void **state) {
@@ -1240,6 +1299,7 @@ int main(void) {
       cmocka_unit_test(test_telnet_dns),
       cmocka_unit_test(test_games),
       cmocka_unit_test(test_onoff),
+      cmocka_unit_test(test_size_note),
       cmocka_unit_test(test_presets_validate),
       cmocka_unit_test(test_parse_errors),
       cmocka_unit_test(test_parse_error_buffers),

@@ -116,7 +116,7 @@
  *   CSa                      Counter-Strike, active player: UDP; IDT
  *                            student(41.6994, 0.104821, 0.704073) ms;
  *                            size law CS_ACTIVE (a mixture of normal(34.8,
- *                            4.4) and normal(49.5, 3.6) B: 22 % of it
+ *                            4.4) and normal(49.5, 3.6) B: 22.6 % of it
  *                            below the native header, drawn again there).
  *   CSi                      Counter-Strike, idle player: UDP; IDT
  *                            student(41.6858, 0.0694393, 1.08341) ms; size
@@ -287,10 +287,29 @@ ITG_API int itg_dist_spec_make(const itg_dist_spec *spec, uint64_t seed,
 ITG_API double itg_dist_spec_draw(const itg_dist_spec *spec, itg_dist *d,
                                   double lo, double hi);
 
+/* Says what the header does to the flow's size law: writes into buf
+ * (always terminated when len > 0, cut short if too small; buf may be NULL
+ * when len is 0) a sentence giving the share of the law's draws that fall
+ * below the header length of the flow's wire profile and transport
+ * (itg_dist_below at that length), that they are drawn again, and that
+ * share under --wire ditg's smaller header (with --wire ditg: that D-ITG
+ * sends such draws at the header length), e.g. "size: 51.3 % of the draws
+ * of exponential(50 B) fall below the 36-byte native header and are drawn
+ * again (the law is cut there, its mean moves up); --wire ditg (D-ITG's
+ * 16-byte header) lowers that to 27.4 %". buf gets "" when the share is
+ * below one in a million. Returns the share, from 0 to 1, or NaN (a NULL
+ * cfg, a size this library does not know, an unknown wire profile, a law
+ * that cannot be made, a trace file that cannot be read). A preset's
+ * constant size raised to the header (see above) is already the header
+ * length here. */
+ITG_API double itg_flow_size_note(const itg_flow_cfg *cfg, char *buf,
+                                  size_t len);
+
 /* Writes a one-line description of the flow into buf (always terminated
  * when len > 0, cut short if buf is too small), e.g. "UDP 127.0.0.1:8999
  * IDT constant(0.001 s) size constant(64 B) for 10 s". Laws show their
- * parameters in their own unit ("normal(10, 2 ms)"). A cfg whose
+ * parameters in their own unit ("normal(10, 2 ms)"), and the size note of
+ * itg_flow_size_note after "; " when there is one. A cfg whose
  * struct_size this library does not know is described by that refusal;
  * a NULL cfg gives "". */
 ITG_API void itg_flow_describe(const itg_flow_cfg *cfg, char *buf,

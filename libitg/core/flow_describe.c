@@ -3,6 +3,7 @@
 #include "core/flow_internal.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +69,76 @@ static void itg__cat_law(char *buf, size_t len, size_t *pos,
   }
   itg__flow_format_params(s, idt, params, sizeof params);
   itg__cat(buf, len, pos, "%s(%s)", itg__flow_kind_name(s->kind), params);
+}
+
+/* The share of a size law's draws below hdr bytes, NaN if the law cannot
+ * be made (a trace file that cannot be read). */
+static double itg__size_below(const itg_dist_spec *s, size_t hdr) {
+  itg_dist *d;
+  double share;
+  if (!(isfinite(s->scale) && s->scale > 0) ||
+      itg_dist_spec_make(s, 1, &d) != 0)
+    return NAN;
+  share = itg_dist_below(d, (double)hdr / s->scale);
+  itg_dist_free(d);
+  return share;
+}
+
+/* Draws below this share are not worth a word: a normal law's tail many
+ * standard deviations away. */
+#define ITG__NOTE_MIN_SHARE 1e-6
+
+/* Appends the size note (itg_flow_size_note) of cfg, known to be read. */
+static double itg__cat_size_note(const itg_flow_cfg *cfg, char *buf,
+                                 size_t len, size_t *pos) {
+  int tcp = cfg->proto == ITG_PROTO_TCP;
+  size_t hdr = itg_wire_hdr_len(cfg->wire, tcp);
+  size_t ditg = itg_wire_hdr_len(ITG_WIRE_DITG, tcp);
+  const char *wire = cfg->wire == ITG_WIRE_DITG ? "ditg" : "native";
+  double share, ditg_share;
+  if (hdr == 0)
+    return NAN;
+  share = itg__size_below(&cfg->size, hdr);
+  if (!(share >= ITG__NOTE_MIN_SHARE))
+    return share;
+  itg__cat(buf, len, pos, "size: ");
+  if (share >= 1) {
+    itg__cat(buf, len, pos, "every draw of ");
+    itg__cat_law(buf, len, pos, &cfg->size, 0);
+    itg__cat(buf, len, pos,
+             " falls below the %zu-byte %s header: the flow is refused", hdr,
+             wire);
+  } else {
+    itg__cat(buf, len, pos, "%.3g %% of the draws of ", share * 100);
+    itg__cat_law(buf, len, pos, &cfg->size, 0);
+    itg__cat(buf, len, pos,
+             " fall below the %zu-byte %s header and are drawn again (the "
+             "law is cut there, its mean moves up)",
+             hdr, wire);
+  }
+  if (cfg->wire == ITG_WIRE_DITG) {
+    itg__cat(buf, len, pos, "; D-ITG would send them at %zu B", hdr);
+  } else {
+    ditg_share = itg__size_below(&cfg->size, ditg);
+    itg__cat(buf, len, pos,
+             "; --wire ditg (D-ITG's %zu-byte header) lowers that to %.3g %%",
+             ditg, ditg_share * 100);
+  }
+  return share;
+}
+
+double itg_flow_size_note(const itg_flow_cfg *caller, char *buf, size_t len) {
+  itg_flow_cfg copy;
+  char scratch[1];
+  size_t pos = 0;
+  if (buf == NULL || len == 0) {
+    buf = scratch;
+    len = sizeof scratch;
+  }
+  buf[0] = '\0';
+  if (caller == NULL || ITG__CFG_IN(&copy, caller, itg_flow_cfg, NULL, 0) != 0)
+    return NAN;
+  return itg__cat_size_note(&copy, buf, len, &pos);
 }
 
 void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
@@ -144,4 +215,13 @@ void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
                  : " recv-log-server %.*s:%u %s",
              host_len, cfg->recv_log_server, (unsigned)cfg->recv_log_port,
              cfg->recv_log_transport == ITG_LOG_UDP ? "UDP" : "TCP");
+  {
+    size_t mark = pos;
+    itg__cat(buf, len, &pos, "; ");
+    if (!(itg__cat_size_note(cfg, buf, len, &pos) >= ITG__NOTE_MIN_SHARE)) {
+      pos = mark;
+      if (pos < len)
+        buf[pos] = '\0';
+    }
+  }
 }

@@ -382,6 +382,13 @@ static int send_all(const options *o, const flows *fl) {
       return itg__cli_bad_usage(prog, msg, usage_text);
     }
   }
+  /* A size law the header cuts is said before anything is sent. */
+  for (i = 0; i < fl->n; i++) {
+    char note[400];
+    itg_flow_size_note(&fl->v[i], note, sizeof note);
+    if (note[0] != '\0')
+      fprintf(stderr, "%s: flow %zu: %s\n", prog, i + 1, note);
+  }
   watching = itg__cli_sigwatch_start(&w, on_signal, s) == 0;
   rc = itg_sender_start(s);
   for (i = 0; i < fl->n; i++) {
