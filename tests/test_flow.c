@@ -513,6 +513,29 @@ static void test_size_note(void **state) {
   assert_string_equal(note, "");
   itg_flow_describe(&c, desc, sizeof desc);
   assert_null(strchr(desc, ';'));
+  /* A preset's constant size raised to the header is said too. */
+  c = ok(W("VoIP", "-x", "G.729.2"));
+  assert_int_equal(c.size_raised, 32);
+  assert_true(itg_flow_size_note(&c, note, sizeof note) == 1);
+  assert_string_equal(note, "size: the preset's 32-byte packets are sent at "
+                            "36 B, the native header's length; --wire ditg "
+                            "(D-ITG's 16-byte header) sends them as they are");
+  itg_flow_describe(&c, desc, sizeof desc);
+  assert_non_null(strstr(desc, " for 10 s; size: the preset's 32-byte"));
+  c = ok(W("--wire", "ditg", "VoIP", "-x", "G.729.2", "-h", "CRTP", "-VAD"));
+  assert_int_equal(c.size_raised, 15);
+  itg_flow_size_note(&c, note, sizeof note);
+  assert_string_equal(note, "size: the preset's 15-byte packets are sent at "
+                            "16 B, the ditg header's length; D-ITG sends them "
+                            "at 16 B");
+  /* Not raised: kept as it is, or replaced by a size option. */
+  c = ok(W("--wire", "ditg", "VoIP", "-x", "G.729.2"));
+  assert_int_equal(c.size_raised, 0);
+  assert_true(itg_flow_size_note(&c, note, sizeof note) == 0);
+  c = ok(W("VoIP", "-x", "G.729.2", "-c", "100"));
+  assert_int_equal(c.size_raised, 0);
+  c = ok(W("VoIP", "-x", "G.729.2", "DNS"));
+  assert_int_equal(c.size_raised, 0);
   /* A cut buffer, none at all, a cfg it cannot read. */
   c = ok(W("-e", "50"));
   assert_true(itg_flow_size_note(&c, note, 8) > 0.5);

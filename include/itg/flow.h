@@ -123,8 +123,10 @@
  *                            law CS_IDLE, 27 to 35 B: needs --wire ditg.
  *   A preset's constant size below the header length of the flow's profile
  *   and transport (as they stand at the end of the itg_flow_parse_args
- *   call) is raised to that length, since every packet carries a header;
- *   a size option after the preset is taken as given.
+ *   call) is raised to that length, since every packet carries a header
+ *   (D-ITG raises sizes to its own 16-byte header the same way), and
+ *   size_raised keeps the preset's size so that itg_flow_size_note says
+ *   so; a size option after the preset is taken as given.
  *
  * How the engine turns a spec into values: itg_dist_spec_make creates the
  * dist (parameters and trace values in the spec's own unit), and
@@ -211,6 +213,10 @@ typedef struct itg_flow_cfg {
                          0 (default): always on */
   itg_dist_spec on;   /* seconds: each on period's length */
   itg_dist_spec off;  /* seconds: each off period's length */
+  uint32_t size_raised; /* a preset's constant size in bytes that the
+                           parser raised to the header length (size then
+                           holds that length), for itg_flow_size_note to
+                           tell; 0 when none */
 } itg_flow_cfg;
 
 /* Returns the name of a flow's meter, the one its delays are reported
@@ -299,9 +305,11 @@ ITG_API double itg_dist_spec_draw(const itg_dist_spec *spec, itg_dist *d,
  * 16-byte header) lowers that to 27.4 %". buf gets "" when the share is
  * below one in a million. Returns the share, from 0 to 1, or NaN (a NULL
  * cfg, a size this library does not know, an unknown wire profile, a law
- * that cannot be made, a trace file that cannot be read). A preset's
- * constant size raised to the header (see above) is already the header
- * length here. */
+ * that cannot be made, a trace file that cannot be read). For a preset's
+ * constant size raised to the header (size_raised), the sentence says so,
+ * e.g. "size: the preset's 32-byte packets are sent at 36 B, the native
+ * header's length; --wire ditg (D-ITG's 16-byte header) sends them as they
+ * are", and the share is 1. */
 ITG_API double itg_flow_size_note(const itg_flow_cfg *cfg, char *buf,
                                   size_t len);
 

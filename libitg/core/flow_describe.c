@@ -98,6 +98,21 @@ static double itg__cat_size_note(const itg_flow_cfg *cfg, char *buf,
   double share, ditg_share;
   if (hdr == 0)
     return NAN;
+  if (cfg->size_raised != 0 && cfg->size.kind == ITG_DIST_CONSTANT) {
+    itg__cat(buf, len, pos,
+             "size: the preset's %u-byte packets are sent at %g B, the %s "
+             "header's length",
+             (unsigned)cfg->size_raised, cfg->size.p[0] * cfg->size.scale,
+             wire);
+    if (cfg->wire == ITG_WIRE_DITG || cfg->size_raised < ditg)
+      itg__cat(buf, len, pos, "; D-ITG sends them at %zu B", ditg);
+    else
+      itg__cat(buf, len, pos,
+               "; --wire ditg (D-ITG's %zu-byte header) sends them as they "
+               "are",
+               ditg);
+    return 1;
+  }
   share = itg__size_below(&cfg->size, hdr);
   if (!(share >= ITG__NOTE_MIN_SHARE))
     return share;

@@ -258,6 +258,7 @@ static int itg__parse_law(itg__fp *fp, const itg__law_opt *lo) {
     fp->cfg.idt = s;
   } else {
     fp->cfg.size = s;
+    fp->cfg.size_raised = 0;
     fp->preset_size = 0;
   }
   return 0;
@@ -494,6 +495,7 @@ static int itg__parse_word(itg__fp *fp) {
   fp->cfg.proto = preset.proto;
   fp->cfg.idt = preset.idt;
   fp->cfg.size = preset.size;
+  fp->cfg.size_raised = 0;
   fp->preset_size = 1;
   return 0;
 }
@@ -543,8 +545,11 @@ int itg_flow_parse_args(itg_flow_cfg *cfg, int argc, const char *const *argv,
   }
   if (fp.preset_size && fp.cfg.size.kind == ITG_DIST_CONSTANT) {
     size_t hdr = itg_wire_hdr_len(fp.cfg.wire, fp.cfg.proto == ITG_PROTO_TCP);
-    if (fp.cfg.size.p[0] * fp.cfg.size.scale < (double)hdr)
+    double nominal = fp.cfg.size.p[0] * fp.cfg.size.scale;
+    if (nominal < (double)hdr) {
+      fp.cfg.size_raised = (uint32_t)nominal;
       fp.cfg.size.p[0] = (double)hdr / fp.cfg.size.scale;
+    }
   }
   return itg__flow_cfg_out(cfg, &fp.cfg, err, errlen);
 }
