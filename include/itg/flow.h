@@ -133,9 +133,12 @@
  * itg_dist_spec_draw returns draws multiplied by spec.scale, so in seconds
  * for the IDT and bytes for the size. IDTs are drawn inside
  * [0, ITG_FLOW_IDT_MAX] s and sizes inside [header length,
- * ITG_WIRE_MAX_PACKET] B and rounded to the nearest byte (itg_dist_next_in:
- * out-of-range draws are drawn again, so a normal law is truncated, not
- * clamped).
+ * ITG_WIRE_MAX_PACKET] B and rounded to the nearest byte
+ * (itg_dist_next_in: out-of-range draws are drawn again, so a normal law
+ * is truncated, not clamped; itg_flow_size_note says how much of a size
+ * law the header cuts). D-ITG instead truncates sizes to whole bytes (its
+ * sizes of a continuous law average half a byte less) and sends a size
+ * below its 16-byte header at 16 B.
  */
 #ifndef ITG_FLOW_H
 #define ITG_FLOW_H

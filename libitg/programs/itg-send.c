@@ -63,8 +63,10 @@ static const char help_text[] =
     "       of mean 500 ms); laws C U E O N V Y G W, values in ms\n"
     "  presets (D-ITG 2.8.1's models): VoIP [-x codec] [-h RTP|CRTP] [-VAD]\n"
     "       (codecs G.711.1, the default, G.711.2, G.729.2, G.729.3,\n"
-    "       G.723.1), Telnet, DNS, Quake3, CSa, CSi; sizes below the 36-byte\n"
-    "       native header need --wire ditg (16 B, 20 over TCP): Telnet, CSi\n"
+    "       G.723.1), Telnet, DNS, Quake3, CSa, CSi. Telnet's and CSi's\n"
+    "       sizes, below the 36-byte native header, need --wire ditg (16 B,\n"
+    "       20 over TCP); what the header does to a size law is said at\n"
+    "       start\n"
     "\n"
     "Exit status: 0 if every flow succeeded, 1 if one failed, 2 for a usage\n"
     "error (nothing is sent then).\n";
