@@ -566,21 +566,140 @@ static void test_domain_edges(void **state) {
   itg_dist_free(d);
 }
 
+/* Frequencies of the models' whole values, and their means, against
+ * D-ITG 2.8.1's tables (traffic.cpp), over NDRAWS seeded draws: a value
+ * of probability p is off by more than 5 standard deviations only with a
+ * broken table. */
+static void check_table(itg_dist_kind kind, const double *v, const double *p,
+                        size_t n, double mean) {
+  double *x = draw_n(kind, NULL, 4242, NDRAWS);
+  double sum = 0;
+  size_t i, j;
+  for (j = 0; j < n; j++) {
+    size_t hits = 0;
+    double sd = sqrt(p[j] * (1 - p[j]) / NDRAWS);
+    for (i = 0; i < NDRAWS; i++)
+      hits += x[i] == v[j];
+    if (fabs((double)hits / NDRAWS - p[j]) > 5 * sd + 1e-9)
+      fail_msg("%s: value %g drawn %zu times, want p %g",
+               itg_dist_kind_name(kind), v[j], hits, p[j]);
+  }
+  for (i = 0; i < NDRAWS; i++)
+    sum += x[i];
+  assert_true(fabs(sum / NDRAWS - mean) < 0.05);
+  free(x);
+}
+
+static void test_ditg_models(void **state) {
+  static const double telnet_v[] = {21, 22, 23, 24, 25, 26, 27, 28,
+                                    29, 30, 31, 32, 33, 34, 35};
+  static const double telnet_p[] = {0.65, 0.13, 0.07, 0.05, 0.03,
+                                    0.01, 0.01, 0.01, 0.01, 0.005,
+                                    0.005, 0.005, 0.005, 0.005, 0.005};
+  static const double idle_v[] = {27, 28, 29, 30, 31, 32, 33, 35};
+  static const double idle_p[] = {0.8312, 0.0018, 0.0453, 0.0195,
+                                  0.0879, 0.0024, 0.0106, 0.0013};
+  static const double quake_v[] = {10.75};
+  static const double quake_p[] = {0.4};
+  static const double student[] = {41.6994, 0.104821, 0.704073};
+  itg_dist *d;
+  double *x;
+  size_t i, below;
+  (void)state;
+  check_table(ITG_DIST_TELNET, telnet_v, telnet_p, 15, 22.145);
+  check_table(ITG_DIST_CS_IDLE, idle_v, idle_p, 8, 27.5885);
+  /* Quake 3: 40 % at 10.75 ms, the rest exponential of mean 4.29 ms. */
+  check_table(ITG_DIST_QUAKE3, quake_v, quake_p, 1, 0.6 * 4.29 + 0.4 * 10.75);
+  d = make(ITG_DIST_QUAKE3, NULL, 1);
+  assert_true(fabs(itg_dist_mean(d) - 6.874) < 1e-12);
+  itg_dist_free(d);
+  /* Counter-Strike, active: a mixture of normal(34.8, 4.4) and (49.5,
+   * 3.6): its mean, and the share below 40 B (0.3732 * 0.8802 plus
+   * 0.6268 * 0.0043). */
+  x = draw_n(ITG_DIST_CS_ACTIVE, NULL, 77, NDRAWS);
+  below = 0;
+  for (i = 0; i < NDRAWS; i++)
+    below += x[i] < 40;
+  free(x);
+  d = make(ITG_DIST_CS_ACTIVE, NULL, 1);
+  assert_true(fabs(itg_dist_mean(d) -
+                   (0.3732 * 34.8352 + 0.6268 * 49.4904)) < 1e-12);
+  assert_true(fabs((double)below / NDRAWS - itg_dist_below(d, 40)) < 0.006);
+  assert_true(fabs(itg_dist_below(d, 40) -
+                   (0.3732 * 0.88022 + 0.6268 * 0.00436)) < 1e-4);
+  itg_dist_free(d);
+  /* Student: location + scale * t; half the draws below the location,
+   * and no mean with fewer than one degree of freedom. */
+  x = draw_n(ITG_DIST_STUDENT, student, 5, NDRAWS);
+  below = 0;
+  for (i = 0; i < NDRAWS; i++)
+    below += x[i] < student[0];
+  free(x);
+  assert_true(fabs((double)below / NDRAWS - 0.5) < 0.01);
+  d = make(ITG_DIST_STUDENT, student, 1);
+  assert_true(isnan(itg_dist_mean(d)));
+  assert_true(fabs(itg_dist_below(d, student[0]) - 0.5) < 1e-12);
+  itg_dist_free(d);
+}
+
+/* itg_dist_below: the share of draws strictly below x. */
+static void test_below(void **state) {
+  static const double expo[] = {50}, cons[] = {36}, pois[] = {4},
+                      unif[] = {10, 20}, par[] = {1.5, 20};
+  static const double trace[] = {10, 20, 30, 40};
+  itg_dist *d;
+  (void)state;
+  d = make(ITG_DIST_EXPONENTIAL, expo, 1);
+  assert_true(fabs(itg_dist_below(d, 36) - (1 - exp(-36.0 / 50))) < 1e-12);
+  assert_true(itg_dist_below(d, -1) == 0);
+  assert_true(isnan(itg_dist_below(d, NAN)));
+  itg_dist_free(d);
+  d = make(ITG_DIST_CONSTANT, cons, 1);
+  assert_true(itg_dist_below(d, 36) == 0);
+  assert_true(itg_dist_below(d, 36.5) == 1);
+  itg_dist_free(d);
+  /* Poisson(4) below 2: P(0) + P(1) = 5 e^-4; below 2.5 the same as 3. */
+  d = make(ITG_DIST_POISSON, pois, 1);
+  assert_true(fabs(itg_dist_below(d, 2) - 5 * exp(-4.0)) < 1e-12);
+  assert_true(fabs(itg_dist_below(d, 2.5) - 13 * exp(-4.0)) < 1e-12);
+  itg_dist_free(d);
+  d = make(ITG_DIST_UNIFORM, unif, 1);
+  assert_true(fabs(itg_dist_below(d, 12.5) - 0.25) < 1e-12);
+  itg_dist_free(d);
+  d = make(ITG_DIST_PARETO, par, 1);
+  assert_true(itg_dist_below(d, 20) == 0);
+  assert_true(fabs(itg_dist_below(d, 40) - (1 - pow(0.5, 1.5))) < 1e-12);
+  itg_dist_free(d);
+  d = make(ITG_DIST_TELNET, NULL, 1);
+  assert_true(itg_dist_below(d, 21) == 0);
+  assert_true(fabs(itg_dist_below(d, 22) - 0.65) < 1e-12);
+  assert_true(itg_dist_below(d, 36) == 1);
+  itg_dist_free(d);
+  d = make(ITG_DIST_CS_IDLE, NULL, 1);
+  assert_true(fabs(itg_dist_below(d, 28) - 0.8312) < 1e-12);
+  itg_dist_free(d);
+  assert_int_equal(itg_dist_new_empirical(trace, 4, &d), 0);
+  assert_true(itg_dist_below(d, 30) == 0.5);
+  itg_dist_free(d);
+}
+
 static void test_kind_names(void **state) {
   static const char *names[] = {"constant", "uniform",   "exponential",
                                 "poisson",  "normal",    "pareto",
                                 "cauchy",   "gamma",     "weibull",
-                                "lognormal", "empirical"};
-  static const int nparams[] = {1, 2, 1, 1, 2, 2, 2, 2, 2, 2, 0};
+                                "lognormal", "empirical", "student",
+                                "telnet",   "quake3",    "cs-active",
+                                "cs-idle"};
+  static const int nparams[] = {1, 2, 1, 1, 2, 2, 2, 2, 2, 2, 0, 3, 0, 0, 0, 0};
   int k;
   (void)state;
-  for (k = 0; k <= ITG_DIST_EMPIRICAL; k++) {
+  for (k = 0; k <= ITG_DIST_CS_IDLE; k++) {
     assert_string_equal(itg_dist_kind_name((itg_dist_kind)k), names[k]);
     assert_int_equal(itg_dist_kind_nparams((itg_dist_kind)k), nparams[k]);
   }
-  assert_null(itg_dist_kind_name((itg_dist_kind)11));
+  assert_null(itg_dist_kind_name((itg_dist_kind)16));
   assert_null(itg_dist_kind_name((itg_dist_kind)-1));
-  assert_int_equal(itg_dist_kind_nparams((itg_dist_kind)11), -1);
+  assert_int_equal(itg_dist_kind_nparams((itg_dist_kind)16), -1);
   assert_int_equal(itg_dist_kind_nparams((itg_dist_kind)-1), -1);
 }
 
@@ -856,12 +975,16 @@ static void test_read_file_errors(void **state) {
 
 /* ---- reference vectors ---------------------------------------------------- */
 
+/* How many kinds there are (EMPIRICAL, which has no reference draws,
+ * among them). */
+#define NKINDS (ITG_DIST_CS_IDLE + 1)
+
 /* The laws, parameters and seeds of tests/vectors/dist_draws.txt: every
  * parametric law, both Poisson and gamma code paths, and seeds that test
  * the reduction to 32 bits (0, one above 2^32). */
 static const struct {
   itg_dist_kind kind;
-  double p[2];
+  double p[ITG_DIST_MAX_PARAMS];
   uint64_t seed;
 } vector_cases[] = {
     {ITG_DIST_CONSTANT, {3.5, 0}, 1},
@@ -876,6 +999,11 @@ static const struct {
     {ITG_DIST_GAMMA, {3.5, 1.5}, 10},
     {ITG_DIST_WEIBULL, {1.5, 3}, UINT64_C(0x0123456789ABCDEF)},
     {ITG_DIST_LOGNORMAL, {0.3, 0.8}, 0},
+    {ITG_DIST_STUDENT, {41.6994, 0.104821, 0.704073}, 11},
+    {ITG_DIST_TELNET, {0}, 12},
+    {ITG_DIST_QUAKE3, {0}, 13},
+    {ITG_DIST_CS_ACTIVE, {0}, 14},
+    {ITG_DIST_CS_IDLE, {0}, 15},
 };
 
 static void print_vectors(FILE *out) {
@@ -888,7 +1016,7 @@ static void print_vectors(FILE *out) {
           "# tests/test_dist.c compares each build's draws with these, to a "
           "relative 1e-12.\n"
           "# Format: '#' starts a comment line; each law begins with a line\n"
-          "#   law <name> params <p0> [<p1>] seed <seed>\n"
+          "#   law <name> params [<p0> <p1> ...] seed <seed>\n"
           "# followed by %d lines of itg_dist_next draws, printed with "
           "%%.17g.\n"
           "# Regenerate only when a change of the sequences is intended:\n"
@@ -927,10 +1055,11 @@ static itg_dist *dist_of_header(char *line, int *kind_seen) {
   assert_string_equal(tok, "law");
   tok = strtok(NULL, " ");
   assert_non_null(tok);
-  for (k = 0; k < ITG_DIST_EMPIRICAL; k++)
-    if (strcmp(tok, itg_dist_kind_name((itg_dist_kind)k)) == 0)
+  for (k = 0; k < NKINDS; k++)
+    if (k != ITG_DIST_EMPIRICAL &&
+        strcmp(tok, itg_dist_kind_name((itg_dist_kind)k)) == 0)
       break;
-  if (k == ITG_DIST_EMPIRICAL)
+  if (k == NKINDS)
     fail_msg("unknown law '%s' in the reference file", tok);
   np = itg_dist_kind_nparams((itg_dist_kind)k);
   tok = strtok(NULL, " ");
@@ -955,7 +1084,7 @@ static itg_dist *dist_of_header(char *line, int *kind_seen) {
 static void test_reference_vectors(void **state) {
   const char *dir = getenv("ITG_VECTORS");
   char path[4200], line[256];
-  int kind_seen[ITG_DIST_EMPIRICAL] = {0};
+  int kind_seen[NKINDS] = {0};
   itg_dist *d = NULL;
   int k, left = 0, blocks = 0;
   size_t lineno = 0;
@@ -991,8 +1120,8 @@ static void test_reference_vectors(void **state) {
   itg_dist_free(d);
   assert_int_equal(left, 0);
   assert_int_equal(blocks, sizeof vector_cases / sizeof vector_cases[0]);
-  for (k = 0; k < ITG_DIST_EMPIRICAL; k++)
-    if (!kind_seen[k])
+  for (k = 0; k < NKINDS; k++)
+    if (k != ITG_DIST_EMPIRICAL && !kind_seen[k])
       fail_msg("no reference draws for %s",
                itg_dist_kind_name((itg_dist_kind)k));
 }
@@ -1027,6 +1156,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_bad_parameters),
       cmocka_unit_test(test_domain_edges),
       cmocka_unit_test(test_kind_names),
+      cmocka_unit_test(test_ditg_models),
+      cmocka_unit_test(test_below),
       cmocka_unit_test(test_next_in_truncates),
       cmocka_unit_test(test_next_in_clamps),
       cmocka_unit_test(test_next_in_bad_bounds),

@@ -377,6 +377,44 @@ static void test_tcp_sizes(void **state) {
   free(v);
 }
 
+/* (2b) An on/off flow (-B): 20 ms IDTs in on periods of 200 ms and off
+ * periods of 400 ms. Each on period holds the departures before its end
+ * (10 packets, at 0 to 180 ms), the off period starts at that end and the
+ * next on period, 600 ms after the last one began, starts with a packet.
+ * Departures are never early, so each packet leaves at or after its
+ * instant; each group's last packet leaves before the next group's first
+ * instant unless the machine stalled for 400 ms. */
+static void test_onoff_schedule(void **state) {
+  itg_receiver *r = start_receiver("onoff.log");
+  itg_flow_cfg c;
+  itg_sender *s;
+  itg_flow_result res;
+  itg_logrec *v;
+  int64_t tx[31] = {0}, pair_ns = stamp_pair_ns();
+  size_t n, i;
+  (void)state;
+  make_flow(&c, r, 0, "-z 30 -C 50 -c 64 -B C 200 C 400 -t 0");
+  s = run(&c, 1, NULL);
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  assert_int_equal(res.packets, 30);
+  itg_sender_free(s);
+  stop_receiver(r);
+  v = read_log("onoff.log", &n);
+  check_flow_log(v, n, res.flow_id, 30, NULL);
+  for (i = 0; i < n; i++)
+    if (v[i].flow_id == res.flow_id && !(v[i].flags & ITG_REC_FLOW_END))
+      tx[v[i].seq] = v[i].tx_ns;
+  for (i = 1; i <= 30; i++) {
+    int64_t due = (int64_t)((i - 1) / 10) * 600000000 +
+                  (int64_t)((i - 1) % 10) * 20000000;
+    assert_true(tx[i] - tx[1] >= due - 8 * pair_ns - 1000);
+    if (i % 10 == 0 && i < 30)
+      assert_true(tx[i] - tx[1] < (int64_t)(i / 10) * 600000000);
+  }
+  free(v);
+}
+
 /* (3) Round trip, UDP and TCP: every packet comes back and the sender
  * logs its round trip. */
 static void check_rtt(const char *proto_opt) {
@@ -1760,6 +1798,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_udp_flow),
       cmocka_unit_test(test_tcp_sizes),
+      cmocka_unit_test(test_onoff_schedule),
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_refused_flow),
       cmocka_unit_test(test_garbage),

@@ -168,7 +168,11 @@ static void test_rates(void **state) {
       {"-V 1 2", 250},
       /* Cauchy kept >= 0: median hypot(3, 4) = 5 ms. */
       {"-Y 3 4", 200},
-      {"VoIP", 50},
+      {"VoIP", 100},
+      /* Counter-Strike: Student of 0.7 dof, no mean: its location. */
+      {"CSa", 1000 / 41.6994},
+      /* On a third of the time. */
+      {"-C 300 -B C 100 E 200", 100},
   };
   char line[128];
   size_t i;

@@ -345,7 +345,7 @@ static void test_clashes(void **state) {
                                 "flow is UDP (-T)");
   c = ok(W("-D", "-T", "TCP"));
   check_invalid(&c, 0, "");
-  c = ok(W("-D", "Telnet"));
+  c = ok(W("-D", "Telnet", "--wire", "ditg"));
   check_invalid(&c, 0, "");
 }
 
@@ -442,38 +442,45 @@ static void test_payload_fill(void **state) {
 static void test_voip(void **state) {
   itg_flow_cfg c;
   (void)state;
-  /* Default codec G.711.2 with RTP: 160 + 12 B at 50 pkt/s. */
+  /* D-ITG's default codec, G.711.1 with RTP: 80 + 12 B at 100 pkt/s. */
   c = ok(W("-T", "TCP", "VoIP"));
   assert_int_equal(c.proto, ITG_PROTO_UDP);
-  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.02, 0, 1.0);
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 172, 0, 1.0);
-  c = ok(W("VoIP", "-x", "G.711.1"));
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.01, 0, 1.0);
   assert_spec(&c.size, ITG_DIST_CONSTANT, 92, 0, 1.0);
+  c = ok(W("VoIP", "-x", "G.711.2"));
+  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.02, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 172, 0, 1.0);
+  /* -VAD keeps floor(0.65 * voice bytes), then the header: D-ITG's
+   * 0.65 * 80 + 12 = 64 B (not round(0.65 * 92) = 60). */
+  c = ok(W("VoIP", "-VAD"));
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 64, 0, 1.0);
+  c = ok(W("VoIP", "-x", "G.711.2", "-VAD"));
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 116, 0, 1.0);
   /* 20 + 12 B, raised to the 36-byte native header. */
   c = ok(W("VoIP", "-x", "G.729.2", "-h", "RTP"));
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.02, 0, 1.0);
   assert_spec(&c.size, ITG_DIST_CONSTANT, 36, 0, 1.0);
-  /* (20 + 12) * 0.65 = 20.8 -> 21 B: kept with the 16-byte D-ITG header,
-   * whether --wire comes before or after the preset. */
+  /* 13 + 12 = 25 B: kept with the 16-byte D-ITG header, whether --wire
+   * comes before or after the preset. */
   c = ok(W("VoIP", "-x", "G.729.2", "-VAD", "--wire", "ditg"));
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 21, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 25, 0, 1.0);
   c = ok(W("--wire", "ditg", "VoIP", "-VAD", "-x", "G.729.2"));
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 21, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 25, 0, 1.0);
   /* ... raised to the 36-byte native header. */
   c = ok(W("VoIP", "-x", "G.729.2", "-VAD"));
   assert_spec(&c.size, ITG_DIST_CONSTANT, 36, 0, 1.0);
   c = ok(W("VoIP", "-x", "g.729.3", "-h", "crtp"));
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 1.0 / 33, 0, 1.0);
   assert_spec(&c.size, ITG_DIST_CONSTANT, 36, 0, 1.0);
-  /* (30 + 2) * 0.65 = 20.8 -> 21 B at 26 pkt/s. */
+  c = ok(W("--wire", "ditg", "VoIP", "-x", "G.729.3", "-VAD"));
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 31, 0, 1.0); /* 19.5 -> 19, + 12 */
+  /* floor(0.65 * 30) + 2 = 21 B at 26 pkt/s. */
   c = ok(W("--wire", "ditg", "VoIP", "-h", "CRTP", "-x", "G.723.1", "-VAD"));
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 1.0 / 26, 0, 1.0);
   assert_spec(&c.size, ITG_DIST_CONSTANT, 21, 0, 1.0);
-  /* (160 + 2) * 0.65 = 105.3 -> 105 B. */
   c = ok(W("VoIP", "-h", "CRTP", "-VAD"));
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 105, 0, 1.0);
-  /* (20 + 2) * 0.65 = 14.3 -> 14 B, raised to the 16-byte D-ITG header. */
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 54, 0, 1.0);
+  /* 13 + 2 = 15 B, raised to the 16-byte D-ITG header. */
   c = ok(W("--wire", "ditg", "VoIP", "-x", "G.729.2", "-h", "CRTP", "-VAD"));
   assert_spec(&c.size, ITG_DIST_CONSTANT, 16, 0, 1.0);
   /* After the preset's own words, -x is the receiver log again. */
@@ -537,16 +544,18 @@ static void test_telnet_dns(void **state) {
   itg_flow_cfg c;
   char err[256];
   (void)state;
+  /* D-ITG's Telnet: 21 to 35 B, which only its own header carries. */
   c = ok(W("Telnet"));
   assert_int_equal(c.proto, ITG_PROTO_TCP);
   assert_spec(&c.idt, ITG_DIST_PARETO, 0.95, 1.1, 1e-3);
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 36, 0, 1.0);
-  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
+  assert_spec(&c.size, ITG_DIST_TELNET, 0, 0, 1.0);
+  check_invalid(&c, ITG_EINVAL, "--wire ditg");
   c = ok(W("Telnet", "--wire", "ditg"));
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 20, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_TELNET, 0, 0, 1.0);
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
   c = ok(W("--wire", "ditg", "Telnet", "-T", "UDP"));
   assert_int_equal(c.proto, ITG_PROTO_UDP);
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 16, 0, 1.0);
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
   c = ok(W("Telnet", "-c", "100"));
   assert_spec(&c.size, ITG_DIST_CONSTANT, 100, 0, 1.0);
   c = ok(W("-T", "TCP", "DNS"));
@@ -557,6 +566,162 @@ static void test_telnet_dns(void **state) {
   c = ok(W("dns", "-E", "2"));
   assert_spec(&c.idt, ITG_DIST_EXPONENTIAL, 0.5, 0, 1.0);
   assert_spec(&c.size, ITG_DIST_UNIFORM, 100, 320, 1.0);
+}
+
+/* -B: D-ITG's on/off periods, each law a letter of the IDT options with
+ * its values in ms. */
+static void test_onoff(void **state) {
+  itg_flow_cfg c;
+  char err[256], desc[512];
+  (void)state;
+  c = ok(W("-t", "100"));
+  assert_int_equal(c.onoff, 0);
+  c = ok(W("-B", "C", "1000", "E", "500", "-C", "100"));
+  assert_int_equal(c.onoff, 1);
+  assert_spec(&c.on, ITG_DIST_CONSTANT, 1000, 0, 1e-3);
+  assert_spec(&c.off, ITG_DIST_EXPONENTIAL, 500, 0, 1e-3);
+  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.01, 0, 1.0);
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
+  itg_flow_describe(&c, desc, sizeof desc);
+  assert_non_null(strstr(desc, " size constant(512 B) on constant(1000 ms) "
+                               "off exponential(500 ms) for 10 s"));
+  /* Every letter, with its number of values; none is a rate. */
+  c = ok(W("--onoff", "U", "100", "300", "W", "1.5", "200"));
+  assert_spec(&c.on, ITG_DIST_UNIFORM, 100, 300, 1e-3);
+  assert_spec(&c.off, ITG_DIST_WEIBULL, 1.5, 200, 1e-3);
+  c = ok(W("-B", "O", "50", "N", "100", "10"));
+  assert_spec(&c.on, ITG_DIST_POISSON, 50, 0, 1e-3);
+  assert_spec(&c.off, ITG_DIST_NORMAL, 100, 10, 1e-3);
+  c = ok(W("-B", "V", "1.5", "20", "Y", "100", "5"));
+  assert_spec(&c.on, ITG_DIST_PARETO, 1.5, 20, 1e-3);
+  assert_spec(&c.off, ITG_DIST_CAUCHY, 100, 5, 1e-3);
+  c = ok(W("-B", "G", "2", "50", "E", "10", "-z", "5"));
+  assert_spec(&c.on, ITG_DIST_GAMMA, 2, 50, 1e-3);
+  assert_true(c.max_packets == 5);
+  check_error(W("-B", "C", "100"), ITG_EINVAL, "-B off: missing value");
+  check_error(W("-B", "c", "100", "C", "100"), ITG_EINVAL,
+              "-B on: 'c' is not a law (C, U, E, O, N, V, Y, G or W)");
+  check_error(W("-B", "Ft", "x", "C", "100"), ITG_EINVAL, "is not a law");
+  check_error(W("-B", "C", "100", "E", "abc"), ITG_EINVAL,
+              "-B off: 'abc' is not a number");
+  check_error(W("-B", "C", "100", "E", "-5"), ITG_EINVAL,
+              "-B off: invalid parameters for exponential");
+  check_error(W("-B", "C", "-1", "C", "5"), ITG_EINVAL, "-B on:");
+  /* validate checks the periods' laws of a cfg made by hand. */
+  c = ok(W("-B", "C", "100", "C", "100"));
+  c.off.scale = 0;
+  check_invalid(&c, ITG_EINVAL, "off period: scale 0 is not > 0");
+}
+
+/* The size note: the share of a size law's draws below the header, from
+ * the law's distribution function. */
+static void test_size_note(void **state) {
+  itg_flow_cfg c;
+  char note[400], desc[600];
+  double share;
+  (void)state;
+  /* Exponential of mean 50 B: 1 - e^(-36/50) below the native header,
+   * 1 - e^(-16/50) below D-ITG's. */
+  c = ok(W("-e", "50"));
+  share = itg_flow_size_note(&c, note, sizeof note);
+  assert_close(share, 1 - exp(-36.0 / 50), 1e-12);
+  assert_string_equal(note,
+                      "size: 51.3 % of the draws of exponential(50 B) fall "
+                      "below the 36-byte native header and are drawn again "
+                      "(the law is cut there, its mean moves up); --wire "
+                      "ditg (D-ITG's 16-byte header) lowers that to 27.4 %");
+  itg_flow_describe(&c, desc, sizeof desc);
+  assert_non_null(strstr(desc, " for 10 s; size: 51.3 % of the draws"));
+  c = ok(W("-e", "50", "--wire", "ditg", "-T", "TCP"));
+  share = itg_flow_size_note(&c, note, sizeof note);
+  assert_close(share, 1 - exp(-20.0 / 50), 1e-12);
+  assert_string_equal(note,
+                      "size: 33 % of the draws of exponential(50 B) fall "
+                      "below the 20-byte ditg header and are drawn again "
+                      "(the law is cut there, its mean moves up); D-ITG "
+                      "would send them at 20 B");
+  /* Counter-Strike, active: 22.5 % below 36 B. */
+  c = ok(W("CSa"));
+  share = itg_flow_size_note(&c, note, sizeof note);
+  assert_close(share, 0.2254, 0.0005);
+  /* Nothing worth a word: "" (Quake 3's normal sizes are 9 standard
+   * deviations above 36 B; constants within the header). */
+  c = ok(W("Quake3"));
+  share = itg_flow_size_note(&c, note, sizeof note);
+  assert_true(share < 1e-6);
+  assert_string_equal(note, "");
+  c = ok(W("-c", "36"));
+  assert_true(itg_flow_size_note(&c, note, sizeof note) == 0);
+  assert_string_equal(note, "");
+  itg_flow_describe(&c, desc, sizeof desc);
+  assert_null(strchr(desc, ';'));
+  /* A preset's constant size raised to the header is said too. */
+  c = ok(W("VoIP", "-x", "G.729.2"));
+  assert_int_equal(c.size_raised, 32);
+  assert_true(itg_flow_size_note(&c, note, sizeof note) == 1);
+  assert_string_equal(note, "size: the preset's 32-byte packets are sent at "
+                            "36 B, the native header's length; --wire ditg "
+                            "(D-ITG's 16-byte header) sends them as they are");
+  itg_flow_describe(&c, desc, sizeof desc);
+  assert_non_null(strstr(desc, " for 10 s; size: the preset's 32-byte"));
+  c = ok(W("--wire", "ditg", "VoIP", "-x", "G.729.2", "-h", "CRTP", "-VAD"));
+  assert_int_equal(c.size_raised, 15);
+  itg_flow_size_note(&c, note, sizeof note);
+  assert_string_equal(note, "size: the preset's 15-byte packets are sent at "
+                            "16 B, the ditg header's length; D-ITG sends them "
+                            "at 16 B");
+  /* Not raised: kept as it is, or replaced by a size option. */
+  c = ok(W("--wire", "ditg", "VoIP", "-x", "G.729.2"));
+  assert_int_equal(c.size_raised, 0);
+  assert_true(itg_flow_size_note(&c, note, sizeof note) == 0);
+  c = ok(W("VoIP", "-x", "G.729.2", "-c", "100"));
+  assert_int_equal(c.size_raised, 0);
+  /* A later line replaces the preset, and what it raised. */
+  c = ok(W("VoIP", "-x", "G.729.2"));
+  assert_int_equal(itg_flow_parse_line(&c, "DNS", note, sizeof note), 1);
+  assert_int_equal(c.size_raised, 0);
+  /* A cut buffer, none at all, a cfg it cannot read. */
+  c = ok(W("-e", "50"));
+  assert_true(itg_flow_size_note(&c, note, 8) > 0.5);
+  assert_string_equal(note, "size: 5");
+  assert_true(itg_flow_size_note(&c, NULL, 0) > 0.5);
+  assert_true(isnan(itg_flow_size_note(NULL, note, sizeof note)));
+  assert_string_equal(note, "");
+  c.size.kind = ITG_DIST_EMPIRICAL;
+  strcpy(c.size.file, "/nonexistent/sizes.txt");
+  assert_true(isnan(itg_flow_size_note(&c, note, sizeof note)));
+  assert_string_equal(note, "");
+}
+
+/* Quake 3 and Counter-Strike, with D-ITG 2.8.1's parameters. */
+static void test_games(void **state) {
+  itg_flow_cfg c;
+  char err[256];
+  (void)state;
+  c = ok(W("-T", "TCP", "quake3"));
+  assert_int_equal(c.proto, ITG_PROTO_UDP);
+  assert_spec(&c.idt, ITG_DIST_QUAKE3, 0, 0, 1e-3);
+  assert_spec(&c.size, ITG_DIST_NORMAL, 64.151757, 3.2035755, 1.0);
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
+  c = ok(W("-T", "TCP", "CSa"));
+  assert_int_equal(c.proto, ITG_PROTO_UDP);
+  assert_spec(&c.idt, ITG_DIST_STUDENT, 41.6994, 0.104821, 1e-3);
+  assert_close(c.idt.p[2], 0.704073, 1e-15);
+  assert_spec(&c.size, ITG_DIST_CS_ACTIVE, 0, 0, 1.0);
+  /* Partly below the native header: drawn again there (a note says how
+   * much), so the flow is accepted. */
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
+  c = ok(W("csi"));
+  assert_spec(&c.idt, ITG_DIST_STUDENT, 41.6858, 0.0694393, 1e-3);
+  assert_close(c.idt.p[2], 1.08341, 1e-15);
+  assert_spec(&c.size, ITG_DIST_CS_IDLE, 0, 0, 1.0);
+  /* 27 to 35 B: all below the native header. */
+  check_invalid(&c, ITG_EINVAL, "--wire ditg");
+  c = ok(W("CSi", "--wire", "ditg"));
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), 0);
+  c = ok(W("CSi", "-c", "200", "-C", "5"));
+  assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.2, 0, 1.0);
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 200, 0, 1.0);
 }
 
 static void test_presets_validate(void **state) {
@@ -696,7 +861,7 @@ static void test_parse_error_buffers(void **state) {
 
 static void test_validate(void **state) {
   itg_flow_cfg base, c, p0;
-  char path[512];
+  char path[512], err[256];
   (void)state;
   itg_flow_cfg_init(&base);
   check_invalid(&base, 0, "");
@@ -802,7 +967,17 @@ static void test_validate(void **state) {
   check_invalid(&c, 0, "");
   {
     itg_flow_cfg p = ok(W("-c", "20"));
-    check_invalid(&p, ITG_EINVAL, "smaller than the 36-byte header");
+    check_invalid(&p, ITG_EINVAL,
+                  "smaller than the 36-byte header (native wire over UDP): "
+                  "--wire ditg (D-ITG's header, 16 B, 20 over TCP) carries it");
+    /* Below D-ITG's header too: --wire ditg would not help. */
+    p = ok(W("-c", "15"));
+    check_invalid(&p, ITG_EINVAL, "(native wire over UDP)");
+    assert_int_equal(itg_flow_validate(&p, err, sizeof err), ITG_EINVAL);
+    assert_null(strstr(err, "--wire"));
+    p = ok(W("-u", "20", "30"));
+    check_invalid(&p, ITG_EINVAL,
+                  "(below the 36-byte native header): --wire ditg");
   }
 
   /* Random sizes: the law's range must meet [header, 65507]. */
@@ -949,7 +1124,7 @@ static void test_parse_line(void **state) {
       10);
   assert_string_equal(c.dst_host, "10.0.0.3");
   assert_int_equal(c.dst_port, 10001);
-  assert_spec(&c.size, ITG_DIST_CONSTANT, 112, 0, 1.0); /* 172 * 0.65 = 111.8 */
+  assert_spec(&c.size, ITG_DIST_CONSTANT, 116, 0, 1.0); /* 104 + 12 */
   assert_spec(&c.idt, ITG_DIST_CONSTANT, 0.02, 0, 1.0);
 
   itg_flow_cfg_init(&c);
@@ -1028,7 +1203,15 @@ static void test_describe(void **state) {
   c = ok(W("Telnet"));
   itg_flow_describe(&c, buf, sizeof buf);
   assert_string_equal(buf, "TCP 127.0.0.1:8999 IDT pareto(0.95, 1.1 ms) size "
-                           "constant(36 B) for 10 s");
+                           "telnet(B) for 10 s; size: every draw of "
+                           "telnet(B) falls below the 36-byte native header: "
+                           "the flow is refused; --wire ditg (D-ITG's 20-byte "
+                           "header) lowers that to 0 %");
+  c = ok(W("CSa"));
+  itg_flow_describe(&c, buf, sizeof buf);
+  assert_non_null(strstr(buf, "UDP 127.0.0.1:8999 IDT student(41.6994, "
+                              "0.104821, 0.704073 ms) size cs-active(B) for "
+                              "10 s; size: 22.6 % of the draws"));
 }
 
 static void test_describe_edges(void **state) {
@@ -1285,6 +1468,9 @@ int main(void) {
       cmocka_unit_test(test_voip),
       cmocka_unit_test(test_recv_log_server),
       cmocka_unit_test(test_telnet_dns),
+      cmocka_unit_test(test_games),
+      cmocka_unit_test(test_onoff),
+      cmocka_unit_test(test_size_note),
       cmocka_unit_test(test_presets_validate),
       cmocka_unit_test(test_parse_errors),
       cmocka_unit_test(test_parse_error_buffers),

@@ -30,9 +30,26 @@
  *                (F(x) = 1 - exp(-(x/scale)^shape); D-ITG swapped these two,
  *                libitg keeps the textbook order shape then scale)
  *   LOGNORMAL    mu, sigma             sigma > 0 (mu, sigma of log x)
+ *   STUDENT      location, scale, dof  scale > 0, dof > 0: location +
+ *                scale * T, T of Student's t law with dof degrees of
+ *                freedom (D-ITG's Student(mu, sigma, nu))
  *   EMPIRICAL    no parameters: a sequence of values given at creation,
  *                replayed in order and from the start again when exhausted
  *                (a trace). The seed is not used.
+ * D-ITG 2.8.1's application models, without parameters (its
+ * traffic.cpp; ms for times, bytes for sizes, as D-ITG draws them):
+ *   TELNET       Telnet's packet sizes: 21 + k bytes, k = 0..14 with
+ *                probabilities .65 .13 .07 .05 .03, .01 four times, .005
+ *                six times (mean 22.145 B)
+ *   QUAKE3       Quake 3's IDTs: exponential of mean 4.29 ms with
+ *                probability 0.6, else the constant 10.75 ms (mean
+ *                6.874 ms)
+ *   CS_ACTIVE    Counter-Strike's sizes, active player: normal(34.8352,
+ *                4.3915) with probability 0.3732, else normal(49.4904,
+ *                3.6186) (mean 44.0)
+ *   CS_IDLE      Counter-Strike's sizes, idle player: 27, 28, 29, 30, 31,
+ *                32, 33 and 35 B with probabilities .8312 .0018 .0453
+ *                .0195 .0879 .0024 .0106 .0013
  * CONSTANT and EMPIRICAL need no generator and own none.
  */
 #ifndef ITG_DIST_H
@@ -55,14 +72,20 @@ typedef enum itg_dist_kind {
   ITG_DIST_GAMMA = 7,
   ITG_DIST_WEIBULL = 8,
   ITG_DIST_LOGNORMAL = 9,
-  ITG_DIST_EMPIRICAL = 10
+  ITG_DIST_EMPIRICAL = 10,
+  ITG_DIST_STUDENT = 11,
+  ITG_DIST_TELNET = 12,
+  ITG_DIST_QUAKE3 = 13,
+  ITG_DIST_CS_ACTIVE = 14,
+  ITG_DIST_CS_IDLE = 15
 } itg_dist_kind;
 
 #define ITG_DIST_MAX_PARAMS 3
 
 typedef struct itg_dist itg_dist;
 
-/* Creates a dist of a parametric law (any kind but EMPIRICAL).
+/* Creates a dist of a parametric law or model (any kind but EMPIRICAL;
+ * params may be NULL for a kind without parameters).
  * Returns 0, ITG_EINVAL for an unknown kind, a wrong parameter count or a
  * parameter outside its domain (checked here, never passed on to GSL), or
  * ITG_ENOMEM. */
@@ -112,6 +135,11 @@ ITG_API double itg_dist_next_in(itg_dist *d, double lo, double hi);
  * the mean of the trace. This is the mean of itg_dist_next, not of
  * itg_dist_next_in, which truncates the law. */
 ITG_API double itg_dist_mean(const itg_dist *d);
+
+/* Returns the share of the law's draws (of itg_dist_next) that lie below
+ * x, strictly: its distribution function just left of x, from 0 to 1 (for
+ * EMPIRICAL, the share of the trace's values). NaN for a NaN x. */
+ITG_API double itg_dist_below(const itg_dist *d, double x);
 
 /* Returns the law's kind. */
 ITG_API itg_dist_kind itg_dist_get_kind(const itg_dist *d);

@@ -37,7 +37,8 @@
  * flow weighs its mean packet rate, 1 / (mean IDT) in pkt/s from its IDT
  * law (itg_dist_mean; a law without a mean, Cauchy or Pareto of shape
  * <= 1, weighs 1 / its median, Cauchy's taken on IDTs >= 0 as the sender
- * draws them). Flows placed by their line load their ranks first; then the
+ * draws them; Student's is its location), times mean on / (mean on + mean
+ * off) for an on/off flow whose period laws have means. Flows placed by their line load their ranks first; then the
  * other flows, heaviest first (equal weights in line order), each go to
  * the sender rank with the least load (equal loads: the lowest rank),
  * leaving out the flow's own receiver rank when another sender rank

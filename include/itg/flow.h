@@ -45,6 +45,25 @@
  *   -w shape scale, --size-lognormal mu sigma, -Fs file (one size a line).
  *   (-l, -L and -q are the sender's log options, taken by itg-send
  *   itself, not by this parser.)
+ *   -B on_law on_params off_law off_params [--onoff]
+ *                            on/off source (D-ITG's syntax, e.g. -B C 1000
+ *                            E 500): the flow sends, by its IDT and size
+ *                            laws, during on periods whose lengths come
+ *                            from the first law, and is silent during off
+ *                            periods from the second. Each law is one of
+ *                            D-ITG's letters with its parameters, all in
+ *                            milliseconds: C length, U min max, E mean,
+ *                            O mean (Poisson, whole ms), N mean std,
+ *                            V shape scale (Pareto), Y loc scale (Cauchy),
+ *                            G shape scale, W shape scale (textbook order,
+ *                            as -W); each gives that kind with scale 1e-3.
+ *                            An on period starts with a packet and holds
+ *                            the departures that fall before its end; the
+ *                            off period starts at that end (so the silence
+ *                            on the wire is the off period plus the part
+ *                            of the last IDT left over, less than one
+ *                            IDT); the next on period starts with a packet
+ *                            when it ends. The duration (-t) counts both.
  *   -t ms [--duration]       how long to send (default 10000; 0: no limit)
  *   -z n [--packets]         stop after n packets (0: no limit)
  *   -k KB [--kbytes]         stop after KB kilobytes of 1024 bytes (0: no
@@ -105,40 +124,58 @@
  *   values that are words (UDP, rttm, ditg, codec names) and preset names
  *   match in any case.
  *   Presets (a bare word, D-ITG's syntax), each setting the transport, the
- *   IDT law and the size law; options after them still apply:
+ *   IDT law and the size law as D-ITG 2.8.1 defines them (its traffic.cpp;
+ *   the laws are in itg/dist.h); options after them still apply:
  *   VoIP [-x codec] [-h RTP|CRTP] [-VAD]   UDP, constant IDT and size.
  *                            The words right after VoIP that are -x, -h or
  *                            -VAD are its own (here -x names the codec, not
  *                            the receiver log); the first other word ends
- *                            them. Codecs (payload bytes at pkt/s):
- *                            G.711.1 80 B at 100, G.711.2 160 B at 50
- *                            (the default), G.729.2 20 B at 50, G.729.3
- *                            30 B at 33, G.723.1 30 B at 26. The RTP header
- *                            (default) adds 12 B, CRTP 2 B; -VAD multiplies
- *                            the sum by 0.65, rounded to the nearest byte.
- *                            E.g. G.729.2 with RTP: 32 B; with -VAD 21 B
- *                            (both kept with --wire ditg, raised to 36 B
- *                            by the native header: see below).
+ *                            them. Codecs (voice bytes at pkt/s):
+ *                            G.711.1 80 B at 100 (the default, D-ITG's),
+ *                            G.711.2 160 B at 50, G.729.2 20 B at 50,
+ *                            G.729.3 30 B at 33, G.723.1 30 B at 26. The
+ *                            RTP header (default) adds 12 B, CRTP 2 B;
+ *                            -VAD keeps floor(0.65 x voice bytes) before
+ *                            the header is added, as D-ITG does. E.g.
+ *                            G.711.1 with RTP: 92 B, with -VAD 64 B;
+ *                            G.729.2 with RTP: 32 B, with -VAD 25 B (both
+ *                            kept with --wire ditg, raised to 36 B by the
+ *                            native header: see below).
  *   Telnet                   TCP; IDT Pareto of shape 0.95 and scale 1.1 ms
- *                            (D-ITG's 1.1*Pareto(0.95) ms); size: the
- *                            header alone, the smallest packet there is
- *                            (telnet keystrokes are a byte or two, fewer
- *                            than any header).
+ *                            (D-ITG's 1.1*Pareto(0.95) ms); size law
+ *                            TELNET, 21 to 35 B (mean 22.1 B): all below
+ *                            the native header, so it needs --wire ditg.
  *   DNS                      UDP; constant IDT at 0.56 pkt/s; size
  *                            uniform between 100 and 320 B.
+ *   Quake3                   UDP; IDT law QUAKE3 (exponential of mean
+ *                            4.29 ms or, 40 % of the time, 10.75 ms); size
+ *                            normal(64.151757, 3.2035755) B.
+ *   CSa                      Counter-Strike, active player: UDP; IDT
+ *                            student(41.6994, 0.104821, 0.704073) ms;
+ *                            size law CS_ACTIVE (a mixture of normal(34.8,
+ *                            4.4) and normal(49.5, 3.6) B: 22.6 % of it
+ *                            below the native header, drawn again there).
+ *   CSi                      Counter-Strike, idle player: UDP; IDT
+ *                            student(41.6858, 0.0694393, 1.08341) ms; size
+ *                            law CS_IDLE, 27 to 35 B: needs --wire ditg.
  *   A preset's constant size below the header length of the flow's profile
  *   and transport (as they stand at the end of the itg_flow_parse_args
- *   call) is raised to that length, since every packet carries a header;
- *   a size option after the preset is taken as given.
+ *   call) is raised to that length, since every packet carries a header
+ *   (D-ITG raises sizes to its own 16-byte header the same way), and
+ *   size_raised keeps the preset's size so that itg_flow_size_note says
+ *   so; a size option after the preset is taken as given.
  *
  * How the engine turns a spec into values: itg_dist_spec_make creates the
  * dist (parameters and trace values in the spec's own unit), and
  * itg_dist_spec_draw returns draws multiplied by spec.scale, so in seconds
  * for the IDT and bytes for the size. IDTs are drawn inside
  * [0, ITG_FLOW_IDT_MAX] s and sizes inside [header length,
- * ITG_WIRE_MAX_PACKET] B and rounded to the nearest byte (itg_dist_next_in:
- * out-of-range draws are drawn again, so a normal law is truncated, not
- * clamped).
+ * ITG_WIRE_MAX_PACKET] B and rounded to the nearest byte
+ * (itg_dist_next_in: out-of-range draws are drawn again, so a normal law
+ * is truncated, not clamped; itg_flow_size_note says how much of a size
+ * law the header cuts). D-ITG instead truncates sizes to whole bytes (its
+ * sizes of a continuous law average half a byte less) and sends a size
+ * below its 16-byte header at 16 B.
  */
 #ifndef ITG_FLOW_H
 #define ITG_FLOW_H
@@ -239,6 +276,14 @@ typedef struct itg_flow_cfg {
   char payload_file[ITG_PATH_MAX]; /* "" for none: the bytes after each
                                       header are zeros; else taken from
                                       this file (-Fp) */
+  int onoff;          /* 1: the flow alternates on and off periods (-B);
+                         0 (default): always on */
+  itg_dist_spec on;   /* seconds: each on period's length */
+  itg_dist_spec off;  /* seconds: each off period's length */
+  uint32_t size_raised; /* a preset's constant size in bytes that the
+                           parser raised to the header length (size then
+                           holds that length), for itg_flow_size_note to
+                           tell; 0 when none */
 } itg_flow_cfg;
 
 /* Returns the name of a flow's meter, the one its delays are reported
@@ -297,10 +342,11 @@ ITG_API int itg_flow_parse_line(itg_flow_cfg *cfg, const char *line, char *err,
  * a known transport; a payload file readable and of 1 to
  * ITG_FLOW_PAYLOAD_MAX bytes; each law's scale > 0 and parameters valid
  * (trace files are read); an IDT law's range meets [0, ITG_FLOW_IDT_MAX] s
- * and its mean lies in [1 / ITG_FLOW_RATE_MAX, ITG_FLOW_IDT_MAX] s; a size
- * law's range
+ * and its mean lies in [1 / ITG_FLOW_RATE_MAX, ITG_FLOW_IDT_MAX] s, and so
+ * do the on and off period laws of an on/off flow; a size law's range
  * meets [header length, ITG_WIRE_MAX_PACKET] B, and a constant size lies
- * inside it. Returns 0, ITG_EINVAL (the message in err; a bad trace line is
+ * inside it (a size only D-ITG's header could carry is refused with a word
+ * on --wire ditg). Returns 0, ITG_EINVAL (the message in err; a bad trace line is
  * named by its number), ITG_ENOENT (a trace file that does not exist),
  * ITG_EIO or ITG_ENOMEM. */
 ITG_API int itg_flow_validate(const itg_flow_cfg *cfg, char *err,
@@ -321,10 +367,31 @@ ITG_API int itg_dist_spec_make(const itg_dist_spec *spec, uint64_t seed,
 ITG_API double itg_dist_spec_draw(const itg_dist_spec *spec, itg_dist *d,
                                   double lo, double hi);
 
+/* Says what the header does to the flow's size law: writes into buf
+ * (always terminated when len > 0, cut short if too small; buf may be NULL
+ * when len is 0) a sentence giving the share of the law's draws that fall
+ * below the header length of the flow's wire profile and transport
+ * (itg_dist_below at that length), that they are drawn again, and that
+ * share under --wire ditg's smaller header (with --wire ditg: that D-ITG
+ * sends such draws at the header length), e.g. "size: 51.3 % of the draws
+ * of exponential(50 B) fall below the 36-byte native header and are drawn
+ * again (the law is cut there, its mean moves up); --wire ditg (D-ITG's
+ * 16-byte header) lowers that to 27.4 %". buf gets "" when the share is
+ * below one in a million. Returns the share, from 0 to 1, or NaN (a NULL
+ * cfg, a size this library does not know, an unknown wire profile, a law
+ * that cannot be made, a trace file that cannot be read). For a preset's
+ * constant size raised to the header (size_raised), the sentence says so,
+ * e.g. "size: the preset's 32-byte packets are sent at 36 B, the native
+ * header's length; --wire ditg (D-ITG's 16-byte header) sends them as they
+ * are", and the share is 1. */
+ITG_API double itg_flow_size_note(const itg_flow_cfg *cfg, char *buf,
+                                  size_t len);
+
 /* Writes a one-line description of the flow into buf (always terminated
  * when len > 0, cut short if buf is too small), e.g. "UDP 127.0.0.1:8999
  * IDT constant(0.001 s) size constant(64 B) for 10 s". Laws show their
- * parameters in their own unit ("normal(10, 2 ms)"). A cfg whose
+ * parameters in their own unit ("normal(10, 2 ms)"), and the size note of
+ * itg_flow_size_note after "; " when there is one. A cfg whose
  * struct_size this library does not know is described by that refusal;
  * a NULL cfg gives "". */
 ITG_API void itg_flow_describe(const itg_flow_cfg *cfg, char *buf,

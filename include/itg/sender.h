@@ -8,10 +8,14 @@
  *
  * Draws: a flow's IDT law and size law have seeds of their own, derived
  * from the flow's seed s as splitmix64's output function applied to
- * s + k * 0x9E3779B97F4A7C15 (k = 1 for the IDT law, 2 for the size law),
+ * s + k * 0x9E3779B97F4A7C15 (k = 1 for the IDT law, 2 for the size law,
+ * 3 for the on periods' law and 4 for the off periods' of an on/off flow),
  * so a seed gives the same departures and sizes everywhere. The first
  * packet leaves at the flow's start (after its start delay), each next one
- * an IDT after the previous instant.
+ * an IDT after the previous instant; an on/off flow starts an on period
+ * with its first packet, and a departure that falls at or after the on
+ * period's end is dropped: the off period follows that end and the next on
+ * period starts, with a packet, when it is over (itg/flow.h, -B).
  *
  * End of a flow (duration, packets or bytes reached, or itg_sender_stop;
  * no packet is scheduled at or after start + duration, and a byte bound

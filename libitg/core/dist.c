@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
@@ -48,7 +49,39 @@ static const struct {
     [ITG_DIST_WEIBULL] = {"weibull", 2},
     [ITG_DIST_LOGNORMAL] = {"lognormal", 2},
     [ITG_DIST_EMPIRICAL] = {"empirical", 0},
+    [ITG_DIST_STUDENT] = {"student", 3},
+    [ITG_DIST_TELNET] = {"telnet", 0},
+    [ITG_DIST_QUAKE3] = {"quake3", 0},
+    [ITG_DIST_CS_ACTIVE] = {"cs-active", 0},
+    [ITG_DIST_CS_IDLE] = {"cs-idle", 0},
 };
+
+/* D-ITG 2.8.1's application models (its traffic.cpp), as dist.h lists
+ * them: a table of whole values and their probabilities, or two
+ * components drawn with probability `weight` and 1 - weight. */
+typedef struct itg__table {
+  size_t n;
+  double v[15];
+  double p[15];
+} itg__table;
+
+static const itg__table itg__telnet = {
+    15,
+    {21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35},
+    {0.65, 0.13, 0.07, 0.05, 0.03, 0.01, 0.01, 0.01, 0.01, 0.005, 0.005,
+     0.005, 0.005, 0.005, 0.005}};
+static const itg__table itg__cs_idle = {
+    8,
+    {27, 28, 29, 30, 31, 32, 33, 35},
+    {0.8312, 0.0018, 0.0453, 0.0195, 0.0879, 0.0024, 0.0106, 0.0013}};
+#define ITG__QUAKE3_WEIGHT 0.6 /* exponential, else constant */
+#define ITG__QUAKE3_MEAN 4.29
+#define ITG__QUAKE3_CONST 10.75
+#define ITG__CSA_WEIGHT 0.3732 /* the first normal, else the second */
+#define ITG__CSA_MEAN1 34.8352
+#define ITG__CSA_STD1 4.3915
+#define ITG__CSA_MEAN2 49.4904
+#define ITG__CSA_STD2 3.6186
 
 #define ITG__NLAWS (sizeof itg__laws / sizeof itg__laws[0])
 
@@ -85,6 +118,13 @@ static int itg__params_valid(itg_dist_kind kind, const double *p) {
   case ITG_DIST_GAMMA:
   case ITG_DIST_WEIBULL:
     return p[0] > 0 && p[1] > 0;
+  case ITG_DIST_STUDENT:
+    return p[1] > 0 && p[2] > 0;
+  case ITG_DIST_TELNET:
+  case ITG_DIST_QUAKE3:
+  case ITG_DIST_CS_ACTIVE:
+  case ITG_DIST_CS_IDLE:
+    return 1;
   case ITG_DIST_EMPIRICAL:
     break;
   }
@@ -107,7 +147,8 @@ int itg_dist_new(itg_dist_kind kind, const double *params, size_t nparams,
   size_t i;
   if (out == NULL || !itg__kind_known(kind) || kind == ITG_DIST_EMPIRICAL)
     return ITG_EINVAL;
-  if (nparams != (size_t)itg__laws[kind].nparams || params == NULL)
+  if (nparams != (size_t)itg__laws[kind].nparams ||
+      (params == NULL && nparams > 0))
     return ITG_EINVAL;
   for (i = 0; i < nparams; i++)
     if (!isfinite(params[i]))
@@ -118,7 +159,8 @@ int itg_dist_new(itg_dist_kind kind, const double *params, size_t nparams,
   if (d == NULL)
     return ITG_ENOMEM;
   d->kind = kind;
-  memcpy(d->p, params, nparams * sizeof *params);
+  if (nparams > 0)
+    memcpy(d->p, params, nparams * sizeof *params);
   if (kind != ITG_DIST_CONSTANT) {
     itg__gsl_init();
     d->rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -175,6 +217,37 @@ out_free_dist:
   return ITG_ENOMEM;
 }
 
+/* A draw of a table: one uniform number walks the cumulated
+ * probabilities (the last value takes what rounding leaves). */
+static double itg__table_draw(itg_dist *d, const itg__table *t) {
+  double u = gsl_rng_uniform(d->rng), acc = 0;
+  size_t i;
+  for (i = 0; i + 1 < t->n; i++) {
+    acc += t->p[i];
+    if (u < acc)
+      break;
+  }
+  return t->v[i];
+}
+
+static double itg__table_mean(const itg__table *t) {
+  double m = 0;
+  size_t i;
+  for (i = 0; i < t->n; i++)
+    m += t->v[i] * t->p[i];
+  return m;
+}
+
+/* The share of a table's values below x. */
+static double itg__table_below(const itg__table *t, double x) {
+  double share = 0;
+  size_t i;
+  for (i = 0; i < t->n; i++)
+    if (t->v[i] < x)
+      share += t->p[i];
+  return fmin(share, 1.0);
+}
+
 /* One draw of the law, before saturation. */
 static double itg__draw(itg_dist *d) {
   const double *p = d->p;
@@ -203,6 +276,22 @@ static double itg__draw(itg_dist *d) {
     return gsl_ran_weibull(d->rng, p[1], p[0]);
   case ITG_DIST_LOGNORMAL:
     return gsl_ran_lognormal(d->rng, p[0], p[1]);
+  case ITG_DIST_STUDENT:
+    return p[0] + p[1] * gsl_ran_tdist(d->rng, p[2]);
+  case ITG_DIST_TELNET:
+    return itg__table_draw(d, &itg__telnet);
+  case ITG_DIST_CS_IDLE:
+    return itg__table_draw(d, &itg__cs_idle);
+  case ITG_DIST_QUAKE3:
+    return gsl_rng_uniform(d->rng) < ITG__QUAKE3_WEIGHT
+               ? gsl_ran_exponential(d->rng, ITG__QUAKE3_MEAN)
+               : ITG__QUAKE3_CONST;
+  case ITG_DIST_CS_ACTIVE:
+    return gsl_rng_uniform(d->rng) < ITG__CSA_WEIGHT
+               ? ITG__CSA_MEAN1 +
+                     gsl_ran_gaussian_ziggurat(d->rng, ITG__CSA_STD1)
+               : ITG__CSA_MEAN2 +
+                     gsl_ran_gaussian_ziggurat(d->rng, ITG__CSA_STD2);
   case ITG_DIST_EMPIRICAL:
     x = d->values[d->next];
     d->next = d->next + 1 == d->nvalues ? 0 : d->next + 1;
@@ -251,8 +340,80 @@ double itg_dist_mean(const itg_dist *d) {
     return p[1] * tgamma(1 + 1 / p[0]);
   case ITG_DIST_LOGNORMAL:
     return exp(p[0] + 0.5 * p[1] * p[1]);
+  case ITG_DIST_STUDENT:
+    return p[2] > 1 ? p[0] : NAN;
+  case ITG_DIST_TELNET:
+    return itg__table_mean(&itg__telnet);
+  case ITG_DIST_CS_IDLE:
+    return itg__table_mean(&itg__cs_idle);
+  case ITG_DIST_QUAKE3:
+    return ITG__QUAKE3_WEIGHT * ITG__QUAKE3_MEAN +
+           (1 - ITG__QUAKE3_WEIGHT) * ITG__QUAKE3_CONST;
+  case ITG_DIST_CS_ACTIVE:
+    return ITG__CSA_WEIGHT * ITG__CSA_MEAN1 +
+           (1 - ITG__CSA_WEIGHT) * ITG__CSA_MEAN2;
   case ITG_DIST_EMPIRICAL:
     return d->trace_mean;
+  }
+  return NAN;
+}
+
+double itg_dist_below(const itg_dist *d, double x) {
+  const double *p = d->p;
+  double share = 0;
+  size_t i;
+  if (isnan(x))
+    return NAN;
+  switch (d->kind) {
+  case ITG_DIST_CONSTANT:
+    return p[0] < x ? 1 : 0;
+  case ITG_DIST_UNIFORM:
+    if (p[0] == p[1])
+      return p[0] < x ? 1 : 0;
+    return x <= p[0] ? 0 : x >= p[1] ? 1 : gsl_cdf_flat_P(x, p[0], p[1]);
+  case ITG_DIST_EXPONENTIAL:
+    return x <= 0 ? 0 : gsl_cdf_exponential_P(x, p[0]);
+  case ITG_DIST_POISSON:
+    /* Whole numbers: below x is at most ceil(x) - 1. */
+    return x <= 0 ? 0
+                  : ceil(x) - 1 >= 4294967295.0
+                        ? 1
+                        : gsl_cdf_poisson_P((unsigned)(ceil(x) - 1), p[0]);
+  case ITG_DIST_NORMAL:
+    if (p[1] == 0)
+      return p[0] < x ? 1 : 0;
+    return gsl_cdf_ugaussian_P((x - p[0]) / p[1]);
+  case ITG_DIST_PARETO:
+    return x <= p[1] ? 0 : gsl_cdf_pareto_P(x, p[0], p[1]);
+  case ITG_DIST_CAUCHY:
+    return gsl_cdf_cauchy_P(x - p[0], p[1]);
+  case ITG_DIST_GAMMA:
+    return x <= 0 ? 0 : gsl_cdf_gamma_P(x, p[0], p[1]);
+  case ITG_DIST_WEIBULL:
+    return x <= 0 ? 0 : gsl_cdf_weibull_P(x, p[1], p[0]);
+  case ITG_DIST_LOGNORMAL:
+    return x <= 0 ? 0 : gsl_cdf_lognormal_P(x, p[0], p[1]);
+  case ITG_DIST_STUDENT:
+    return gsl_cdf_tdist_P((x - p[0]) / p[1], p[2]);
+  case ITG_DIST_TELNET:
+    return itg__table_below(&itg__telnet, x);
+  case ITG_DIST_CS_IDLE:
+    return itg__table_below(&itg__cs_idle, x);
+  case ITG_DIST_QUAKE3:
+    return (x <= 0 ? 0
+                   : ITG__QUAKE3_WEIGHT *
+                         gsl_cdf_exponential_P(x, ITG__QUAKE3_MEAN)) +
+           (ITG__QUAKE3_CONST < x ? 1 - ITG__QUAKE3_WEIGHT : 0);
+  case ITG_DIST_CS_ACTIVE:
+    return ITG__CSA_WEIGHT *
+               gsl_cdf_ugaussian_P((x - ITG__CSA_MEAN1) / ITG__CSA_STD1) +
+           (1 - ITG__CSA_WEIGHT) *
+               gsl_cdf_ugaussian_P((x - ITG__CSA_MEAN2) / ITG__CSA_STD2);
+  case ITG_DIST_EMPIRICAL:
+    for (i = 0; i < d->nvalues; i++)
+      if (d->values[i] < x)
+        share += 1;
+    return share / (double)d->nvalues;
   }
   return NAN;
 }

@@ -89,13 +89,27 @@ static int itg__where_parse(const char *w, size_t len, itg__where *out,
 
 /* The median of an IDT law without a mean, in the spec's unit: Pareto's
  * scale * 2^(1/shape); Cauchy's on the draws >= 0 the sender keeps, the x
- * with F(x) = (1 + F(0)) / 2, which comes to hypot(loc, scale). */
+ * with F(x) = (1 + F(0)) / 2, which comes to hypot(loc, scale); Student's,
+ * its location (the share of draws below 0 left aside). */
 static double itg__idt_median(const itg_dist_spec *s) {
   if (s->kind == ITG_DIST_PARETO)
     return s->p[1] * pow(2.0, 1.0 / s->p[0]);
   if (s->kind == ITG_DIST_CAUCHY)
     return hypot(s->p[0], s->p[1]);
+  if (s->kind == ITG_DIST_STUDENT)
+    return s->p[0];
   return NAN;
+}
+
+/* The mean of a law in seconds, NaN where it has none or cannot be made. */
+static double itg__spec_mean(const itg_dist_spec *s) {
+  itg_dist *d;
+  double mean;
+  if (itg_dist_spec_make(s, 0, &d) != 0)
+    return NAN;
+  mean = itg_dist_mean(d) * s->scale;
+  itg_dist_free(d);
+  return mean;
 }
 
 /* The flow's weight, its mean rate in pkt/s (see itg/experiment.h). */
@@ -111,6 +125,12 @@ static int itg__flow_rate(const itg_flow_cfg *cfg, double *rate) {
     mean = itg__idt_median(&cfg->idt);
   mean *= cfg->idt.scale;
   *rate = isfinite(mean) && mean > 0 ? 1.0 / mean : 0.0;
+  if (cfg->onoff) {
+    /* On a share on / (on + off) of the time. */
+    double on = itg__spec_mean(&cfg->on), off = itg__spec_mean(&cfg->off);
+    if (isfinite(on) && isfinite(off) && on + off > 0)
+      *rate *= on / (on + off);
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/growable.h"
@@ -105,12 +106,22 @@ static int itg__law_check(const itg_dist_spec *s, int idt, const char *who,
       *lo = -INFINITY;
     break;
   case ITG_DIST_CAUCHY:
+  case ITG_DIST_STUDENT:
+  case ITG_DIST_CS_ACTIVE:
     *lo = -INFINITY;
     break;
   case ITG_DIST_PARETO:
     *lo = s->p[1];
     break;
-  default: /* exponential, Poisson, gamma, Weibull, lognormal */
+  case ITG_DIST_TELNET:
+    *lo = 21;
+    *hi = 35;
+    break;
+  case ITG_DIST_CS_IDLE:
+    *lo = 27;
+    *hi = 35;
+    break;
+  default: /* exponential, Poisson, gamma, Weibull, lognormal, quake3 */
     break;
   }
   return 0;
@@ -192,6 +203,50 @@ static int itg__payload_check(const char *path, char *err, size_t errlen) {
   }
 }
 
+/* Checks the size law against the header of the flow's profile and
+ * transport (hdr bytes). Sizes the native header cannot carry, but D-ITG's
+ * smaller one can, are refused with a word on --wire ditg. */
+static int itg__size_check(const itg_flow_cfg *cfg, size_t hdr, char *err,
+                           size_t errlen) {
+  const itg_dist_spec *size = &cfg->size;
+  size_t ditg_hdr = itg_wire_hdr_len(ITG_WIRE_DITG, cfg->proto == ITG_PROTO_TCP);
+  int rc;
+  if (size->kind == ITG_DIST_CONSTANT && isfinite(size->scale) &&
+      size->scale > 0) {
+    double v = size->p[0] * size->scale;
+    if (v < (double)hdr) {
+      itg__err_set(err, errlen,
+                   "size: constant %g B is smaller than the %zu-byte header "
+                   "(%s wire over %s)%s",
+                   v, hdr, cfg->wire == ITG_WIRE_DITG ? "ditg" : "native",
+                   cfg->proto == ITG_PROTO_TCP ? "TCP" : "UDP",
+                   cfg->wire == ITG_WIRE_NATIVE && v >= (double)ditg_hdr
+                       ? ": --wire ditg (D-ITG's header, 16 B, 20 over TCP) "
+                         "carries it"
+                       : "");
+      return ITG_EINVAL;
+    }
+    if (v > ITG_WIRE_MAX_PACKET) {
+      itg__err_set(err, errlen, "size: constant %g B is larger than %u B",
+                   v, ITG_WIRE_MAX_PACKET);
+      return ITG_EINVAL;
+    }
+  }
+  rc = itg__flow_spec_check(size, 0, (double)hdr, ITG_WIRE_MAX_PACKET, "size",
+                            err, errlen);
+  if (rc == ITG_EINVAL && cfg->wire == ITG_WIRE_NATIVE &&
+      itg__flow_spec_check(size, 0, (double)ditg_hdr, ITG_WIRE_MAX_PACKET,
+                           "size", NULL, 0) == 0) {
+    size_t n = strlen(err != NULL ? err : "");
+    if (n < errlen)
+      snprintf(err + n, errlen - n,
+               " (below the %zu-byte native header): --wire ditg (D-ITG's "
+               "header, 16 B, 20 over TCP) carries its sizes",
+               hdr);
+  }
+  return rc;
+}
+
 /* Checks that a string field ends within its array. */
 static int itg__terminated(const char *s, size_t size, const char *what,
                            char *err, size_t errlen) {
@@ -205,7 +260,6 @@ static int itg__terminated(const char *s, size_t size, const char *what,
 int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
   itg_flow_cfg copy;
   const itg_flow_cfg *cfg = &copy;
-  const itg_dist_spec *size;
   size_t hdr;
   int rc;
   errlen = itg__err_begin(err, errlen);
@@ -314,24 +368,11 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
                             errlen);
   if (rc != 0)
     return rc;
-  size = &cfg->size;
-  if (size->kind == ITG_DIST_CONSTANT && isfinite(size->scale) &&
-      size->scale > 0) {
-    double v = size->p[0] * size->scale;
-    if (v < (double)hdr) {
-      itg__err_set(err, errlen,
-                   "size: constant %g B is smaller than the %zu-byte header "
-                        "(%s wire over %s)",
-                        v, hdr, cfg->wire == ITG_WIRE_DITG ? "ditg" : "native",
-                        cfg->proto == ITG_PROTO_TCP ? "TCP" : "UDP");
-      return ITG_EINVAL;
-    }
-    if (v > ITG_WIRE_MAX_PACKET) {
-      itg__err_set(err, errlen, "size: constant %g B is larger than %u B",
-                        v, ITG_WIRE_MAX_PACKET);
-      return ITG_EINVAL;
-    }
-  }
-  return itg__flow_spec_check(size, 0, (double)hdr, ITG_WIRE_MAX_PACKET, "size",
-                              err, errlen);
+  if (cfg->onoff &&
+      ((rc = itg__flow_spec_check(&cfg->on, 1, 0, ITG_FLOW_IDT_MAX,
+                                  "on period", err, errlen)) != 0 ||
+       (rc = itg__flow_spec_check(&cfg->off, 1, 0, ITG_FLOW_IDT_MAX,
+                                  "off period", err, errlen)) != 0))
+    return rc;
+  return itg__size_check(cfg, hdr, err, errlen);
 }

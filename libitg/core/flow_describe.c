@@ -3,6 +3,7 @@
 #include "core/flow_internal.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,6 +87,91 @@ const char *itg_proto_name(itg_proto proto) {
   return "unknown";
 }
 
+/* The share of a size law's draws below hdr bytes, NaN if the law cannot
+ * be made (a trace file that cannot be read). */
+static double itg__size_below(const itg_dist_spec *s, size_t hdr) {
+  itg_dist *d;
+  double share;
+  if (!(isfinite(s->scale) && s->scale > 0) ||
+      itg_dist_spec_make(s, 1, &d) != 0)
+    return NAN;
+  share = itg_dist_below(d, (double)hdr / s->scale);
+  itg_dist_free(d);
+  return share;
+}
+
+/* Draws below this share are not worth a word: a normal law's tail many
+ * standard deviations away. */
+#define ITG__NOTE_MIN_SHARE 1e-6
+
+/* Appends the size note (itg_flow_size_note) of cfg, known to be read. */
+static double itg__cat_size_note(const itg_flow_cfg *cfg, char *buf,
+                                 size_t len, size_t *pos) {
+  int tcp = cfg->proto == ITG_PROTO_TCP;
+  size_t hdr = itg_wire_hdr_len(cfg->wire, tcp);
+  size_t ditg = itg_wire_hdr_len(ITG_WIRE_DITG, tcp);
+  const char *wire = cfg->wire == ITG_WIRE_DITG ? "ditg" : "native";
+  double share, ditg_share;
+  if (hdr == 0)
+    return NAN;
+  if (cfg->size_raised != 0 && cfg->size.kind == ITG_DIST_CONSTANT) {
+    itg__cat(buf, len, pos,
+             "size: the preset's %u-byte packets are sent at %g B, the %s "
+             "header's length",
+             (unsigned)cfg->size_raised, cfg->size.p[0] * cfg->size.scale,
+             wire);
+    if (cfg->wire == ITG_WIRE_DITG || cfg->size_raised < ditg)
+      itg__cat(buf, len, pos, "; D-ITG sends them at %zu B", ditg);
+    else
+      itg__cat(buf, len, pos,
+               "; --wire ditg (D-ITG's %zu-byte header) sends them as they "
+               "are",
+               ditg);
+    return 1;
+  }
+  share = itg__size_below(&cfg->size, hdr);
+  if (!(share >= ITG__NOTE_MIN_SHARE))
+    return share;
+  itg__cat(buf, len, pos, "size: ");
+  if (share >= 1) {
+    itg__cat(buf, len, pos, "every draw of ");
+    itg__cat_law(buf, len, pos, &cfg->size, 0);
+    itg__cat(buf, len, pos,
+             " falls below the %zu-byte %s header: the flow is refused", hdr,
+             wire);
+  } else {
+    itg__cat(buf, len, pos, "%.3g %% of the draws of ", share * 100);
+    itg__cat_law(buf, len, pos, &cfg->size, 0);
+    itg__cat(buf, len, pos,
+             " fall below the %zu-byte %s header and are drawn again (the "
+             "law is cut there, its mean moves up)",
+             hdr, wire);
+  }
+  if (cfg->wire == ITG_WIRE_DITG) {
+    itg__cat(buf, len, pos, "; D-ITG would send them at %zu B", hdr);
+  } else {
+    ditg_share = itg__size_below(&cfg->size, ditg);
+    itg__cat(buf, len, pos,
+             "; --wire ditg (D-ITG's %zu-byte header) lowers that to %.3g %%",
+             ditg, ditg_share * 100);
+  }
+  return share;
+}
+
+double itg_flow_size_note(const itg_flow_cfg *caller, char *buf, size_t len) {
+  itg_flow_cfg copy;
+  char scratch[1];
+  size_t pos = 0;
+  if (buf == NULL || len == 0) {
+    buf = scratch;
+    len = sizeof scratch;
+  }
+  buf[0] = '\0';
+  if (caller == NULL || ITG__CFG_IN(&copy, caller, itg_flow_cfg, NULL, 0) != 0)
+    return NAN;
+  return itg__cat_size_note(&copy, buf, len, &pos);
+}
+
 void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
   itg_flow_cfg copy;
   const itg_flow_cfg *cfg = &copy;
@@ -108,6 +194,12 @@ void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
   itg__cat_law(buf, len, &pos, &cfg->idt, 1);
   itg__cat(buf, len, &pos, " size ");
   itg__cat_law(buf, len, &pos, &cfg->size, 0);
+  if (cfg->onoff) {
+    itg__cat(buf, len, &pos, " on ");
+    itg__cat_law(buf, len, &pos, &cfg->on, 1);
+    itg__cat(buf, len, &pos, " off ");
+    itg__cat_law(buf, len, &pos, &cfg->off, 1);
+  }
   if (cfg->duration_ns > 0) {
     itg__cat(buf, len, &pos, " %s %g s", bound, (double)cfg->duration_ns / 1e9);
     bound = "or";
@@ -159,4 +251,13 @@ void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
   if (cfg->payload_file[0] != '\0')
     itg__cat(buf, len, &pos, " payload %.*s", (int)sizeof cfg->payload_file,
              cfg->payload_file);
+  {
+    size_t mark = pos;
+    itg__cat(buf, len, &pos, "; ");
+    if (!(itg__cat_size_note(cfg, buf, len, &pos) >= ITG__NOTE_MIN_SHARE)) {
+      pos = mark;
+      if (pos < len)
+        buf[pos] = '\0';
+    }
+  }
 }

@@ -71,6 +71,7 @@ typedef enum itg__opt_id {
   ITG__OPT_PAYLOAD_TYPE,
   ITG__OPT_PAYLOAD_FILE,
   ITG__OPT_PEER,
+  ITG__OPT_ONOFF,
 } itg__opt_id;
 
 typedef struct itg__opt {
@@ -102,6 +103,7 @@ static const itg__opt itg__opts[] = {
     {"-p", "--payload-type", ITG__OPT_PAYLOAD_TYPE, 1},
     {"-Fp", "--payload-file", ITG__OPT_PAYLOAD_FILE, 1},
     {NULL, "--peer", ITG__OPT_PEER, 1},
+    {"-B", "--onoff", ITG__OPT_ONOFF, 0},
 };
 
 #define ITG__COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -280,8 +282,65 @@ static int itg__parse_law(itg__fp *fp, const itg__law_opt *lo) {
     fp->cfg.idt = s;
   } else {
     fp->cfg.size = s;
+    fp->cfg.size_raised = 0;
     fp->preset_size = 0;
   }
+  return 0;
+}
+
+/* Reads one law of -B: a letter of the IDT options (C, U, E, O, N, V, Y,
+ * G, W), which gives the kind and the number of values, and its values,
+ * all in milliseconds (D-ITG's on/off periods). */
+static int itg__parse_period(itg__fp *fp, const char *who,
+                             itg_dist_spec *out) {
+  const itg__law_opt *lo = NULL;
+  const char *w;
+  itg_dist_spec s;
+  size_t k;
+  int j, rc;
+  rc = itg__value(fp, who, &w);
+  if (rc != 0)
+    return rc;
+  for (k = 0; k < ITG__COUNT(itg__law_opts); k++) {
+    const char *name = itg__law_opts[k].name;
+    if (itg__law_opts[k].idt && name[1] == w[0] && name[2] == '\0' &&
+        w[0] != '\0' && w[1] == '\0')
+      lo = &itg__law_opts[k];
+  }
+  if (lo == NULL) {
+    itg__err_set(fp->err, fp->errlen,
+                 "%s: '%s' is not a law (C, U, E, O, N, V, Y, G or W)", who,
+                 w);
+    return ITG_EINVAL;
+  }
+  memset(&s, 0, sizeof s);
+  s.kind = lo->kind;
+  s.scale = 1e-3;
+  for (j = 0; j < lo->nargs; j++) {
+    rc = itg__value(fp, who, &w);
+    if (rc == 0)
+      rc = itg__number(fp, who, w, &s.p[j]);
+    if (rc != 0)
+      return rc;
+  }
+  rc = itg__flow_spec_check(&s, 1, 0, ITG_FLOW_IDT_MAX, who, fp->err,
+                            fp->errlen);
+  if (rc == 0)
+    *out = s;
+  return rc;
+}
+
+/* -B on_law values off_law values. */
+static int itg__parse_onoff(itg__fp *fp) {
+  itg_dist_spec on, off;
+  int rc = itg__parse_period(fp, "-B on", &on);
+  if (rc == 0)
+    rc = itg__parse_period(fp, "-B off", &off);
+  if (rc != 0)
+    return rc;
+  fp->cfg.onoff = 1;
+  fp->cfg.on = on;
+  fp->cfg.off = off;
   return 0;
 }
 
@@ -464,6 +523,8 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
     if (rc == 0 && second)
       c->wire = ITG_WIRE_DITG; /* ITGRecv reads no other header */
     return rc;
+  case ITG__OPT_ONOFF:
+    return itg__parse_onoff(fp);
   }
   return ITG_EINVAL;
 }
@@ -513,6 +574,7 @@ static int itg__parse_word(itg__fp *fp) {
   fp->cfg.proto = preset.proto;
   fp->cfg.idt = preset.idt;
   fp->cfg.size = preset.size;
+  fp->cfg.size_raised = 0;
   fp->preset_size = 1;
   return 0;
 }
@@ -562,8 +624,11 @@ int itg_flow_parse_args(itg_flow_cfg *cfg, int argc, const char *const *argv,
   }
   if (fp.preset_size && fp.cfg.size.kind == ITG_DIST_CONSTANT) {
     size_t hdr = itg_wire_hdr_len(fp.cfg.wire, fp.cfg.proto == ITG_PROTO_TCP);
-    if (fp.cfg.size.p[0] * fp.cfg.size.scale < (double)hdr)
+    double nominal = fp.cfg.size.p[0] * fp.cfg.size.scale;
+    if (nominal < (double)hdr) {
+      fp.cfg.size_raised = (uint32_t)nominal;
       fp.cfg.size.p[0] = (double)hdr / fp.cfg.size.scale;
+    }
   }
   return itg__flow_cfg_out(cfg, &fp.cfg, err, errlen);
 }

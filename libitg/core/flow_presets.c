@@ -1,5 +1,6 @@
-/* Application presets: the transport and laws of VoIP, Telnet and DNS
- * traffic as D-ITG models them (see itg/flow.h). */
+/* Application presets: the transport and laws of VoIP, Telnet, DNS,
+ * Quake 3 and Counter-Strike traffic as D-ITG 2.8.1 models them (its
+ * traffic.cpp; see itg/flow.h). */
 #include "core/flow_presets.h"
 
 #include <ctype.h>
@@ -19,10 +20,12 @@ static const itg__codec itg__codecs[] = {
     {"G.723.1", 26.0, 30.0},
 };
 #define ITG__CODEC_COUNT (sizeof itg__codecs / sizeof itg__codecs[0])
-#define ITG__CODEC_DEFAULT 1 /* G.711.2 */
+#define ITG__CODEC_DEFAULT 0 /* G.711.1, D-ITG's */
 #define ITG__RTP_HDR 12.0
 #define ITG__CRTP_HDR 2.0
-#define ITG__VAD_FACTOR 0.65
+/* Voice activity detection keeps 65 % of the voice bytes (D-ITG's
+ * VAD * framesize * samples + header, made whole by truncation). */
+#define ITG__VAD_PERCENT 65
 
 int itg__word_eq(const char *word, const char *name) {
   for (; *word != '\0' && *name != '\0'; word++, name++) {
@@ -93,8 +96,9 @@ static int itg__preset_voip(int argc, const char *const *argv,
   out->proto = ITG_PROTO_UDP;
   itg__spec_set(&out->idt, ITG_DIST_CONSTANT, 1.0 / codec->rate, 0, 1.0);
   itg__spec_set(&out->size, ITG_DIST_CONSTANT,
-                vad ? round((codec->payload + hdr) * ITG__VAD_FACTOR)
-                    : codec->payload + hdr,
+                (vad ? floor(codec->payload * ITG__VAD_PERCENT / 100)
+                     : codec->payload) +
+                    hdr,
                 0, 1.0);
   return i;
 }
@@ -106,10 +110,25 @@ int itg__preset_parse(int argc, const char *const *argv, itg__preset *out,
   if (itg__word_eq(argv[0], "VoIP"))
     return itg__preset_voip(argc, argv, out, err, errlen);
   if (itg__word_eq(argv[0], "Telnet")) {
-    /* 1.1 * Pareto(0.95) ms; size 0 is raised to the header length. */
     out->proto = ITG_PROTO_TCP;
     itg__spec_set(&out->idt, ITG_DIST_PARETO, 0.95, 1.1, 1e-3);
-    itg__spec_set(&out->size, ITG_DIST_CONSTANT, 0, 0, 1.0);
+    itg__spec_set(&out->size, ITG_DIST_TELNET, 0, 0, 1.0);
+    return 1;
+  }
+  if (itg__word_eq(argv[0], "Quake3")) {
+    out->proto = ITG_PROTO_UDP;
+    itg__spec_set(&out->idt, ITG_DIST_QUAKE3, 0, 0, 1e-3);
+    itg__spec_set(&out->size, ITG_DIST_NORMAL, 64.151757, 3.2035755, 1.0);
+    return 1;
+  }
+  if (itg__word_eq(argv[0], "CSa") || itg__word_eq(argv[0], "CSi")) {
+    int active = itg__word_eq(argv[0], "CSa");
+    out->proto = ITG_PROTO_UDP;
+    itg__spec_set(&out->idt, ITG_DIST_STUDENT, active ? 41.6994 : 41.6858,
+                  active ? 0.104821 : 0.0694393, 1e-3);
+    out->idt.p[2] = active ? 0.704073 : 1.08341;
+    itg__spec_set(&out->size, active ? ITG_DIST_CS_ACTIVE : ITG_DIST_CS_IDLE,
+                  0, 0, 1.0);
     return 1;
   }
   if (itg__word_eq(argv[0], "DNS")) {

@@ -1,4 +1,5 @@
-/* Application presets of the flow options (VoIP, Telnet, DNS): what each
+/* Application presets of the flow options (VoIP, Telnet, DNS, Quake3,
+ * CSa, CSi): what each
  * sets, as described in itg/flow.h. */
 #ifndef ITG_FLOW_PRESETS_H
 #define ITG_FLOW_PRESETS_H

@@ -440,6 +440,8 @@ void itg_sender_free(itg_sender *s) {
     itg_dist_free(f->idt);
     free(f->payload);
     itg_dist_free(f->size);
+    itg_dist_free(f->on);
+    itg_dist_free(f->off);
     free(f->df);
     free(f);
   }

@@ -69,6 +69,8 @@ typedef struct itg__tx_flow {
   uint64_t seed;
   itg_dist *idt;
   itg_dist *size;
+  itg_dist *on;   /* on/off flows: the periods' laws, else NULL */
+  itg_dist *off;
   size_t hdr_len;
   uint8_t *payload;   /* the -Fp file's bytes, NULL without one */
   size_t payload_len;
@@ -89,6 +91,7 @@ typedef struct itg__tx_flow {
   int64_t next_ns; /* next departure, monotonic */
   int64_t end_ns;  /* no departure scheduled at or after this instant */
   int64_t stop_ns; /* a flow still behind its schedule stops here */
+  int64_t on_end_ns; /* on/off flows: the end of the current on period */
   uint64_t seq;
   uint64_t bytes_planned;
   size_t payload_off; /* where the next packet's payload starts */

@@ -78,6 +78,23 @@ static int64_t draw_idt_ns(itg__tx_flow *f) {
   return (int64_t)llround(sec * 1e9);
 }
 
+/* The length in ns of the next on (or off) period. */
+static int64_t draw_period_ns(const itg_dist_spec *spec, itg_dist *d) {
+  return (int64_t)llround(itg_dist_spec_draw(spec, d, 0, ITG_FLOW_IDT_MAX) *
+                          1e9);
+}
+
+/* Moves an on/off flow's next departure, if its on period has ended, to
+ * the start of the next on period: the off period runs from the end of
+ * the on period. An on period always starts with a departure, however
+ * short (D-ITG's too). */
+static void next_on(itg__tx_flow *f) {
+  if (f->on == NULL || f->next_ns < f->on_end_ns)
+    return;
+  f->next_ns = f->on_end_ns + draw_period_ns(&f->cfg.off, f->off);
+  f->on_end_ns = f->next_ns + draw_period_ns(&f->cfg.on, f->on);
+}
+
 static size_t draw_size(itg__tx_flow *f) {
   double b = itg_dist_spec_draw(&f->cfg.size, f->size, (double)f->hdr_len,
                                 ITG_WIRE_MAX_PACKET);
@@ -97,6 +114,7 @@ static int plan(itg__tx_flow *f, int64_t now, planned *p, int max) {
                            p[k].size - f->hdr_len);
     f->bytes_planned += p[k].size;
     f->next_ns += draw_idt_ns(f);
+    next_on(f);
     k++;
   }
   return k;
@@ -142,6 +160,7 @@ static void anchor(itg__tx_flow *f, planned *first, int64_t mono) {
     return;
   first->due_ns = mono;
   f->next_ns += shift;
+  f->on_end_ns += shift;
   if (f->end_ns != INT64_MAX)
     f->end_ns += shift;
   if (f->stop_ns != INT64_MAX)
@@ -343,6 +362,8 @@ void itg__tx_send_main(void *arg) {
     if (!f->ready)
       continue;
     f->next_ns = t0 + f->cfg.start_delay_ns;
+    if (f->on != NULL)
+      f->on_end_ns = f->next_ns + draw_period_ns(&f->cfg.on, f->on);
     f->end_ns = f->cfg.duration_ns > 0 ? f->next_ns + f->cfg.duration_ns
                                        : INT64_MAX;
     /* A departure due before the end may leave late by up to a tenth of

@@ -8,9 +8,13 @@
 #include "core/mix.h"
 #include "engine/sender_setup.h"
 
+uint64_t itg__flow_law_seed(uint64_t seed, unsigned k) {
+  return itg__mix64(seed + k * ITG__GOLDEN);
+}
+
 void itg__flow_seeds(uint64_t seed, uint64_t *idt_seed, uint64_t *size_seed) {
-  *idt_seed = itg__mix64(seed + ITG__GOLDEN);
-  *size_seed = itg__mix64(seed + 2 * ITG__GOLDEN);
+  *idt_seed = itg__flow_law_seed(seed, 1);
+  *size_seed = itg__flow_law_seed(seed, 2);
 }
 
 static uint64_t auto_seed(size_t index) {
@@ -304,8 +308,19 @@ static int make_laws(itg__tx_flow *f, size_t index, char *msg, size_t len) {
     return rc;
   }
   rc = itg_dist_spec_make(&f->cfg.size, size_seed, &f->size);
-  if (rc < 0)
+  if (rc < 0) {
     snprintf(msg, len, "cannot make the size law: %s", itg_strerror(rc));
+    return rc;
+  }
+  if (f->cfg.onoff) {
+    rc = itg_dist_spec_make(&f->cfg.on, itg__flow_law_seed(f->seed, 3),
+                            &f->on);
+    if (rc == 0)
+      rc = itg_dist_spec_make(&f->cfg.off, itg__flow_law_seed(f->seed, 4),
+                              &f->off);
+    if (rc < 0)
+      snprintf(msg, len, "cannot make the on/off laws: %s", itg_strerror(rc));
+  }
   return rc;
 }
 

@@ -8,6 +8,10 @@
  * and size draws are independent and repeatable. */
 void itg__flow_seeds(uint64_t seed, uint64_t *idt_seed, uint64_t *size_seed);
 
+/* Derives the seed of a flow's law number k (itg/sender.h: 1 IDT, 2 size,
+ * 3 on periods, 4 off periods) from the flow's seed. */
+uint64_t itg__flow_law_seed(uint64_t seed, unsigned k);
+
 /* Makes the flow's laws and sets it up with its receiver (signaling,
  * data socket). Returns 0 with f->ready set, or the error also recorded
  * in f. */

@@ -70,7 +70,15 @@ static const char help_text[] =
     "  A flow ends at the first of -t (default 10000 ms), -z and -k it\n"
     "  reaches; 0 means no limit for each of them, and a flow left with no\n"
     "  limit at all is refused.\n"
-    "  presets: VoIP [-x codec] [-h RTP|CRTP] [-VAD], Telnet, DNS\n"
+    "  -B on-law values off-law values [--onoff]: on/off source, e.g.\n"
+    "       -B C 1000 E 500 (on periods of 1000 ms, off periods exponential\n"
+    "       of mean 500 ms); laws C U E O N V Y G W, values in ms\n"
+    "  presets (D-ITG 2.8.1's models): VoIP [-x codec] [-h RTP|CRTP] [-VAD]\n"
+    "       (codecs G.711.1, the default, G.711.2, G.729.2, G.729.3,\n"
+    "       G.723.1), Telnet, DNS, Quake3, CSa, CSi. Telnet's and CSi's\n"
+    "       sizes, below the 36-byte native header, need --wire ditg (16 B,\n"
+    "       20 over TCP); what the header does to a size law is said at\n"
+    "       start\n"
     "  One IDT option and one size option a flow; a preset first, the\n"
     "  options refining it after it; -D with TCP only: a line breaking one\n"
     "  of these rules is refused, naming both options.\n"
@@ -390,6 +398,13 @@ static int send_all(const options *o, const flows *fl) {
       itg_sender_free(s);
       return itg__cli_bad_usage(prog, msg, usage_text);
     }
+  }
+  /* A size law the header cuts is said before anything is sent. */
+  for (i = 0; i < fl->n; i++) {
+    char note[400];
+    itg_flow_size_note(&fl->v[i], note, sizeof note);
+    if (note[0] != '\0')
+      fprintf(stderr, "%s: flow %zu: %s\n", prog, i + 1, note);
   }
   watching = itg__cli_sigwatch_start(&w, on_signal, s) == 0;
   rc = itg_sender_start(s);

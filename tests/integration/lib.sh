@@ -117,6 +117,16 @@ except OSError:
 print(s.getsockname()[1])'
 }
 
+# free_tcp_port: a TCP port of loopback that no socket holds at this
+# moment (the system's pick for port 0), for a program that cannot take
+# port 0 (D-ITG's). Another program may take it meanwhile.
+free_tcp_port() {
+  python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
 # hold_closed_port: a TCP port of 127.0.0.1 that nothing listens on, held
 # bound (not listening) by a background process until the test ends, so
 # that no other program takes it meanwhile: CLOSED_PORT.

@@ -35,7 +35,17 @@ public final class Dist implements AutoCloseable {
     /** mu, sigma of the logarithm */
     LOGNORMAL(itg_dist_kind.ITG_DIST_LOGNORMAL),
     /** a trace of values replayed in order: see {@link Dist#empirical} */
-    EMPIRICAL(itg_dist_kind.ITG_DIST_EMPIRICAL);
+    EMPIRICAL(itg_dist_kind.ITG_DIST_EMPIRICAL),
+    /** location, scale, degrees of freedom (Student's t) */
+    STUDENT(itg_dist_kind.ITG_DIST_STUDENT),
+    /** none: D-ITG's Telnet packet sizes (bytes) */
+    TELNET(itg_dist_kind.ITG_DIST_TELNET),
+    /** none: D-ITG's Quake 3 IDTs (ms) */
+    QUAKE3(itg_dist_kind.ITG_DIST_QUAKE3),
+    /** none: D-ITG's Counter-Strike sizes, active player (bytes) */
+    CS_ACTIVE(itg_dist_kind.ITG_DIST_CS_ACTIVE),
+    /** none: D-ITG's Counter-Strike sizes, idle player (bytes) */
+    CS_IDLE(itg_dist_kind.ITG_DIST_CS_IDLE);
 
     final int code;
 
