@@ -250,11 +250,11 @@ int itg__ctl_fill(itg__sock s, itg__ctl_reader *r) {
   return itg__stream_recv(s, p, room);
 }
 
-int itg__ctl_recv(itg__sock s, itg__ctl_reader *r, itg__ctl_msg *out,
-                  int64_t timeout_ns) {
+int itg__recv_msg(itg__sock s, const itg__msg_source *src, void *reader,
+                  void *out, int64_t timeout_ns) {
   int64_t deadline = (int64_t)uv_hrtime() + timeout_ns;
   for (;;) {
-    int rc = itg__ctl_reader_next(r, out);
+    int rc = src->next(reader, out);
     int64_t left;
     if (rc == 1)
       return 0;
@@ -268,10 +268,25 @@ int itg__ctl_recv(itg__sock s, itg__ctl_reader *r, itg__ctl_msg *out,
       return rc;
     if (rc == 0)
       return ITG_ETIMEDOUT;
-    rc = itg__ctl_fill(s, r);
+    rc = src->fill(s, reader);
     if (rc < 0)
       return rc;
-    if (rc > 0)
-      itg__ctl_reader_commit(r, (size_t)rc);
   }
+}
+
+static int ctl_next(void *reader, void *out) {
+  return itg__ctl_reader_next(reader, out);
+}
+
+static int ctl_fill(itg__sock s, void *reader) {
+  int n = itg__ctl_fill(s, reader);
+  if (n > 0)
+    itg__ctl_reader_commit(reader, (size_t)n);
+  return n;
+}
+
+int itg__ctl_recv(itg__sock s, itg__ctl_reader *r, itg__ctl_msg *out,
+                  int64_t timeout_ns) {
+  static const itg__msg_source src = {ctl_next, ctl_fill};
+  return itg__recv_msg(s, &src, r, out, timeout_ns);
 }

@@ -135,6 +135,21 @@ int itg__ctl_send(itg__sock s, const itg__ctl_msg *m, int64_t timeout_ns);
 int itg__ctl_send_bytes(itg__sock s, const uint8_t *buf, size_t len,
                         int64_t timeout_ns);
 
+/* Where itg__recv_msg takes its messages from: next takes the next whole
+ * message out of the reader into out (1), or says more bytes are needed
+ * (0), or fails (< 0: the stream is unusable); fill reads what the socket
+ * holds now into the reader (the count, 0 if none, or an error). */
+typedef struct itg__msg_source {
+  int (*next)(void *reader, void *out);
+  int (*fill)(itg__sock s, void *reader);
+} itg__msg_source;
+
+/* Waits at most timeout_ns for the next whole message of a stream socket,
+ * whatever its protocol's reader. Returns 0 with *out filled,
+ * ITG_ETIMEDOUT, ITG_ECLOSED, ITG_ESOCKET or the reader's error. */
+int itg__recv_msg(itg__sock s, const itg__msg_source *src, void *reader,
+                  void *out, int64_t timeout_ns);
+
 /* Reads the bytes the socket holds now into r. Returns the count (0 if
  * none), ITG_ECLOSED at the peer's orderly close, or ITG_ESOCKET. */
 int itg__ctl_fill(itg__sock s, itg__ctl_reader *r);

@@ -273,26 +273,16 @@ int itg__ditg_fill(itg__sock s, itg__ditg_reader *r) {
   return n;
 }
 
+static int ditg_next(void *reader, void *out) {
+  return itg__ditg_reader_next(reader, out);
+}
+
+static int ditg_fill(itg__sock s, void *reader) {
+  return itg__ditg_fill(s, reader);
+}
+
 int itg__ditg_recv(itg__sock s, itg__ditg_reader *r, itg__ditg_msg *out,
                    int64_t timeout_ns) {
-  int64_t deadline = (int64_t)uv_hrtime() + timeout_ns;
-  for (;;) {
-    int rc = itg__ditg_reader_next(r, out);
-    int64_t left;
-    if (rc == 1)
-      return 0;
-    if (rc < 0)
-      return rc;
-    left = deadline - (int64_t)uv_hrtime();
-    if (left <= 0)
-      return ITG_ETIMEDOUT;
-    rc = itg__sock_wait_readable(s, left);
-    if (rc < 0)
-      return rc;
-    if (rc == 0)
-      return ITG_ETIMEDOUT;
-    rc = itg__ditg_fill(s, r);
-    if (rc < 0)
-      return rc;
-  }
+  static const itg__msg_source src = {ditg_next, ditg_fill};
+  return itg__recv_msg(s, &src, r, out, timeout_ns);
 }
