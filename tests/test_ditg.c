@@ -552,7 +552,7 @@ static void test_writer_flow(void **state) {
   strcpy(fl.src_addr, "10.1.2.3");
   strcpy(fl.dst_addr, "fe80::1");
   fl.src_port = 4321;
-  fl.dst_port = 8999;
+  fl.dst_port = 5001;
   bad = fl;
   memset(bad.dst_addr, 'a', sizeof bad.dst_addr);
   path_of("flow.log", path, sizeof path);
@@ -566,7 +566,7 @@ static void test_writer_flow(void **state) {
   fclose(fp);
   assert_int_equal(get32(b), 7);
   assert_int_equal(get32(b + 8), 4321);
-  assert_int_equal(get32(b + 12), 8999);
+  assert_int_equal(get32(b + 12), 5001);
   assert_string_equal((char *)b + 36, "10.1.2.3");
   assert_string_equal((char *)b + 82, "fe80::1");
   itg_ditg_cfg_init(&cfg);
@@ -578,7 +578,7 @@ static void test_writer_flow(void **state) {
                    0);
   assert_int_equal(seen_flow.flow_id, 7);
   assert_int_equal(seen_flow.src_port, 4321);
-  assert_int_equal(seen_flow.dst_port, 8999);
+  assert_int_equal(seen_flow.dst_port, 5001);
   assert_string_equal(seen_flow.src_addr, "10.1.2.3");
   assert_string_equal(seen_flow.dst_addr, "fe80::1");
 }
