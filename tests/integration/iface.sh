@@ -13,34 +13,8 @@ BUILD=$1
 
 NS_S="itg-is-$$"
 NS_R="itg-ir-$$"
-NETS=""
 
-ns_cleanup() {
-  for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-  for ns in $NETS; do
-    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p"; done
-    ip netns del "$ns" 2>/dev/null
-  done
-  cleanup
-}
-trap ns_cleanup EXIT
-trap 'exit 1' INT TERM
-
-nsx() {
-  ns=$1
-  shift
-  ip netns exec "$ns" "$@"
-}
-
-for ns in $NS_S $NS_R; do
-  if ! err=$(ip netns add "$ns" 2>&1); then
-    echo "iface: cannot create a network namespace (ip netns add $ns: $err)"
-    check "ip netns add works" false
-    finish
-  fi
-  NETS="$NETS $ns"
-  nsx "$ns" ip link set lo up || die "lo up in $ns"
-done
+ns_add "$NS_S" "$NS_R"
 ip link add vis netns "$NS_S" type veth peer name vir netns "$NS_R" ||
   die "veth"
 nsx "$NS_S" ip addr add 10.214.1.1/24 dev vis || die "address in S"

@@ -45,6 +45,45 @@ die() {
   exit 1
 }
 
+# ns_add NAME...: network namespaces for this script (root), each with
+# its loopback up; when the script exits, the processes inside them are
+# killed and they are removed. A system that refuses them fails the check
+# "ip netns add works" and ends the script.
+NETS=""
+ns_cleanup() {
+  for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+  for ns in $NETS; do
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p"; done
+    ip netns del "$ns" 2>/dev/null
+  done
+  cleanup
+}
+ns_add() {
+  trap ns_cleanup EXIT
+  trap 'exit 1' INT TERM
+  for ns in "$@"; do
+    if ! err=$(ip netns add "$ns" 2>&1); then
+      echo "$(basename "$0" .sh): cannot create a network namespace" \
+        "(ip netns add $ns: $err);"
+      echo "$(basename "$0" .sh): this test must run as root on a system" \
+        "that allows it"
+      check "ip netns add works" false
+      finish
+    fi
+    NETS="$NETS $ns"
+    nsx "$ns" ip link set lo up || die "lo up in $ns"
+  done
+}
+
+# nsx NS COMMAND...: runs a command inside a namespace (in the foreground:
+# a background job starts `ip netns exec` itself, which becomes the
+# program, so that $! is the program's pid).
+nsx() {
+  ns=$1
+  shift
+  ip netns exec "$ns" "$@"
+}
+
 # wait_until SECONDS COMMAND...: polls COMMAND every 20 ms until it
 # succeeds, at most SECONDS; returns its last status.
 wait_until() {

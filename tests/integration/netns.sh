@@ -15,41 +15,11 @@ BUILD=$1
 NS_S="itg-s-$$"
 NS_R="itg-r-$$"
 NS_L="itg-l-$$"
-NETS=""
 LOGD="$WORK/logs"
 mkdir -p "$LOGD"
 cd "$WORK" || die "cd"
 
-netns_cleanup() {
-  for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-  for ns in $NETS; do
-    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p"; done
-    ip netns del "$ns" 2>/dev/null
-  done
-  cleanup
-}
-trap netns_cleanup EXIT
-trap 'exit 1' INT TERM
-
-# nsx NS COMMAND...: runs a command inside a namespace (in the foreground:
-# a background job starts `ip netns exec` itself, which becomes the
-# program, so that $! is the program's pid).
-nsx() {
-  ns=$1
-  shift
-  ip netns exec "$ns" "$@"
-}
-
-for ns in $NS_S $NS_R $NS_L; do
-  if ! err=$(ip netns add "$ns" 2>&1); then
-    echo "netns: cannot create a network namespace (ip netns add $ns: $err);"
-    echo "netns: this test must run as root on a system that allows it"
-    check "ip netns add works" false
-    finish
-  fi
-  NETS="$NETS $ns"
-  nsx "$ns" ip link set lo up || die "lo up in $ns"
-done
+ns_add "$NS_S" "$NS_R" "$NS_L"
 
 # link NS_A ADDR_A NS_B ADDR_B: a veth pair between two namespaces, its
 # ends named for the peer (sr: in S towards R), with /24 addresses.
