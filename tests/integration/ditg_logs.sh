@@ -93,6 +93,47 @@ listening() {
   ss -ltnH "sport = :$1" 2>/dev/null | grep -q .
 }
 
+# itgrecv_start PORT OUT [ARGS...]: ITGRecv -Sp PORT ARGS, run in WORK,
+# its output in OUT.recv.out and its pid in rpid. Returns 1, the reason in
+# $WORK/why, when it does not listen.
+itgrecv_start() {
+  port=$1
+  out=$2
+  shift 2
+  (cd "$WORK" && exec ITGRecv -Sp "$port" "$@") >"$out.recv.out" 2>&1 &
+  rpid=$!
+  PIDS="$PIDS $rpid"
+  wait_until 10 listening "$port" && return 0
+  echo "ITGRecv did not listen on $port: $(tail -n 3 "$out.recv.out")" >"$WORK/why"
+  kill -9 "$rpid" 2>/dev/null
+  wait "$rpid" 2>/dev/null
+  return 1
+}
+
+# itgrecv_stop OUT: ends ITGRecv with SIGINT, on which it writes out its
+# log, OUT.recv. Returns 1, the reason in $WORK/why, when it did not end;
+# else rwhy is "" or what is wrong with its exit status or its log (whole
+# 144-byte records).
+itgrecv_stop() {
+  kill -INT "$rpid" 2>/dev/null
+  if ! wait_until 20 gone "$rpid"; then
+    kill -9 "$rpid" 2>/dev/null
+    wait "$rpid" 2>/dev/null
+    echo "ITGRecv did not end on SIGINT" >"$WORK/why"
+    return 1
+  fi
+  wait "$rpid"
+  rstatus=$?
+  size=$(wc -c <"$1.recv" 2>/dev/null || echo 0)
+  rwhy=""
+  if [ "$rstatus" -ne 0 ]; then
+    rwhy="ITGRecv exit status $rstatus: $(tail -n 3 "$1.recv.out")"
+  elif [ "$size" -eq 0 ] || [ $((size % 144)) -ne 0 ]; then
+    rwhy="ITGRecv's log holds $size bytes"
+  fi
+  return 0
+}
+
 # ditg_flow PROTO OUT: one D-ITG flow of 300 packets of 100 bytes at 200
 # pkt/s over loopback; the logs are OUT.send and OUT.recv. Returns 1, the
 # reason in $WORK/why, when D-ITG failed.
@@ -103,35 +144,15 @@ ditg_flow() {
   set -- $(ports "$proto")
   sig=$1
   data=$2
-  (cd "$WORK" && exec ITGRecv -Sp "$sig") >"$out.recv.out" 2>&1 &
-  rpid=$!
-  PIDS="$PIDS $rpid"
-  if ! wait_until 10 listening "$sig"; then
-    echo "ITGRecv did not listen on $sig: $(tail -n 3 "$out.recv.out")" >"$WORK/why"
-    kill -9 "$rpid" 2>/dev/null
-    wait "$rpid" 2>/dev/null
-    return 1
-  fi
+  itgrecv_start "$sig" "$out" || return 1
   timeout 60 ITGSend -a 127.0.0.1 -Sdp "$sig" -rp "$data" -T "$proto" \
     -C 200 -c 100 -z 300 -l "$out.send" -x "$out.recv" >"$out.send.out" 2>&1
   sstatus=$?
-  # ITGRecv writes out its log on Ctrl-C.
-  kill -INT "$rpid" 2>/dev/null
-  if ! wait_until 20 gone "$rpid"; then
-    kill -9 "$rpid" 2>/dev/null
-    wait "$rpid" 2>/dev/null
-    echo "ITGRecv did not end on SIGINT" >"$WORK/why"
-    return 1
-  fi
-  wait "$rpid"
-  rstatus=$?
-  size=$(wc -c <"$out.recv" 2>/dev/null || echo 0)
+  itgrecv_stop "$out" || return 1
   if [ "$sstatus" -ne 0 ] || ! grep -q "Finished sending" "$out.send.out"; then
     echo "ITGSend exit status $sstatus: $(tail -n 3 "$out.send.out")" >"$WORK/why"
-  elif [ "$rstatus" -ne 0 ]; then
-    echo "ITGRecv exit status $rstatus: $(tail -n 3 "$out.recv.out")" >"$WORK/why"
-  elif [ "$size" -eq 0 ] || [ $((size % 144)) -ne 0 ]; then
-    echo "ITGRecv's log holds $size bytes" >"$WORK/why"
+  elif [ -n "$rwhy" ]; then
+    echo "$rwhy" >"$WORK/why"
   else
     return 0
   fi
@@ -149,15 +170,7 @@ s = [socket.socket(), socket.socket(type=socket.SOCK_DGRAM), socket.socket()]
 for k in s:
     k.bind(("127.0.0.1", 0))
 print(*(k.getsockname()[1] for k in s))')
-  (cd "$WORK" && exec ITGRecv -Sp "$1" -l "$out.recv") >"$out.recv.out" 2>&1 &
-  rpid=$!
-  PIDS="$PIDS $rpid"
-  if ! wait_until 10 listening "$1"; then
-    echo "ITGRecv did not listen on $1: $(tail -n 3 "$out.recv.out")" >"$WORK/why"
-    kill -9 "$rpid" 2>/dev/null
-    wait "$rpid" 2>/dev/null
-    return 1
-  fi
+  itgrecv_start "$1" "$out" -l "$out.recv" || return 1
   timeout 60 ITGSend -a 127.0.0.1 -Sdp "$1" -rp "$2" -C 300 -c 100 -z 300 \
     >"$out.send1.out" 2>&1 &
   spid=$!
@@ -166,22 +179,11 @@ print(*(k.getsockname()[1] for k in s))')
   s2=$?
   wait "$spid"
   s1=$?
-  kill -INT "$rpid" 2>/dev/null
-  if ! wait_until 20 gone "$rpid"; then
-    kill -9 "$rpid" 2>/dev/null
-    wait "$rpid" 2>/dev/null
-    echo "ITGRecv did not end on SIGINT" >"$WORK/why"
-    return 1
-  fi
-  wait "$rpid"
-  rstatus=$?
-  size=$(wc -c <"$out.recv" 2>/dev/null || echo 0)
+  itgrecv_stop "$out" || return 1
   if [ "$s1" -ne 0 ] || [ "$s2" -ne 0 ]; then
     echo "ITGSend exit status $s1 and $s2" >"$WORK/why"
-  elif [ "$rstatus" -ne 0 ]; then
-    echo "ITGRecv exit status $rstatus: $(tail -n 3 "$out.recv.out")" >"$WORK/why"
-  elif [ "$size" -eq 0 ] || [ $((size % 144)) -ne 0 ]; then
-    echo "ITGRecv's log holds $size bytes" >"$WORK/why"
+  elif [ -n "$rwhy" ]; then
+    echo "$rwhy" >"$WORK/why"
   else
     return 0
   fi
