@@ -2,6 +2,7 @@
  * placement, flow ids, addresses and clock offsets. */
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,26 +39,34 @@ int itg__run_agree(itg__run *r) {
   return code;
 }
 
-/* Every rank's host name, into info[].host. */
-static int hosts(itg__run *r) {
-  char me[ITG_HOST_MAX] = "";
+/* Every rank's text `mine` (ITG_HOST_MAX bytes, terminated), into the
+ * char[ITG_HOST_MAX] field at `field` of each rank's info. */
+static int share_text(itg__run *r, const char *mine, size_t field) {
   char *all = malloc((size_t)r->ranks * ITG_HOST_MAX);
-  size_t len = sizeof me;
   int rc = 0;
   if (all == NULL)
     return ITG_ENOMEM;
-  if (uv_os_gethostname(me, &len) != 0)
-    snprintf(me, sizeof me, "unknown");
-  if (MPI_Allgather(me, ITG_HOST_MAX, MPI_CHAR, all, ITG_HOST_MAX, MPI_CHAR,
+  if (MPI_Allgather(mine, ITG_HOST_MAX, MPI_CHAR, all, ITG_HOST_MAX, MPI_CHAR,
                     r->comm) != MPI_SUCCESS)
     rc = ITG_EIO;
   for (int i = 0; i < r->ranks && rc == 0; i++) {
-    r->info[i].rank = i;
-    memcpy(r->info[i].host, all + (size_t)i * ITG_HOST_MAX, ITG_HOST_MAX);
-    r->info[i].host[ITG_HOST_MAX - 1] = '\0';
+    char *dst = (char *)&r->info[i] + field;
+    memcpy(dst, all + (size_t)i * ITG_HOST_MAX, ITG_HOST_MAX);
+    dst[ITG_HOST_MAX - 1] = '\0';
   }
   free(all);
   return rc;
+}
+
+/* Every rank's host name, into info[].host. */
+static int hosts(itg__run *r) {
+  char me[ITG_HOST_MAX] = "";
+  size_t len = sizeof me;
+  for (int i = 0; i < r->ranks; i++)
+    r->info[i].rank = i;
+  if (uv_os_gethostname(me, &len) != 0)
+    snprintf(me, sizeof me, "unknown");
+  return share_text(r, me, offsetof(itg_mpi_run_rank, host));
 }
 
 /* Places the flows on the job; flow i is flow id i + 1 everywhere (the
@@ -139,8 +148,6 @@ static int my_address(itg__run *r, char *out, size_t len) {
  * has none fails the run. */
 static int addresses(itg__run *r) {
   char me[ITG_HOST_MAX];
-  char *all;
-  int rc = 0;
   unsigned receives = 0;
   if (my_address(r, me, sizeof me) != 0)
     me[0] = '\0';
@@ -152,18 +159,7 @@ static int addresses(itg__run *r) {
                   r->cfg.net != NULL && r->cfg.net[0] != '\0' ? "in "
                                                               : "but loopback",
                   r->cfg.net != NULL ? r->cfg.net : "");
-  all = malloc((size_t)r->ranks * ITG_HOST_MAX);
-  if (all == NULL)
-    return ITG_ENOMEM;
-  if (MPI_Allgather(me, ITG_HOST_MAX, MPI_CHAR, all, ITG_HOST_MAX, MPI_CHAR,
-                    r->comm) != MPI_SUCCESS)
-    rc = ITG_EIO;
-  for (int i = 0; i < r->ranks && rc == 0; i++) {
-    memcpy(r->info[i].addr, all + (size_t)i * ITG_HOST_MAX, ITG_HOST_MAX);
-    r->info[i].addr[ITG_HOST_MAX - 1] = '\0';
-  }
-  free(all);
-  return rc;
+  return share_text(r, me, offsetof(itg_mpi_run_rank, addr));
 }
 
 /* Ranks of one host read one clock: each takes the measurement of its
