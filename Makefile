@@ -24,7 +24,10 @@
 #   make fuzz       each fuzz harness for FUZZ_SECONDS (tests/fuzz/fuzz.mk)
 #   make soak       the hostile soak for SOAK_SECONDS (tests/soak/soak.mk)
 #   make demo       receiver and sender on loopback, then the QoS report
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make man        the manual pages, from each program's --help
+#                   (libitg/programs/man), in $(BUILD)/man
+#   make install    PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR,
+#                   INCLUDEDIR, PKGCONFIGDIR, CMAKEDIR, MANDIR: see below)
 #   V=1             show the commands
 #
 # The build directory is $(BUILD); the sanitizer pass reuses these rules
@@ -33,6 +36,12 @@
 BUILD   ?= build
 PREFIX  ?= /usr/local
 DESTDIR ?=
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR     ?= $(LIBDIR)/cmake/libitg
+MANDIR       ?= $(PREFIX)/share/man
 CC      ?= cc
 AR      ?= ar
 PKG_CONFIG ?= pkg-config
@@ -108,7 +117,7 @@ SONAME := libitg.so.$(VMAJOR)
 SHARED := $(BUILD)/lib/libitg.so.$(VERSION)
 
 .PHONY: all lib programs tests test test-unit test-integration test-mpi \
-	check check-deps demo setup install uninstall clean accept
+	check check-deps demo setup man install uninstall clean accept
 .DEFAULT_GOAL := all
 # Objects of programs, tests and examples are built through pattern rules;
 # keep them, so a second make rebuilds nothing.
@@ -255,34 +264,72 @@ include tests/soak/soak.mk
 
 # ---- install ---------------------------------------------------------------
 
-# Written on every install: it holds PREFIX, which may differ each time.
-.PHONY: $(BUILD)/libitg.pc
+# The pkg-config and CMake files are written on every install: they hold
+# the install's directories, which may differ each time. libitg.pc links
+# the shared library; libitg-static.pc names the archive itself (a -litg
+# would find the shared library beside it) with libuv's static archive
+# where the system has one (libuv-static.pc: Debian's libuv_a.a).
+UV_STATIC_PC = $(shell $(PKG_CONFIG) --exists libuv-static 2>/dev/null && echo libuv-static || echo libuv)
+INSTALL_SUBST = sed -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	-e 's|@VERSION@|$(VERSION)|g' -e 's|@VMAJOR@|$(VMAJOR)|g'
+INSTALL_META := $(BUILD)/libitg.pc $(BUILD)/libitg-static.pc \
+	$(BUILD)/libitg-config.cmake $(BUILD)/libitg-config-version.cmake
+.PHONY: $(INSTALL_META)
 $(BUILD)/libitg.pc:
 	@mkdir -p $(dir $@)
-	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' \
-	  'includedir=$${prefix}/include' '' 'Name: libitg' \
-	  'Description: embeddable network traffic generator' \
-	  'Version: $(VERSION)' 'Requires.private: libuv gsl' \
+	$(Q)printf '%s\n' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+	  'Name: libitg' 'Description: embeddable network traffic generator' \
+	  'Version: $(VERSION)' 'Requires.private: $(UV_STATIC_PC) gsl' \
 	  'Libs: -L$${libdir} -litg' 'Libs.private: -lpthread -lm' \
 	  'Cflags: -I$${includedir}' > $@
+$(BUILD)/libitg-static.pc:
+	@mkdir -p $(dir $@)
+	$(Q)printf '%s\n' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+	  'Name: libitg-static' \
+	  'Description: embeddable network traffic generator, static archive' \
+	  'Version: $(VERSION)' 'Requires: $(UV_STATIC_PC) gsl' \
+	  'Libs: $${libdir}/libitg.a -lpthread -lm' \
+	  'Cflags: -I$${includedir}' > $@
+$(BUILD)/libitg-config.cmake $(BUILD)/libitg-config-version.cmake: \
+  $(BUILD)/%: ports/install/%.in
+	@mkdir -p $(dir $@)
+	$(Q)$(INSTALL_SUBST) $< > $@
 
-install: all $(BUILD)/libitg.pc
-	install -d $(DESTDIR)$(PREFIX)/include/itg $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
-	install -m 644 include/itg.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 include/itg/*.h $(DESTDIR)$(PREFIX)/include/itg/
-	install -m 644 $(STATIC) $(MPI_STATIC) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf $(notdir $(SHARED)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
-	ln -sf $(notdir $(SHARED)) $(DESTDIR)$(PREFIX)/lib/libitg.so
-	install -m 644 $(BUILD)/libitg.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
-	install -m 755 $(PROGS) $(MPI_PROG) $(DESTDIR)$(PREFIX)/bin/
+# The manual pages, made from each program's --help and its page's
+# template by libitg/programs/man/mkman.py: the help is the one text of
+# the options. The date is the version header's, so a page is the same
+# from build to build.
+MAN_PROGS := $(notdir $(PROGS:%$(EXE)=%)) $(if $(MPI_PROG),itg-mpi)
+MANS := $(MAN_PROGS:%=$(BUILD)/man/%.1)
+MAN_DATE := $(shell date -u -r $(VERSION_H) +%Y-%m-%d 2>/dev/null)
+man: $(MANS)
+$(BUILD)/man/%.1: libitg/programs/man/%.in libitg/programs/man/mkman.py $(BUILD)/bin/%$(EXE)
+	@mkdir -p $(dir $@)
+	$(Q)python3 libitg/programs/man/mkman.py $< $(BUILD)/bin/$*$(EXE) \
+	  $(VERSION) $(MAN_DATE) > $@.tmp && mv $@.tmp $@
+
+install: all man $(INSTALL_META)
+	install -d $(DESTDIR)$(INCLUDEDIR)/itg $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
+	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 include/itg.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 include/itg/*.h $(DESTDIR)$(INCLUDEDIR)/itg/
+	install -m 644 $(STATIC) $(MPI_STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SHARED)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(notdir $(SHARED)) $(DESTDIR)$(LIBDIR)/libitg.so
+	install -m 644 $(BUILD)/libitg.pc $(BUILD)/libitg-static.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 $(BUILD)/libitg-config.cmake \
+	  $(BUILD)/libitg-config-version.cmake $(DESTDIR)$(CMAKEDIR)/
+	install -m 644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
+	install -m 755 $(PROGS) $(MPI_PROG) $(DESTDIR)$(BINDIR)/
 	$(if $(DESTDIR),,-ldconfig 2>/dev/null)
 
 uninstall:
-	rm -rf $(DESTDIR)$(PREFIX)/include/itg $(DESTDIR)$(PREFIX)/include/itg.h
-	rm -f $(DESTDIR)$(PREFIX)/lib/libitg.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/libitg.pc
-	rm -f $(DESTDIR)$(PREFIX)/lib/libitg-mpi.a
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(PROGS) $(MPI_PROG)))
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/itg $(DESTDIR)$(INCLUDEDIR)/itg.h $(DESTDIR)$(CMAKEDIR)
+	rm -f $(DESTDIR)$(LIBDIR)/libitg.* $(DESTDIR)$(LIBDIR)/libitg-mpi.a
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/libitg.pc $(DESTDIR)$(PKGCONFIGDIR)/libitg-static.pc
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(MAN_PROGS:%=%.1))
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS) $(MPI_PROG)))
 
 clean:
 	rm -rf build

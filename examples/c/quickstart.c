@@ -1,8 +1,12 @@
 /* quickstart: a receiver and a sender in one program on loopback, then the
  * QoS report of what the receiver logged.
  *
- *   cc quickstart.c $(pkg-config --cflags --libs --static libitg) -o quickstart
+ *   cc quickstart.c $(pkg-config --cflags --libs libitg) -o quickstart
  *   ./quickstart [LOGFILE]
+ *
+ * or, to carry libitg (and libuv) inside the program:
+ *
+ *   cc quickstart.c $(pkg-config --cflags --libs libitg-static) -o quickstart
  */
 #include <itg.h>
 #include <stdio.h>

@@ -23,6 +23,7 @@
 
 static const char usage_text[] =
     "usage: itg-dec [options] LOG...\n"
+    "\n"
     "Reads libitg log files (sender and receiver logs of the same flows\n"
     "merge) and D-ITG's binary and text logs (ITGRecv -l, ITGSend -x,\n"
     "ITGDec -l; each told by its content), and prints QoS statistics per\n"

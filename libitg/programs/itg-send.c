@@ -2,6 +2,7 @@
  * D-ITG's options: one flow from the command line, or one flow per line of
  * a script file. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,8 @@ static const char help_text[] =
     "  of these rules is refused, naming both options.\n"
     "\n"
     "Exit status: 0 if every flow succeeded, 1 if one failed, 2 for a usage\n"
-    "error (nothing is sent then).\n";
+    "error (nothing is sent then), 130 or 143 when SIGINT or SIGTERM\n"
+    "stopped the flows early (what was sent is printed first).\n";
 
 /* What the command line asks for, besides the flows. */
 typedef struct options {
@@ -373,14 +375,25 @@ static int report_log(const options *o, const itg_sender *s) {
   return st.error != 0 ? -1 : 0;
 }
 
+/* What a signal stops: the sender, and the signal is kept for the exit
+ * status (read after itg__cli_sigwatch_stop joins the thread that wrote
+ * it). */
+typedef struct stop_watch {
+  itg_sender *sender;
+  int signum;
+} stop_watch;
+
 static void on_signal(void *user, int signum) {
-  (void)signum;
-  itg_sender_stop(user);
+  stop_watch *sw = user;
+  if (sw->signum == 0)
+    sw->signum = signum;
+  itg_sender_stop(sw->sender);
 }
 
 /* Runs the flows and prints what each did. Returns the exit status. */
 static int send_all(const options *o, const flows *fl) {
   itg__cli_sigwatch w;
+  stop_watch sw = {NULL, 0};
   itg_sender *s;
   char msg[256], err[200];
   size_t i;
@@ -406,7 +419,8 @@ static int send_all(const options *o, const flows *fl) {
     if (note[0] != '\0')
       fprintf(stderr, "%s: flow %zu: %s\n", prog, i + 1, note);
   }
-  watching = itg__cli_sigwatch_start(&w, on_signal, s) == 0;
+  sw.sender = s;
+  watching = itg__cli_sigwatch_start(&w, on_signal, &sw) == 0;
   rc = itg_sender_start(s);
   for (i = 0; i < fl->n; i++) {
     itg_flow_result r;
@@ -436,6 +450,14 @@ static int send_all(const options *o, const flows *fl) {
   if (report_log(o, s) != 0 || failed)
     status = ITG__CLI_EXIT_FAIL;
   itg_sender_free(s);
+  /* A run cut short by a signal did not send what was asked: the shell's
+   * convention, 128 + the signal, tells scripts so after the counts. */
+  if (sw.signum != 0) {
+    fflush(stdout);
+    fprintf(stderr, "%s: stopped by %s before the flows' end\n", prog,
+            sw.signum == SIGINT ? "SIGINT" : "SIGTERM");
+    status = 128 + sw.signum;
+  }
   return status;
 }
 

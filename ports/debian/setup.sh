@@ -12,9 +12,11 @@ here=$(dirname "$0")
 # interoperability tests: its programs write and read the logs
 # tests/integration/ditg_logs.sh compares with itg-dec's, ITGRecv takes
 # itg-send's flows (tests/integration/ditg_recv.sh) and ITGSend sends to
-# itg-recv (tests/integration/ditg_send.sh).
+# itg-recv (tests/integration/ditg_send.sh). CMake builds a user's
+# program against the installed CMake package, and groff renders the
+# manual pages (tests/integration/install.sh).
 debs="build-essential pkg-config libuv1-dev libgsl-dev libcmocka-dev iproute2
-      python3 swig default-jdk-headless maven
+      python3 swig default-jdk-headless maven cmake groff-base man-db
       openmpi-bin libopenmpi-dev libfaketime faketime d-itg"
 python3 -m pip --version >/dev/null 2>&1 || debs="$debs python3-pip"
 # The Python binding compiles a C extension: it needs Python's own headers.

@@ -22,6 +22,7 @@ static const char usage_text[] =
     "usage: mpirun -np N itg-mpi [options] EXPERIMENT\n";
 
 static const char help_text[] =
+    "\n"
     "Runs the flows of an experiment file (itg-send's script lines, with\n"
     "'@' placements: see README, \"Experiment files\") on the ranks of an MPI\n"
     "job: receivers on the ranks that receive, senders started together,\n"
