@@ -1,17 +1,18 @@
 """libitg for Python: an embeddable network traffic generator.
 
     import itg
-    with itg.Receiver(log="/tmp/r.itglog") as rx:
-        itg.send("127.0.0.1", "-T UDP -C 1000 -c 64 -t 1000")
+    with itg.Receiver(log="/tmp/r.itglog", port=0) as rx:
+        itg.send(rx, "-T UDP -C 1000 -c 64 -t 1000")
     report = itg.decode("/tmp/r.itglog")
     print(report.total.packets, report.total.lost)
 
 The pacing and the packet path run in the library's C threads; Python
 configures, waits and reads results. Flows are described by the same
-option words as itg-send (see include/itg/flow.h) or by FlowConfig fields.
+option words as itg-send (`itg-send --help`) or by FlowConfig fields.
 Experiment files, the flows of a distributed run with the ranks they run
 on, are read by itg.Experiment. Errors raise itg.Error subclasses named
-after the library's error table (itg.InvalidArgument is itg.EINVAL, ...).
+after the library's error table (itg.InvalidArgument is itg.EINVAL, ...;
+itg.NotFound is also a FileNotFoundError): help(itg.errors) lists them.
 Submodules: itg.wire (packet headers), itg.log (log records and files),
 itg.dist (random laws).
 """
@@ -60,7 +61,9 @@ __all__ = [
     "DEFAULT_SIG_PORT", "DEFAULT_DATA_PORT", "clock_real_ns", "clock_mono_ns",
     "__version__",
 ]
-__all__ += errors.__all__
+# The exception classes are attributes of itg (itg.NotFound) but only
+# Error is listed here: help(itg) shows the API, help(itg.errors) the table.
+__all__ += ["Error"]
 
 
 @atexit.register
