@@ -13,6 +13,8 @@ Experiment files, the flows of a distributed run with the ranks they run
 on, are read by itg.Experiment. Errors raise itg.Error subclasses named
 after the library's error table (itg.InvalidArgument is itg.EINVAL, ...;
 itg.NotFound is also a FileNotFoundError): help(itg.errors) lists them.
+itg.series() and itg.Series give the interval series of itg-dec -d, -j,
+-b, -p; itg.LogServer collects logs shipped over the network (itg-log).
 Submodules: itg.wire (packet headers), itg.log (log records and files),
 itg.dist (random laws).
 """
@@ -27,11 +29,14 @@ from .dist import Dist, read_trace
 from .errors import *  # noqa: F401,F403  (Error and one class per C error name)
 from .experiment import Experiment, ExperimentFlow, Placement
 from .flow import DistSpec, FlowConfig
+from .logserver import LogServer, LogServerStats
+from .logserver import close_all as _close_logservers
 from .log import Damage, LogHeader, LogReader, LogRecord, RecordBatch, read_log, record_dtype
 from .receiver import FlowEvent, Receiver, ReceiverStats
 from .receiver import close_all as _close_receivers
 from .report import FileStatus, FlowStats, Report, Stats, decode
 from .sender import FlowResult, Sender, send
+from .series import Series, SeriesPoint, series
 from .sender import close_all as _close_senders
 
 __version__: str = _ffi.string(_lib.itg_version_string()).decode("ascii")
@@ -58,6 +63,7 @@ __all__ = [
     "FlowEvent", "Receiver", "ReceiverStats",
     "FileStatus", "FlowStats", "Report", "Stats", "decode",
     "FlowResult", "Sender", "send",
+    "Series", "SeriesPoint", "series", "LogServer", "LogServerStats",
     "DEFAULT_SIG_PORT", "DEFAULT_DATA_PORT", "clock_real_ns", "clock_mono_ns",
     "__version__",
 ]
@@ -72,3 +78,4 @@ def _close_everything() -> None:
     # stop the senders, then the receivers whose callbacks they feed.
     _close_senders()
     _close_receivers()
+    _close_logservers()

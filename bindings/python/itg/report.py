@@ -158,6 +158,16 @@ class Report:
 Records = Union[RecordBatch, Sequence[LogRecord], "numpy.ndarray[Any, Any]"]
 
 
+def _batch_of(records: Records) -> RecordBatch:
+    if isinstance(records, RecordBatch):
+        return records
+    if hasattr(records, "dtype"):
+        import numpy as np
+
+        return RecordBatch(np.ascontiguousarray(records, dtype=record_dtype()).tobytes())
+    return RecordBatch.from_records(list(records))
+
+
 class Stats:
     """Streaming statistics: add records in logged order, take a report at
     any time (the same object the decoder uses on files)."""
@@ -171,14 +181,7 @@ class Stats:
         """Adds records: a RecordBatch, LogRecord tuples or a numpy array of
         record_dtype(). Raises itg.InvalidArgument for a record with unknown
         or missing kind flags (then none of them is added)."""
-        if isinstance(records, RecordBatch):
-            batch = records
-        elif hasattr(records, "dtype"):
-            import numpy as np
-
-            batch = RecordBatch(np.ascontiguousarray(records, dtype=record_dtype()).tobytes())
-        else:
-            batch = RecordBatch.from_records(list(records))
+        batch = _batch_of(records)
         if len(batch):
             check(lib.itg_stats_add(self._s, batch.c_array(), len(batch)))
 

@@ -82,6 +82,7 @@ class Sender:
 
     def __init__(self, flows: Iterable[FlowLike] = (), *, wait: str = "hybrid",
                  log: Optional[PathLike] = None, log_batch: Optional[int] = None,
+                 log_server: Optional[str] = None, log_server_port: Optional[int] = None,
                  connect_timeout: Optional[float] = None, cpu: Optional[int] = None) -> None:
         self._s: Any = None
         self._started = False
@@ -96,6 +97,10 @@ class Sender:
             cfg.log_path = encode_text(log, "log", ffi.sizeof(cfg.log_path))
         if log_batch is not None:
             cfg.log_batch = log_batch
+        if log_server is not None:
+            cfg.log_server = encode_text(log_server, "log_server", ffi.sizeof(cfg.log_server))
+        if log_server_port is not None:
+            cfg.log_server_port = log_server_port
         if connect_timeout is not None:
             cfg.connect_timeout_ns = seconds_to_ns(connect_timeout)
         if cpu is not None:
@@ -216,7 +221,8 @@ class Sender:
         self.close()
 
 
-_SENDER_OPTIONS = ("wait", "log", "log_batch", "connect_timeout", "cpu")
+_SENDER_OPTIONS = ("wait", "log", "log_batch", "log_server", "log_server_port",
+                   "connect_timeout", "cpu")
 
 
 def send(to: Union[str, Receiver], options: Options = "", **kw: Any) -> FlowResult:
@@ -227,7 +233,8 @@ def send(to: Union[str, Receiver], options: Options = "", **kw: Any) -> FlowResu
     options are itg-send's words for the flow (they come after the
     address, so a -a or -Sdp among them replaces it); keyword arguments are
     FlowConfig fields (e.g. duration_ns) or Sender settings (wait, log,
-    log_batch, connect_timeout, cpu). Raises the flow's error if it failed.
+    log_batch, log_server, log_server_port, connect_timeout, cpu). Raises
+    the flow's error if it failed.
     """
     sender_kw = {k: kw.pop(k) for k in _SENDER_OPTIONS if k in kw}
     flow = to.flow() if isinstance(to, Receiver) else FlowConfig(["-a", to])
