@@ -26,6 +26,9 @@
 #   make demo       receiver and sender on loopback, then the QoS report
 #   make man        the manual pages, from each program's --help
 #                   (libitg/programs/man), in $(BUILD)/man
+#   make wheel      the Python packages, in $(BUILD)/python-dist: an sdist
+#                   that builds on its own (libitg's sources inside) and,
+#                   made from it, a manylinux wheel carrying libuv and GSL
 #   make install    PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR,
 #                   INCLUDEDIR, PKGCONFIGDIR, CMAKEDIR, MANDIR: see below)
 #   V=1             show the commands
@@ -117,7 +120,7 @@ SONAME := libitg.so.$(VMAJOR)
 SHARED := $(BUILD)/lib/libitg.so.$(VERSION)
 
 .PHONY: all lib programs tests test test-unit test-integration test-mpi \
-	check check-deps demo setup man install uninstall clean accept
+	check check-deps demo setup man install uninstall clean accept wheel
 .DEFAULT_GOAL := all
 # Objects of programs, tests and examples are built through pattern rules;
 # keep them, so a second make rebuilds nothing.
@@ -261,6 +264,26 @@ include ports/targets.mk
 include tests/bench/bench.mk
 include tests/fuzz/fuzz.mk
 include tests/soak/soak.mk
+
+# ---- Python packages -------------------------------------------------------
+
+# python -m build makes the sdist (setup.py's sdist puts libitg's sources
+# in it), then the wheel from that sdist, so a wheel made here proves the
+# sdist builds; auditwheel then copies libuv and GSL into the wheel and
+# tags it manylinux. Without build isolation: what setup installed is used,
+# nothing is downloaded (-I: a build/ directory there is not the module). The static library is only read for the version
+# and the headers (bindings/python/itg_build.py), not linked.
+PYTHON ?= python3
+PY_DIST := $(BUILD)/python-dist
+wheel: $(STATIC)
+	$(Q)rm -rf $(PY_DIST) && mkdir -p $(PY_DIST)/raw
+	$(Q)cd bindings/python && ITG_BUILD_DIR=$(abspath $(BUILD)) $(PYTHON) -I -m build \
+	  --no-isolation --outdir $(abspath $(PY_DIST))/raw . >$(abspath $(PY_DIST))/build.log 2>&1 \
+	  || { tail -n 30 $(abspath $(PY_DIST))/build.log; exit 1; }
+	$(Q)auditwheel repair -w $(PY_DIST) $(PY_DIST)/raw/*.whl >>$(PY_DIST)/build.log 2>&1 \
+	  || { tail -n 30 $(PY_DIST)/build.log; exit 1; }
+	$(Q)mv $(PY_DIST)/raw/*.tar.gz $(PY_DIST)/ && rm -rf $(PY_DIST)/raw
+	$(Q)ls $(PY_DIST)/*.tar.gz $(PY_DIST)/*.whl
 
 # ---- install ---------------------------------------------------------------
 

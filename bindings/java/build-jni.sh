@@ -7,8 +7,10 @@
 #
 # TREE       the libitg source tree (include/, bindings/swig/)
 # ITG_BUILD  the build directory holding lib/libitg.a (run `make` first)
-# OUT        where to write: OUT/generated-sources/swig (Java sources) and
-#            OUT/native (the wrapper's C file and libitgjava.so)
+# OUT        where to write: OUT/generated-sources/swig (Java sources),
+#            OUT/native (the wrapper's C file and libitgjava.so) and
+#            OUT/native-resources/native/OS-ARCH/libitgjava.so, the copy
+#            the jar carries (NativeLibrary.java loads it from there)
 # JAVA_HOME  the JDK whose include/ has jni.h
 # SAN        non-empty when libitg.a was built with SAN=1: the JNI library
 #            is then built with the same sanitizers
@@ -52,3 +54,12 @@ ${CC:-cc} -std=gnu11 -O2 -g -fPIC -fno-strict-aliasing -fvisibility=hidden \
   -I"$java_home/include" -I"$java_home/include/linux" -I"$tree/include" \
   -shared -o "$native/libitgjava.so" "$native/itg_java_wrap.c" \
   -Wl,--exclude-libs,libitg.a "$lib" $deps -lpthread -lm
+
+# OS-ARCH as NativeLibrary.platform() spells it for the JVM on this machine.
+os=$(uname -s | tr '[:upper:]' '[:lower:]' | tr -cd 'a-z0-9')
+arch=$(uname -m)
+case "$arch" in amd64) arch=x86_64 ;; arm64) arch=aarch64 ;; esac
+jar_dir="$out/native-resources/native/$os-$arch"
+rm -rf "$out/native-resources"
+mkdir -p "$jar_dir"
+cp "$native/libitgjava.so" "$jar_dir/"

@@ -442,6 +442,11 @@ static void itgj_strings_free(char **v, size_t n)
 %ignore itg_receiver_cfg::on_records;
 %ignore itg_receiver_cfg::on_flow;
 %ignore itg_receiver_cfg::user;
+/* The log server's sessions are counted in its stats instead. */
+%ignore itg_logserver_cfg::on_session;
+%ignore itg_logserver_cfg::user;
+%ignore itg_log_session_cb;
+%ignore itg_log_session_event;
 /* A log error is told on a C writer thread, which Java does not attach
  * to; the receiver's flow events carry the count (log_lost). */
 %ignore itg_receiver_cfg::on_log_error;

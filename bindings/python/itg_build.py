@@ -10,6 +10,10 @@ itg.h, so every declaration is checked by the compiler against the real
 header.
 
 Where the library comes from:
+  an sdist         libitg's C sources and headers beside this file (the
+                   sdist command of setup.py puts them there): they are
+                   compiled into the extension, with the system's libuv and
+                   GSL (development packages) found through pkg-config.
   default          this source tree: include/ and BUILD/lib/libitg.a, with
                    BUILD = $ITG_BUILD_DIR (default <tree>/build; run `make`
                    first). The static library is linked into the extension,
@@ -30,6 +34,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sysconfig
 import tempfile
@@ -179,8 +184,17 @@ def _split_flags(flags: List[str]) -> Tuple[List[str], List[str], List[str], Lis
     return incs, libdirs, libs, rest
 
 
+def _tree_root() -> Path:
+    return Path(os.environ.get("ITG_SOURCE_DIR") or HERE.parent.parent).resolve()
+
+
+def source_root() -> Path:
+    """Where libitg's sources are: beside this file in an sdist, else the tree."""
+    return HERE if bundled() else _tree_root()
+
+
 def _tree_config() -> Dict[str, object]:
-    root = Path(os.environ.get("ITG_SOURCE_DIR") or HERE.parent.parent).resolve()
+    root = _tree_root()
     include_dir = root / "include"
     if not (include_dir / "itg.h").is_file():
         raise BuildError(
@@ -204,6 +218,48 @@ def _tree_config() -> Dict[str, object]:
                 runtime_library_dirs=[])
 
 
+# The library's sources as the Makefile builds them on POSIX (LIB_SRC),
+# relative to the top of the tree or of the sdist.
+LIBRARY_DIRS = ("libitg/core", "libitg/log", "libitg/engine", "libitg/platform",
+                "libitg/platform/posix")
+
+
+def copy_library(root: Path, dest: Path) -> None:
+    """Copies libitg's C sources, headers and LICENSE from the tree (or
+    sdist) at root into dest, the tree of an sdist being made."""
+    for d in LIBRARY_DIRS:
+        (dest / d).mkdir(parents=True, exist_ok=True)
+        for f in sorted((root / d).iterdir()):
+            if f.suffix in (".c", ".h"):
+                shutil.copy2(f, dest / d / f.name)
+    shutil.copytree(root / "include", dest / "include", dirs_exist_ok=True)
+    # LICENSE is a link into the tree beside this file: the sdist holds the text.
+    target = dest / "LICENSE"
+    if target.is_symlink():
+        target.unlink()
+    shutil.copy2(root / "LICENSE", target)
+
+
+def _bundled_config() -> Dict[str, object]:
+    sources = [str(Path(d) / f.name) for d in LIBRARY_DIRS
+               for f in sorted((HERE / d).glob("*.c"))]
+    try:
+        cflags = _pkg_config(["--cflags", "libuv", "gsl"])
+        deps = _pkg_config(["--libs", "libuv", "gsl"])
+    except BuildError as exc:
+        raise BuildError(f"libuv and GSL with their headers are needed to build libitg "
+                         f"(Debian: apt install libuv1-dev libgsl-dev pkg-config): {exc}") from exc
+    incs, _, _, cflags_rest = _split_flags(cflags)
+    _, libdirs, libs, rest = _split_flags(deps + ["-lpthread", "-lm"])
+    # The Makefile's flags that change the code: libuv's headers need gnu11,
+    # and only the public API is exported.
+    return dict(include_dir=HERE / "include", build_dir=None,
+                include_dirs=["include", "libitg"] + incs, sources=sources,
+                extra_compile_args=["-std=gnu11", "-fvisibility=hidden"] + cflags_rest,
+                library_dirs=libdirs, libraries=libs, extra_link_args=rest,
+                extra_objects=[], runtime_library_dirs=[])
+
+
 def _system_config() -> Dict[str, object]:
     env = dict(os.environ)
     prefix = os.environ.get("ITG_PREFIX")
@@ -223,12 +279,22 @@ def _system_config() -> Dict[str, object]:
                 runtime_library_dirs=[libdir])
 
 
+def bundled() -> bool:
+    """Whether libitg's sources are beside this file (an sdist)."""
+    return (HERE / "include" / "itg.h").is_file()
+
+
 def library_config() -> Dict[str, object]:
     """Where the headers and the library are, as set_source arguments plus
     include_dir (the directory holding itg.h) and build_dir (the tree's
     build directory, None for an installed libitg)."""
     use_system = _truthy("ITG_USE_SYSTEM") or bool(os.environ.get("ITG_PREFIX"))
-    cfg = _system_config() if use_system else _tree_config()
+    if use_system:
+        cfg = _system_config()
+    elif bundled():
+        cfg = _bundled_config()
+    else:
+        cfg = _tree_config()
     sanitize = os.environ.get("ITG_SANITIZE", "").strip()
     if sanitize:
         flag = f"-fsanitize={sanitize}"

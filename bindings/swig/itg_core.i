@@ -41,7 +41,8 @@
  *   (int *ITG_INTS_OUT, size_t ITG_COUNT)     ints written by the call
  *                                             (an experiment's ranks)
  * Left to each language, because they need its runtime: the receiver's
- * callbacks (itg_receiver_cfg.on_records, .on_flow, .user) and
+ * callbacks (itg_receiver_cfg.on_records, .on_flow, .user), the log
+ * server's (itg_logserver_cfg.on_session, .user) and
  * itg_dist_read_file, which returns memory to free with itg_free.
  */
 
@@ -80,11 +81,13 @@
 %nodefaultdtor itg_receiver;
 %nodefaultctor itg_experiment;
 %nodefaultdtor itg_experiment;
+%nodefaultctor itg_logserver;
+%nodefaultdtor itg_logserver;
 
 %apply SWIGTYPE **ITG_NEW_HANDLE {
   itg_dist **out, itg_logwriter **out, itg_logreader **out,
   itg_logger **out, itg_stats **out, itg_series **out, itg_sender **out,
-  itg_receiver **out, itg_experiment **out
+  itg_receiver **out, itg_experiment **out, itg_logserver **out
 };
 
 %apply (const uint8_t *ITG_BYTES_IN, size_t ITG_LEN) {
@@ -92,7 +95,7 @@
 };
 %apply (uint8_t *ITG_BYTES_OUT, size_t ITG_LEN) { (uint8_t *buf, size_t len) };
 %apply (char *ITG_TEXT_OUT, size_t ITG_LEN) {
-  (char *buf, size_t len), (char *err, size_t errlen)
+  (char *buf, size_t len), (char *err, size_t errlen), (char *bad, size_t badlen)
 };
 /* Without a length: itg_logrec_encode/decode and itg_log_hdr_encode. */
 %apply const uint8_t *ITG_FIXED_IN { const uint8_t *buf };
@@ -137,6 +140,8 @@
 %ignore itg_decode_files_size;
 %ignore itg_experiment_flow_cfg_size;
 %ignore itg_experiment_flow_at_size;
+%ignore itg_logserver_cfg_init_size;
+%ignore itg_logserver_get_stats_size;
 /* A job borrows its host names for the call: itgswig_experiment_place
  * below takes them as a list instead. */
 %ignore itg_experiment_job;
@@ -153,6 +158,7 @@
 %include "itg/flow.h"
 %include "itg/sender.h"
 %include "itg/receiver.h"
+%include "itg/logserver.h"
 %include "itg/experiment.h"
 
 int itg_flow_cfg_init(itg_flow_cfg *cfg);
@@ -177,6 +183,8 @@ int itg_experiment_flow_cfg(const itg_experiment *e, size_t i,
                             itg_flow_cfg *out);
 int itg_experiment_flow_at(const itg_experiment *e, size_t i,
                            itg_experiment_flow *out);
+int itg_logserver_cfg_init(itg_logserver_cfg *cfg);
+int itg_logserver_get_stats(itg_logserver *s, itg_logserver_stats *out);
 
 %inline %{
 /* itg_experiment_place on a job of nranks ranks, named by

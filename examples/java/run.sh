@@ -7,11 +7,9 @@ set -eu
 BUILD=${1:-build}
 here=$(dirname "$0")
 jar="$BUILD/java/libitg-java.jar"
-lib="$BUILD/java/native/libitgjava.so"
 out="$BUILD/java/example"
-for f in "$jar" "$lib"; do
-  [ -f "$f" ] || { echo "run.sh: $f is missing: build the binding first" >&2; exit 1; }
-done
+[ -f "$jar" ] || { echo "run.sh: $jar is missing: build the binding first" >&2; exit 1; }
 mkdir -p "$out"
 javac -d "$out" -cp "$jar" "$here/SendAndReport.java"
-exec java -cp "$out:$jar" -Dorg.libitg.lib="$lib" SendAndReport
+# The jar carries the JNI library and loads it: no -Dorg.libitg.lib.
+exec java -cp "$out:$jar" SendAndReport

@@ -33,13 +33,13 @@ def run(log: str) -> int:
         arrived += sum(1 for rec in batch
                        if rec.is_packet and rec.flags & itg.log.REC_RX)
 
-    # port=0: the receiver picks a free signaling port, which the sender is
-    # then told about (sig_port); dst_port=0: it picks the data port too.
+    # port=0: the receiver picks a free signaling port; a flow sent to the
+    # receiver (itg.send(rx, ...)) is told that port, and asks it to pick
+    # the data port too.
     with itg.Receiver(log=log, port=0, on_records=count) as rx:
         # The flow is described with itg-send's own options: UDP, 500
         # packets a second (constant spacing) of 256 bytes, for 2 seconds.
-        result = itg.send("127.0.0.1", "-T UDP -C 500 -c 256 -t 2000", sig_port=rx.port,
-                          dst_port=0)
+        result = itg.send(rx, "-T UDP -C 500 -c 256 -t 2000")
     print(f"sent {result.packets} packets (seed {result.seed}), "
           f"receiver logged {arrived} in {log}")
 

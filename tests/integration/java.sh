@@ -87,6 +87,109 @@ if [ "$mvn_status" -ne 0 ] && [ "$counted" -eq 0 ]; then
   failed=$((failed + 1))
 fi
 
+# A user's own Maven project: the jar installed (install:install-file) in
+# a local repository of its own, BUILD/java-user/repo, which the project
+# builds with (its plugins are fetched there on the first run only), then
+# run with plain java and no -Dorg.libitg.lib: the jar's own JNI library is
+# loaded. Its code maps option lines with Flow::parse in a stream (it
+# compiles only with an unchecked ItgException) and reads the log with a
+# for-each loop.
+user="$build/java-user"
+repo="$user/repo"
+app="$user/app"
+version=$(sed -n 's|^  <version>\(.*\)</version>|\1|p' bindings/java/pom.xml | head -n 1)
+rm -rf "$app" "$repo/org/libitg"
+mkdir -p "$app/src/main/java/demo"
+cat >"$app/pom.xml" <<EOF
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>demo</groupId>
+  <artifactId>itg-user</artifactId>
+  <version>1</version>
+  <properties>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+    <maven.compiler.release>17</maven.compiler.release>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>org.libitg</groupId>
+      <artifactId>libitg-java</artifactId>
+      <version>$version</version>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin>
+        <artifactId>maven-compiler-plugin</artifactId>
+        <version>3.13.0</version>
+      </plugin>
+      <plugin>
+        <artifactId>maven-resources-plugin</artifactId>
+        <version>3.3.1</version>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+EOF
+cat >"$app/src/main/java/demo/Main.java" <<'EOF'
+package demo;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.libitg.Flow;
+import org.libitg.LogReader;
+import org.libitg.LogRecord;
+import org.libitg.Receiver;
+import org.libitg.Sender;
+
+public final class Main {
+  public static void main(String[] args) throws Exception {
+    Path log = Files.createTempFile("itg-user-", ".itglog");
+    try {
+      try (Receiver rx = new Receiver(new Receiver.Config().bindHost("127.0.0.1").sigPort(0)
+          .logPath(log))) {
+        List<Flow> flows = Stream.of("-C 2000 -c 64 -z 100 -t 0 -rp 0",
+                "-C 2000 -c 64 -z 50 -t 0 -rp 0")
+            .map(Flow::parse)
+            .map(f -> f.to("127.0.0.1").sigPort(rx.port()))
+            .collect(Collectors.toList());
+        Sender.send(flows.toArray(new Flow[0]));
+      }
+      long received = 0;
+      try (LogReader r = LogReader.open(log)) {
+        for (LogRecord rec : r) {
+          received += rec.isPacket() ? 1 : 0;
+        }
+      }
+      System.out.println("received: " + received);
+    } finally {
+      Files.deleteIfExists(log);
+    }
+  }
+}
+EOF
+user_log="$build/java-user.log"
+jar="$repo/org/libitg/libitg-java/$version/libitg-java-$version.jar"
+if [ "$mvn_status" -eq 0 ] &&
+    mvn -B -q -Dmaven.repo.local="$repo" \
+      org.apache.maven.plugins:maven-install-plugin:3.1.2:install-file \
+      -Dfile="$build/java/libitg-java.jar" -DgroupId=org.libitg -DartifactId=libitg-java \
+      -Dversion="$version" -Dpackaging=jar >"$user_log" 2>&1 &&
+    mvn -B -q -f "$app/pom.xml" -Dmaven.repo.local="$repo" compile >>"$user_log" 2>&1 &&
+    LD_PRELOAD=$preload ASAN_OPTIONS=$asan_options \
+      java -cp "$app/target/classes:$jar" demo.Main >"$user.out" 2>&1 &&
+    grep -q '^received: 150$' "$user.out"; then
+  echo "ok: a fresh Maven project on the installed jar runs without -Dorg.libitg.lib"
+  passed=$((passed + 1))
+else
+  echo "FAILED: a fresh Maven project on the installed jar:"
+  sed "s/$esc\[[0-9;]*m//g" "$user_log" "$user.out" 2>/dev/null | tail -n 30
+  failed=$((failed + 1))
+fi
+
 out="$build/java-example.out"
 if [ "$mvn_status" -eq 0 ] &&
     LD_PRELOAD=$preload ASAN_OPTIONS=$asan_options \

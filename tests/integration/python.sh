@@ -35,9 +35,12 @@ pip_install() {
 mkdir -p "$BUILD"
 : >"$LOG"
 need=""
-for mod in cffi pytest setuptools wheel numpy; do
+for mod in cffi pytest wheel numpy; do
   "$PY" -c "import $mod" 2>/dev/null || need="$need $mod"
 done
+# The package's licence is an SPDX expression: setuptools reads it from 77.
+"$PY" -c 'import setuptools, sys; sys.exit(int(setuptools.__version__.split(".")[0]) < 77)' \
+  2>/dev/null || need="$need setuptools>=77"
 if [ -n "$need" ]; then
   echo "installing Python packages:$need"
   # shellcheck disable=SC2086

@@ -1,4 +1,4 @@
-"""Random laws (include/itg/dist.h): the library's own generators, so a law,
+"""Random laws: the library's own generators, so a law,
 its parameters and a seed give the same draws here as in a flow."""
 from __future__ import annotations
 
@@ -54,7 +54,8 @@ class Dist:
     """A random law with its own generator, seeded explicitly.
 
     Dist("exponential", [0.001], seed=7).next() draws like the flow layer's
-    laws; see include/itg/dist.h for each law's parameters.
+    laws; a law takes its parameters in the order itg-send's option for
+    it does (`itg-send --help`), times in seconds.
     """
 
     def __init__(self, kind: Kind, params: Sequence[float] = (), seed: int = 0) -> None:

@@ -6,9 +6,16 @@ itg_err_name gives it). Each class has a descriptive name and the C name as
 an alias (itg.InvalidArgument is itg.EINVAL). The table is read from the
 library when this module is imported, so a code the library knows but this
 module does not name still gets a class of its own, named by its C name.
+
+Some classes also derive from the built-in exception a Python program
+already catches: InvalidArgument and OutOfRange from ValueError,
+OutOfMemory from MemoryError, NotFound from FileNotFoundError,
+ConnectionRefused from ConnectionRefusedError and TimedOut from
+TimeoutError (these three with the matching .errno).
 """
 from __future__ import annotations
 
+import errno
 import itertools
 from typing import Dict, NoReturn, Optional, Type
 
@@ -38,6 +45,10 @@ class Error(Exception):
         self.name = _c_name(code)
         self.message = message or _c_message(code)
         super().__init__(self.message)
+        if isinstance(self, OSError):
+            # What code that catches OSError reads: the errno and its text.
+            self.errno = _OS_ERRNO.get(self.name)
+            self.strerror = self.message
 
     def __str__(self) -> str:
         return f"{self.message} ({self.name})"
@@ -62,7 +73,7 @@ class InputOutputError(Error):
     c_name = "EIO"
 
 
-class NotFound(Error):
+class NotFound(Error, FileNotFoundError):
     c_name = "ENOENT"
 
 
@@ -86,11 +97,11 @@ class SocketError(Error):
     c_name = "ESOCKET"
 
 
-class ConnectionRefused(Error):
+class ConnectionRefused(Error, ConnectionRefusedError):
     c_name = "ECONNREFUSED"
 
 
-class TimedOut(Error):
+class TimedOut(Error, TimeoutError):
     c_name = "ETIMEDOUT"
 
 
@@ -145,6 +156,9 @@ class NoSpace(Error):
 class AlreadyExists(Error):
     c_name = "EEXIST"
 
+
+_OS_ERRNO: Dict[str, int] = {"ENOENT": errno.ENOENT, "ECONNREFUSED": errno.ECONNREFUSED,
+                             "ETIMEDOUT": errno.ETIMEDOUT}
 
 # The C names, for code that thinks in them (except itg.EINVAL: ...).
 EINVAL = InvalidArgument
@@ -206,6 +220,10 @@ for _code in itertools.count(-1, -1):
         _cls = type(_name, (Error,), {"c_name": _name, "__module__": __name__})
         globals()[_name] = _cls
         __all__.append(_name)
+    if _cls.__doc__ is None:
+        # One line each, so that help() shows the table, not 50 copies of
+        # Error's text.
+        _cls.__doc__ = f"{_c_message(_code)} (ITG_{_name})."
     CLASSES[_code] = _cls
     CODES[_name] = _code
 del _code, _name, _cls

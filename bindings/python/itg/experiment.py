@@ -1,4 +1,4 @@
-"""Experiment files (include/itg/experiment.h): the flows of a distributed
+"""Experiment files: the flows of a distributed
 run, one itg-send script line each, with '@' placements of their sender
 and receiver, and their placement on a job's ranks.
 

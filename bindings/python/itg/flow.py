@@ -1,4 +1,4 @@
-"""Flow settings (include/itg/flow.h).
+"""Flow settings: one flow of a sender.
 
 A FlowConfig is described by the same option words itg-send takes ("-T UDP
 -C 1000 -c 64 -t 1000", parsed by the library), by keyword arguments named

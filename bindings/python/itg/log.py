@@ -1,4 +1,4 @@
-"""Per-packet log records and log files (include/itg/log.h).
+"""Per-packet log records and log files.
 
 Records and file headers are encoded and decoded by the library itself, and
 files are read by its reader, so Python sees a log exactly as itg-dec does.

@@ -1,4 +1,4 @@
-"""The receiver (include/itg/receiver.h): the library's own thread receives
+"""The receiver: the library's own thread receives
 and logs; Python is called only per batch of records (and per flow event)
 when it asks for callbacks."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 from ._itg import ffi, lib
 from ._util import PathLike, cstr, encode_text, name_of, wait_in_slices
 from .errors import InvalidState, check, code_of, error_for, message_of
-from .flow import METERS, PROTOS
+from .flow import METERS, PROTOS, FlowConfig, Options
 from .log import RecordBatch
 
 _REC_SIZE: int = ffi.sizeof("itg_logrec")
@@ -115,11 +115,12 @@ class Receiver:
     """Receives flows from senders and logs every packet.
 
         with itg.Receiver(log="/tmp/r.itglog", port=0) as rx:
-            itg.send("127.0.0.1", "-C 100 -t 1000", sig_port=rx.port)
+            itg.send(rx, "-C 100 -t 1000")
 
     Entering the block starts the receiver (listening on the signaling
     port: 9000 by default, 0 picks a free one, then given by .port);
-    leaving it stops the receiver (every flow ends, every log is flushed)
+    rx.flow(...) is a flow addressed to it, itg.send(rx, ...) sends one;
+    leaving the block stops the receiver (every flow ends, every log is flushed)
     and frees it. rcvbuf sets each data socket's receive buffer in bytes,
     cpu the CPU the receiving thread is pinned to.
 
@@ -195,6 +196,22 @@ class Receiver:
         if self._running:
             return int(lib.itg_receiver_port(self._handle()))
         return int(self._cfg.sig_port)
+
+    def flow(self, options: Optional[Options] = None, **fields: Any) -> FlowConfig:
+        """A flow addressed to this receiver: its signaling port (the one
+        picked, for port 0), its address (loopback when it listens on every
+        address) and data port 0, which the receiver picks; then options
+        and fields as FlowConfig takes them, which may change any of it.
+
+            with itg.Receiver(port=0) as rx, itg.Sender([rx.flow("-C 100 -t 1000")]) as s:
+                s.wait()
+        """
+        bind = cstr(self._cfg.bind_host)
+        host = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(bind, bind)
+        flow = FlowConfig(dst_host=host, sig_port=self.port, dst_port=0)
+        if options is not None:
+            flow.parse(options)
+        return flow.set(**fields)
 
     def stats(self) -> ReceiverStats:
         out = ffi.new("itg_receiver_stats *")

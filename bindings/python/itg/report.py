@@ -1,11 +1,10 @@
-"""QoS reports (include/itg/stats.h): itg.decode() reads log files as
+"""QoS reports: itg.decode() reads log files as
 itg-dec does and gives the same numbers; Stats does the same live, fed
 with records as they come (e.g. from a receiver's callback)."""
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from ._itg import ffi, lib
@@ -34,8 +33,10 @@ METERS = _meters()
 class FlowStats:
     """One flow's results for one meter, or a total (flow_id 0).
 
-    meter is "owd", "rtt" or "sent"; times and delays are in ns. The
-    definitions are those of include/itg/stats.h (and of itg-dec).
+    meter is "owd", "rtt" or "sent". The naming rule of the binding: a time
+    is in nanoseconds and its name ends in _ns, here and in as_dict(); only
+    the JSON text itg-dec prints (Report.json_text) has seconds, under keys
+    ending in _s. The definitions are itg-dec's.
     """
 
     flow_id: int
@@ -64,6 +65,11 @@ class FlowStats:
     loss_burst_avg: float
     bitrate_kbps: float
     rate_pps: float
+
+
+    def as_dict(self) -> Dict[str, Any]:
+        """The fields by name, as the attributes (times in ns)."""
+        return asdict(self)
 
 
 def _stats_from_c(c: Any) -> FlowStats:
@@ -131,8 +137,12 @@ class Report:
         raise KeyError(flow_id)
 
     def as_dict(self) -> Dict[str, Any]:
-        """The report as itg-dec --json prints it (itg_stats_json)."""
-        return json.loads(self.json_text)  # type: ignore[no-any-return]
+        """The report as plain values named as the attributes (times in ns):
+        {"main_meter", "flows": [FlowStats.as_dict()...], "total", "totals"}.
+        json_text is the same report as itg-dec --json prints it."""
+        return {"main_meter": self.main_meter, "flows": [f.as_dict() for f in self.flows],
+                "total": self.total.as_dict(),
+                "totals": {m: t.as_dict() for m, t in self.totals.items()}}
 
     def packets(self, flow_id: Optional[int] = None) -> "numpy.ndarray[Any, Any]":
         """The packet records of the decoded files (those of one flow if
@@ -148,6 +158,16 @@ class Report:
 Records = Union[RecordBatch, Sequence[LogRecord], "numpy.ndarray[Any, Any]"]
 
 
+def _batch_of(records: Records) -> RecordBatch:
+    if isinstance(records, RecordBatch):
+        return records
+    if hasattr(records, "dtype"):
+        import numpy as np
+
+        return RecordBatch(np.ascontiguousarray(records, dtype=record_dtype()).tobytes())
+    return RecordBatch.from_records(list(records))
+
+
 class Stats:
     """Streaming statistics: add records in logged order, take a report at
     any time (the same object the decoder uses on files)."""
@@ -161,14 +181,7 @@ class Stats:
         """Adds records: a RecordBatch, LogRecord tuples or a numpy array of
         record_dtype(). Raises itg.InvalidArgument for a record with unknown
         or missing kind flags (then none of them is added)."""
-        if isinstance(records, RecordBatch):
-            batch = records
-        elif hasattr(records, "dtype"):
-            import numpy as np
-
-            batch = RecordBatch(np.ascontiguousarray(records, dtype=record_dtype()).tobytes())
-        else:
-            batch = RecordBatch.from_records(list(records))
+        batch = _batch_of(records)
         if len(batch):
             check(lib.itg_stats_add(self._s, batch.c_array(), len(batch)))
 

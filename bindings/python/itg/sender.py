@@ -1,4 +1,4 @@
-"""The sender (include/itg/sender.h): flows paced and sent by the library's
+"""The sender: flows paced and sent by the library's
 own threads; Python only configures, starts, waits and reads the results."""
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from ._itg import ffi, lib
 from ._util import PathLike, cstr, encode_text, seconds_to_ns, wait_in_slices
 from .errors import Error, InvalidArgument, check, code_of, error_for
 from .flow import _ERRLEN, FlowConfig, Options
+from .receiver import Receiver
 
 WAIT_MODES = {"hybrid": lib.ITG_WAIT_HYBRID, "sleep": lib.ITG_WAIT_SLEEP,
               "spin": lib.ITG_WAIT_SPIN}
@@ -65,22 +66,26 @@ class Sender:
     """Sends flows to receivers.
 
         with itg.Sender(["-a 127.0.0.1 -C 100 -t 2000"]) as s:
-            results = s.run()        # blocking
-        with itg.Sender() as s:
-            s.add_flow("-C 500 -c 100", dst_host="::1", duration_ns=10**9)
-            s.start()                # non-blocking
+            results = s.run()        # waits for the flows to end
+        s = itg.Sender()
+        s.add_flow("-C 500 -c 100", dst_host="::1", duration_ns=10**9)
+        with s:                      # starts sending, as a Receiver starts
             while not s.wait(0.5): ...
             results = s.results()
 
-    Leaving the block stops flows still running and frees the sender.
-    run() raises the first failed flow's error (with .results attached);
-    wait() returns whether every flow has ended.
+    Entering the block starts the sender (start(): its flows are set up
+    with their receivers, so they are added before); leaving it stops
+    flows still running and frees the sender. run() raises the first
+    failed flow's error (with .results attached); wait() returns whether
+    every flow has ended.
     """
 
     def __init__(self, flows: Iterable[FlowLike] = (), *, wait: str = "hybrid",
                  log: Optional[PathLike] = None, log_batch: Optional[int] = None,
+                 log_server: Optional[str] = None, log_server_port: Optional[int] = None,
                  connect_timeout: Optional[float] = None, cpu: Optional[int] = None) -> None:
         self._s: Any = None
+        self._started = False
         cfg = ffi.new("itg_sender_cfg *")
         lib.itg_sender_cfg_init(cfg)
         try:
@@ -92,6 +97,10 @@ class Sender:
             cfg.log_path = encode_text(log, "log", ffi.sizeof(cfg.log_path))
         if log_batch is not None:
             cfg.log_batch = log_batch
+        if log_server is not None:
+            cfg.log_server = encode_text(log_server, "log_server", ffi.sizeof(cfg.log_server))
+        if log_server_port is not None:
+            cfg.log_server_port = log_server_port
         if connect_timeout is not None:
             cfg.connect_timeout_ns = seconds_to_ns(connect_timeout)
         if cpu is not None:
@@ -128,12 +137,18 @@ class Sender:
 
     def start(self) -> None:
         """Sets up every flow with its receiver and starts sending; returns
-        once the packets are on their way. Raises if no flow could start."""
+        once the packets are on their way. Raises if no flow could start,
+        itg.InvalidState if already started."""
         rc = lib.itg_sender_start(self._handle())
         if rc < 0:
             results = self.results()
             message = next((r.error for r in results if r.status == rc and r.error), None)
             raise error_for(rc, message)
+        self._started = True
+
+    @property
+    def started(self) -> bool:
+        return self._started
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         """Waits for every flow to end, at most timeout seconds (None: no
@@ -152,12 +167,14 @@ class Sender:
             lib.itg_sender_stop(self._s)
 
     def run(self) -> List[FlowResult]:
-        """Starts, waits for every flow to end and returns the results.
+        """Starts (unless started already, e.g. by `with`), waits for every
+        flow to end and returns the results.
 
         Raises the first failed flow's error, with the results attached as
         its .results. Ctrl-C stops the flows before it propagates.
         """
-        self.start()
+        if not self._started:
+            self.start()
         try:
             self.wait()
         except BaseException:
@@ -190,6 +207,11 @@ class Sender:
             lib.itg_sender_free(s)
 
     def __enter__(self) -> "Sender":
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -199,19 +221,23 @@ class Sender:
         self.close()
 
 
-_SENDER_OPTIONS = ("wait", "log", "log_batch", "connect_timeout", "cpu")
+_SENDER_OPTIONS = ("wait", "log", "log_batch", "log_server", "log_server_port",
+                   "connect_timeout", "cpu")
 
 
-def send(host: str, options: Options = "", **kw: Any) -> FlowResult:
-    """Sends one flow to host and returns its result once it has ended.
+def send(to: Union[str, Receiver], options: Options = "", **kw: Any) -> FlowResult:
+    """Sends one flow and returns its result once it has ended.
 
-    options are itg-send's words for the flow (host comes first, as -a, so
-    a later -a would replace it); keyword arguments are FlowConfig fields
-    (e.g. sig_port=rx.port) or Sender settings (wait, log, log_batch,
-    connect_timeout, cpu). Raises the flow's error if it failed.
+    to is the receiver's host, or a Receiver of this process (the flow then
+    goes to its address and signaling port, as Receiver.flow() gives).
+    options are itg-send's words for the flow (they come after the
+    address, so a -a or -Sdp among them replaces it); keyword arguments are
+    FlowConfig fields (e.g. duration_ns) or Sender settings (wait, log,
+    log_batch, log_server, log_server_port, connect_timeout, cpu). Raises
+    the flow's error if it failed.
     """
     sender_kw = {k: kw.pop(k) for k in _SENDER_OPTIONS if k in kw}
-    flow = FlowConfig(["-a", host])
+    flow = to.flow() if isinstance(to, Receiver) else FlowConfig(["-a", to])
     if options:
         flow.parse(options)
     flow.set(**kw)

@@ -1,4 +1,4 @@
-"""The packet header format (include/itg/wire.h), through the C codec.
+"""The packet header format, through the C codec.
 
 Profiles are named "native" (libitg's 36-byte header; the 28-byte header
 of version 1 still decodes) and "ditg" (the
@@ -31,7 +31,7 @@ Buffer = Union[bytes, bytearray, memoryview]
 
 @dataclass(frozen=True)
 class PacketHeader:
-    """The fields of a packet header (see include/itg/wire.h).
+    """The fields of a packet header.
 
     version is what decode found (0 for DITG); encode always writes the
     current version. length is the whole packet's length (DITG: only over

@@ -2,6 +2,8 @@
 errors raised where a caller meets them."""
 from __future__ import annotations
 
+import contextlib
+import errno
 import pickle
 import re
 from pathlib import Path
@@ -110,22 +112,40 @@ def test_port_in_use(tmp_path: Path) -> None:
 
 
 def test_no_receiver_refuses_the_flow(closed_port: int) -> None:
-    with pytest.raises(itg.Error) as info:
+    # Caught as Python's own exception, as a socket's refusal would be.
+    with pytest.raises(ConnectionRefusedError) as info:
         itg.send("127.0.0.1", "-C 100 -t 200", sig_port=closed_port, dst_port=0,
                  connect_timeout=2.0)
+    assert isinstance(info.value, itg.ConnectionRefused)
     assert info.value.name == "ECONNREFUSED"
+    assert info.value.errno == errno.ECONNREFUSED
+
+
+@pytest.mark.parametrize("cls,builtin,number", [
+    (itg.NotFound, FileNotFoundError, errno.ENOENT),
+    (itg.ConnectionRefused, ConnectionRefusedError, errno.ECONNREFUSED),
+    (itg.TimedOut, TimeoutError, errno.ETIMEDOUT),
+])
+def test_os_errors_are_pythons_own(cls: type, builtin: type, number: int) -> None:
+    exc = itg.errors.error_for(itg.errors.code_of(cls.c_name), "what happened")
+    assert type(exc) is cls and isinstance(exc, builtin) and isinstance(exc, OSError)
+    assert (exc.errno, exc.strerror) == (number, "what happened")
+    assert str(exc) == f"what happened ({cls.c_name})"
+    back = pickle.loads(pickle.dumps(exc))
+    assert type(back) is cls and back.errno == number
 
 
 def test_decode_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(itg.NotFound):
+    with pytest.raises(FileNotFoundError) as info:
         itg.decode(tmp_path / "nothing.itglog")
+    assert isinstance(info.value, itg.NotFound)
     with pytest.raises(itg.InvalidArgument):
         itg.decode([])
 
 
 def test_add_flow_raises_the_librarys_message() -> None:
     flow = "-a 127.0.0.1 -C 10 -c 64 -z 5"
-    with itg.Sender() as s:
+    with contextlib.closing(itg.Sender()) as s:
         s.add_flow(flow, flow_id=7)
         with pytest.raises(itg.AlreadyExists) as dup:
             s.add_flow(flow, flow_id=7)

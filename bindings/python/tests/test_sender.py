@@ -38,12 +38,13 @@ def test_options_and_fields_describe_the_same_flow() -> None:
 def test_blocking_run_with_two_flows(tmp_path: Path) -> None:
     path = tmp_path / "two.itglog"
     with itg.Receiver(log=path, port=0) as rx:
-        with itg.Sender() as s:
-            s.add_flow("-C 1000 -c 80 -z 100 -t 0", sig_port=rx.port, dst_port=0)
-            s.add_flow(sig_port=rx.port, dst_port=0, proto="tcp",
-                       idt=DistSpec("constant", (0.002,)), size=DistSpec("uniform", (100, 300)),
-                       duration_ns=0, max_packets=50, seed=3)
-            assert s.flow_count == 2
+        s = itg.Sender()
+        s.add_flow("-C 1000 -c 80 -z 100 -t 0", sig_port=rx.port, dst_port=0)
+        s.add_flow(sig_port=rx.port, dst_port=0, proto="tcp",
+                   idt=DistSpec("constant", (0.002,)), size=DistSpec("uniform", (100, 300)),
+                   duration_ns=0, max_packets=50, seed=3)
+        assert s.flow_count == 2
+        with s:
             results = s.run()
     assert [r.flow_id for r in results] == [1, 2]
     assert [r.packets for r in results] == [100, 50]
@@ -59,7 +60,7 @@ def test_blocking_run_with_two_flows(tmp_path: Path) -> None:
 def test_start_wait_stop(tmp_path: Path) -> None:
     with itg.Receiver(port=0) as rx:
         with itg.Sender([f"-C 1000 -c 64 -t 60000 -Sdp {rx.port} -rp 0"]) as s:
-            s.start()
+            assert s.started  # entering the block started it, as a Receiver
             assert not s.wait(0.2)  # a minute-long flow is still running
             running = s.results()[0].packets
             assert running > 0

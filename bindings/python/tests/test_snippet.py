@@ -12,7 +12,7 @@ import itg
 def test_receiver_and_sender_in_one_process(tmp_path: Path) -> None:
     path = str(tmp_path / "r.itglog")
     with itg.Receiver(log=path, port=0) as rx:
-        itg.send("127.0.0.1", "-T UDP -C 1000 -c 64 -t 1000", sig_port=rx.port, dst_port=0)
+        itg.send(rx, "-T UDP -C 1000 -c 64 -t 1000")
     report = itg.decode(path)
     assert report.total.packets == 1000 and report.total.lost == 0
 

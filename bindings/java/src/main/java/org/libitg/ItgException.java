@@ -6,8 +6,14 @@ package org.libitg;
  * it) and a message, the library's own sentence for the code unless
  * something more precise is known (such as the option word a flow could
  * not parse).
+ *
+ * <p>Unchecked, as the JDK's own IllegalArgumentException and
+ * UncheckedIOException are: a method of the binding says which codes it
+ * throws, and a caller catches what it can handle, while lambdas and
+ * method references ({@code lines.stream().map(Flow::parse)}) and
+ * try-with-resources blocks need no wrapping.
  */
-public class ItgException extends Exception {
+public class ItgException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   private final int code;

@@ -2,7 +2,9 @@ package org.libitg;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 
 /**
  * Reads the records of a log file one by one. A damaged block of a
@@ -13,9 +15,13 @@ import java.util.List;
  * #offset()}), and reading again gives the same answer unless the file has
  * grown since (a log still being written can be followed so).
  *
+ * <p>A reader is also the {@link Iterable} of its records from where it
+ * is to the end ({@code for (LogRecord r : reader)}); an iterator reads as
+ * {@link #next()} does, one record ahead, and throws what it throws.
+ *
  * <p>Not thread-safe: use a reader from one thread at a time.
  */
-public final class LogReader implements AutoCloseable {
+public final class LogReader implements AutoCloseable, Iterable<LogRecord> {
   private final LogHeader header;
   private final List<LogDamage> damaged = new ArrayList<>();
   private SWIGTYPE_p_itg_logreader handle;
@@ -71,6 +77,37 @@ public final class LogReader implements AutoCloseable {
         return rc == 0 ? null : LogRecord.of(c);
       }
     }
+  }
+
+  /**
+   * Returns an iterator over the records from here to the end. Iterators
+   * of one reader share its position: use one at a time.
+   */
+  @Override
+  public Iterator<LogRecord> iterator() {
+    return new Iterator<>() {
+      private LogRecord ahead;
+      private boolean done;
+
+      @Override
+      public boolean hasNext() {
+        if (ahead == null && !done) {
+          ahead = LogReader.this.next();
+          done = ahead == null;
+        }
+        return ahead != null;
+      }
+
+      @Override
+      public LogRecord next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException("end of the log");
+        }
+        LogRecord r = ahead;
+        ahead = null;
+        return r;
+      }
+    };
   }
 
   /** Returns the damaged stretches skipped so far, in file order. */

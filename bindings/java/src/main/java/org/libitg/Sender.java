@@ -28,6 +28,8 @@ public final class Sender implements AutoCloseable {
     private WaitMode waitMode;
     private Path logPath;
     private Integer logBatch;
+    private String logServer;
+    private Integer logServerPort;
     private Duration connectTimeout;
     private Integer cpu;
 
@@ -46,6 +48,16 @@ public final class Sender implements AutoCloseable {
     /** Records per write to the log (D, default 64). */
     public Config logBatch(int records) {
       this.logBatch = records;
+      return this;
+    }
+
+    /**
+     * Ships the sender's log to the log server at host:port (a {@link
+     * LogServer}, itg-log) instead; logPath then names the file asked of it.
+     */
+    public Config logServer(String host, int port) {
+      this.logServer = host;
+      this.logServerPort = port;
       return this;
     }
 
@@ -74,6 +86,13 @@ public final class Sender implements AutoCloseable {
         }
         if (logBatch != null) {
           c.setLog_batch(logBatch);
+        }
+        if (logServer != null) {
+          c.setLog_server(Text.fit(logServer, ItgCConstants.ITG_HOST_MAX, "log server"));
+          if (logServerPort < 0 || logServerPort > 0xFFFF) {
+            throw new ItgException(itg_errno.ITG_EINVAL, "log server port is 0 to 65535: " + logServerPort);
+          }
+          c.setLog_server_port(logServerPort);
         }
         if (connectTimeout != null) {
           c.setConnect_timeout_ns(Timeouts.nanos(connectTimeout));
