@@ -27,6 +27,17 @@ int itg__ditg_rec_decode(const uint8_t *buf, itg__ditg_rec *r);
  * bytes, the addresses NUL padded. */
 void itg__ditg_rec_encode(const itg__ditg_rec *r, uint8_t *buf);
 
+/* The same record on its way to a log server (ITGSend -L, ITGRecv after
+ * ITGSend -X, ITGLog): the u32 fields big endian, each time carried as a
+ * u32 second of the day (off 16 send, off 24 receive) and a u32 of
+ * microseconds (off 20, off 28), the two doubles 0. Returns 0 or
+ * ITG_EBADMSG (a field out of its range, as itg__ditg_rec_decode says). */
+int itg__ditg_rec_decode_wire(const uint8_t *buf, itg__ditg_rec *r);
+
+/* Encodes r (times of day below ITG__DAY_NS) as
+ * itg__ditg_rec_decode_wire reads it, in ITG_DITG_RECORD_LEN bytes. */
+void itg__ditg_rec_encode_wire(const itg__ditg_rec *r, uint8_t *buf);
+
 /* Parses one text line (without its newline) of len bytes. Returns 0 or
  * ITG_EBADMSG. */
 int itg__ditg_line_parse(const char *line, size_t len, itg__ditg_rec *r);
