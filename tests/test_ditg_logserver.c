@@ -518,6 +518,87 @@ static void hostile_clients(void **state) {
   itg__sock_close(bad);
 }
 
+/* A logger shipping to a D-ITG log server (ITG_LOG_SERVER_DITG), here
+ * libitg's own, which speaks the same protocol: each packet sent becomes
+ * a D-ITG record with its flow, sequence number, size and send time (in
+ * both places, as ITGSend logs), other records are left out; without a
+ * name the logger is refused. */
+static void ship_to_ditg_server(itg_log_transport t, fixture *f,
+                                const char *name) {
+  enum { N = 777 };
+  itg_logger_cfg lc;
+  itg_logger *l;
+  itg_logger_stats ls;
+  itg_log_session_event ev;
+  uint8_t buf[ITG_DITG_RECORD_LEN];
+  char path[1200];
+  FILE *in;
+  int i;
+  itg_logger_cfg_init(&lc);
+  lc.server_host = "127.0.0.1";
+  lc.server_port = f->port;
+  lc.transport = t;
+  lc.server_kind = ITG_LOG_SERVER_DITG;
+  lc.path = "/any/where/"; /* no file name: the server closes at once */
+  assert_int_equal(itg_logger_new(&lc, &l), ITG_ECLOSED);
+  lc.path = name;
+  lc.capacity = 4 * N;
+  assert_int_equal(itg_logger_new(&lc, &l), 0);
+  for (i = 0; i < N; i++) {
+    itg_logrec r;
+    memset(&r, 0, sizeof r);
+    r.flow_id = 4;
+    r.flags = ITG_REC_TX;
+    r.seq = (uint64_t)i + 1;
+    r.size = (uint16_t)(64 + i);
+    r.tx_ns = 1700000000LL * SEC + (int64_t)i * 1000000 + 123000;
+    assert_int_equal(itg_logger_push(l, 0, &r), 0);
+    if (i % 100 == 0) { /* a flow's end: not a packet */
+      r.flags = ITG_REC_FLOW_END;
+      assert_int_equal(itg_logger_push(l, 0, &r), 0);
+    }
+  }
+  assert_int_equal(itg_logger_close_stats(l, &ls), 0);
+  assert_int_equal(ls.lost, 0);
+  wait_event(f, ITG_LOG_SESSION_CLOSED, name, &ev);
+  assert_int_equal(ev.complete, 1);
+  assert_int_equal(ev.records, N);
+  assert_int_equal(ev.missing, 0);
+  assert_int_equal(ev.status, 0);
+  snprintf(path, sizeof path, "%s/%s", f->dir, name);
+  in = fopen(path, "rb");
+  assert_non_null(in);
+  for (i = 0; i < N; i++) {
+    itg__ditg_rec r;
+    int64_t tod = (1700000000LL * SEC + (int64_t)i * 1000000 + 123000) %
+                  ITG__DAY_NS;
+    assert_int_equal(fread(buf, 1, sizeof buf, in), sizeof buf);
+    assert_int_equal(itg__ditg_rec_decode(buf, &r), 0);
+    assert_int_equal(r.flow_id, 4);
+    assert_int_equal(r.seq, i + 1);
+    assert_int_equal(r.size, 64 + i);
+    assert_true(llabs(r.tx_tod_ns - tod) < 1000);
+    assert_true(r.rx_tod_ns == r.tx_tod_ns);
+    assert_string_equal(r.src_addr, "0.0.0.0");
+  }
+  assert_int_equal(fread(buf, 1, 1, in), 0);
+  fclose(in);
+}
+
+static void ditg_sink(void **state) {
+  fixture *f = *state;
+  itg_logger_cfg lc;
+  itg_logger *l = NULL;
+  start_server(f, 0);
+  itg_logger_cfg_init(&lc);
+  lc.server_host = "127.0.0.1";
+  lc.server_port = f->port;
+  lc.server_kind = ITG_LOG_SERVER_DITG;
+  assert_int_equal(itg_logger_new(&lc, &l), ITG_EINVAL); /* no name */
+  ship_to_ditg_server(ITG_LOG_UDP, f, "sink-udp.log");
+  ship_to_ditg_server(ITG_LOG_TCP, f, "sink-tcp.log");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(sniff_tells_ditg_from_libitg),
@@ -527,6 +608,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(udp_session, setup, teardown),
       cmocka_unit_test_setup_teardown(tcp_session, setup, teardown),
       cmocka_unit_test_setup_teardown(hostile_clients, setup, teardown),
+      cmocka_unit_test_setup_teardown(ditg_sink, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

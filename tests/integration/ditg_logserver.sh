@@ -1,18 +1,20 @@
 #!/bin/sh
-# needs: root (network namespaces, each with its fixed port: D-ITG's log port 9001), install (d-itg: ITGSend, ITGRecv, ITGDec, from ports/debian/setup.sh; skipped without)
+# needs: root (network namespaces, each with its fixed port: D-ITG's log port 9001), install (d-itg: ITGSend, ITGRecv, ITGDec, ITGLog, from ports/debian/setup.sh; skipped without)
 # D-ITG's log clients against itg-log, in a namespace of their own where
 # itg-log holds D-ITG's log port (fixed port: 9001): ITGSend ships its
 # sender log with -L over UDP and over TCP, and has ITGRecv ship the receiver log with -X;
 # the file itg-log writes of each is a D-ITG log whose packets itg-dec and
 # ITGDec both count as the ones ITGSend sent, and itg-log's closing line
-# says so, nothing missing. ITGSend sometimes crashes or hangs on its
-# own: a run that crashes, or hangs after itg-log closed its session, is
-# tried once more, then skipped with a line saying D-ITG failed; a hang
-# before, or a wrong count, fails.
+# says so, nothing missing. Then itg-send ships its sender log to ITGLog
+# (--log-peer ditg), over UDP and TCP, in a second namespace: ITGDec
+# counts in ITGLog's file the packets itg-send sent. ITGSend sometimes
+# crashes or hangs on its own: a run that crashes, or hangs after itg-log
+# closed its session, is tried once more, then skipped with a line saying
+# D-ITG failed; a hang before, or a wrong count, fails.
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-for p in ITGSend ITGRecv ITGDec; do
+for p in ITGSend ITGRecv ITGDec ITGLog; do
   if ! command -v "$p" >/dev/null 2>&1; then
     echo "ditg_logserver: skipped: D-ITG ($p) is not installed"
     exit 0
@@ -119,5 +121,52 @@ log_case ITGSend.log 300 $to -L 127.0.0.1 TCP
 # ITGRecv's, named by -x.
 # shellcheck disable=SC2086
 log_case recvx.log 300 $to -x recvx.log -X 127.0.0.1 UDP
+
+# itg-send towards D-ITG's ITGLog (--log-peer ditg), in a namespace of
+# its own where ITGLog holds its fixed port: 9001, to an itg-recv there: ITGLog's
+# file holds, by ITGDec's count, the packets itg-send says it sent.
+NS2=itgdl2$$
+ns_add "$NS2"
+nsx "$NS2" ITGLog >"$WORK/itglog.out" 2>&1 &
+PIDS="$PIDS $!"
+wait_until 10 grep -q "Press Ctrl-C" "$WORK/itglog.out" ||
+  die "ITGLog did not start: $(cat "$WORK/itglog.out")"
+nsx "$NS2" "$BIN/itg-recv" -Sp 0 >"$WORK/recv.out" 2>&1 &
+PIDS="$PIDS $!"
+wait_until 10 has_listen_port "$WORK/recv.out" sig ||
+  die "itg-recv did not listen: $(cat "$WORK/recv.out")"
+RECV_PORT=$(listen_port "$WORK/recv.out" sig)
+
+# itglog_ended N: ITGLog has closed N sessions' files.
+ITGLOG_N=0
+itglog_ended() {
+  [ "$(grep -c "Data transmission ended" "$WORK/itglog.out")" -ge "$1" ]
+}
+
+# itglog_case NAME ARGS...: itg-send ARGS shipping its log to ITGLog as
+# WORK/NAME; ITGDec counts in it the packets itg-send sent. An ITGLog
+# that died (D-ITG's own failure) skips the case.
+itglog_case() {
+  name=$1
+  shift
+  timeout -k 5 60 ip netns exec "$NS2" "$BIN/itg-send" -a 127.0.0.1 \
+    -Sdp "$RECV_PORT" "$@" --log-peer ditg -l "$WORK/$name" \
+    >"$WORK/$name.out" 2>&1
+  rc=$?
+  if ! grep -q "Press Ctrl-C" "$WORK/itglog.out" ||
+    grep -q "ERROR" "$WORK/itglog.out"; then
+    echo "  SKIPPED: $name: D-ITG failed (ITGLog: $(tail -n 1 "$WORK/itglog.out"))"
+    return
+  fi
+  check "$name: itg-send ships its log to ITGLog and exits 0 ($(tail -n 1 "$WORK/$name.out"))" [ "$rc" -eq 0 ]
+  sent=$(sed -n 's/^flow 1: \([0-9]*\) packets.*/\1/p' "$WORK/$name.out")
+  ITGLOG_N=$((ITGLOG_N + 1))
+  wait_until 10 itglog_ended "$ITGLOG_N"
+  theirs=$(ditg_field "$WORK/$name" "Total packets")
+  check "$name: ITGDec counts in ITGLog's file the $sent packets itg-send sent ($theirs)" \
+    [ -n "$sent" ] && [ "$theirs" = "$sent" ]
+}
+itglog_case itglog-udp.log -C 200 -c 100 -z 300 -L 127.0.0.1 UDP
+itglog_case itglog-tcp.log -C 200 -c 100 -z 300 -T TCP -L 127.0.0.1 TCP
 
 finish
