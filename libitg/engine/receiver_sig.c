@@ -530,8 +530,9 @@ static void ditg_message(itg__rx_conn *c, const itg__ditg_msg *d) {
     ditg_send(c, ITG__DITG_ACK_SEND_NAME_LOG, 0);
     return;
   case ITG__DITG_SEND_FLOW_LOG:
-    /* D-ITG's log server (ITGLog) speaks another protocol than libitg's:
-     * refused; ITGSend then lets the connection go. */
+    /* The receiver's logs ship in libitg's protocol only (to itg-log),
+     * not in D-ITG's that ITGSend asks for: refused; ITGSend then lets
+     * the connection go. */
     ditg_send(c, ITG__DITG_ERR_MSG_4, 0);
     return;
   case ITG__DITG_SEND_FLOW:

@@ -2,8 +2,9 @@
 # needs: root (network namespaces, each with its fixed port: D-ITG's log port 9001), install (d-itg: ITGSend, ITGRecv, ITGDec, ITGLog, from ports/debian/setup.sh; skipped without)
 # D-ITG's log clients against itg-log, in a namespace of their own where
 # itg-log holds D-ITG's log port (fixed port: 9001): ITGSend ships its
-# sender log with -L over UDP and over TCP, and has ITGRecv ship the receiver log with -X;
-# the file itg-log writes of each is a D-ITG log whose packets itg-dec and
+# sender log with -L over UDP and over TCP, and has ITGRecv ship the
+# receiver log with -X, and so does itg-send --peer ditg with -X; the file
+# itg-log writes of each is a D-ITG log whose packets itg-dec and
 # ITGDec both count as the ones ITGSend sent, and itg-log's closing line
 # says so, nothing missing. Then itg-send ships its sender log to ITGLog
 # (--log-peer ditg), over UDP and TCP, in a second namespace: ITGDec
@@ -25,6 +26,8 @@ NS=itgdl$$
 ns_add "$NS"
 cd "$WORK" || die "cd $WORK"
 mkdir logs || die "mkdir logs"
+: >"$WORK/log.out"
+: >"$WORK/recv.out"
 
 # fixed port: ITGSend and ITGRecv reach their log server on no other
 nsx "$NS" "$BIN/itg-log" -p 9001 -d "$WORK/logs" >"$WORK/log.out" 2>&1 & # fixed port: D-ITG's
@@ -121,6 +124,21 @@ log_case ITGSend.log 300 $to -L 127.0.0.1 TCP
 # ITGRecv's, named by -x.
 # shellcheck disable=SC2086
 log_case recvx.log 300 $to -x recvx.log -X 127.0.0.1 UDP
+
+# itg-send --peer ditg to ITGRecv, asking with -X for the receiver log at
+# itg-log: ITGRecv ships it, in D-ITG's protocol.
+timeout -k 5 60 ip netns exec "$NS" "$BIN/itg-send" --peer ditg \
+  -a 127.0.0.1 -C 200 -c 100 -z 300 -x xpass.log -X 127.0.0.1 UDP \
+  >"$WORK/xpass.out" 2>&1
+rc=$?
+if ! kill -0 "$ITGRECV_PID" 2>/dev/null; then
+  echo "  SKIPPED: xpass.log: D-ITG failed (ITGRecv died: $(tail -n 1 "$WORK/itgrecv.out"))"
+else
+  check "xpass.log: itg-send --peer ditg -X exits 0 ($(tail -n 1 "$WORK/xpass.out"))" [ "$rc" -eq 0 ]
+  wait_until 10 closed xpass.log >/dev/null
+  check "xpass.log: ITGRecv shipped the 300 packets' log to itg-log" \
+    grep -q "closed: xpass.log, 300 records, 0 missing" "$WORK/log.out"
+fi
 
 # itg-send towards D-ITG's ITGLog (--log-peer ditg), in a namespace of
 # its own where ITGLog holds its fixed port: 9001, to an itg-recv there: ITGLog's
