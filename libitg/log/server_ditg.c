@@ -264,7 +264,11 @@ static void on_data_conn(uv_stream_t *server, int status) {
     fail(d, ITG_EPERM, "a data connection from another address");
     return;
   }
-  uv_timer_stop(&d->timer);
+  if (d->stopped)
+    /* its stop came first: what it sent is read up to its close */
+    uv_timer_start(&d->timer, on_finish_timer, ITG__LS_DRAIN_MS, 0);
+  else
+    uv_timer_stop(&d->timer);
   if (uv_read_start((uv_stream_t *)&d->data, on_data_alloc, on_data_read) != 0)
     fail(d, ITG_ESOCKET, "cannot read the data connection");
 }
@@ -395,6 +399,10 @@ static void on_stop(itg__ls_ditg *d) {
     /* The client closes the data channel after its stop: what it sent is
      * read up to that end. */
     uv_timer_start(&d->timer, on_finish_timer, ITG__LS_DRAIN_MS, 0);
+  else if (!d->has_data)
+    /* A data connection made before the stop may wait in the listener's
+     * queue still: taken at the loop's next turn. */
+    uv_timer_start(&d->timer, on_finish_timer, ITG__LS_LINGER_MS, 0);
   else
     finish(d);
 }
