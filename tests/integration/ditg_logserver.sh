@@ -3,10 +3,10 @@
 # D-ITG's log clients against itg-log, in a namespace of their own where
 # itg-log holds D-ITG's log port (fixed port: 9001): ITGSend ships its
 # sender log with -L over UDP and over TCP, and has ITGRecv ship the
-# receiver log with -X, and so does itg-send --peer ditg with -X; the file
-# itg-log writes of each is a D-ITG log whose packets itg-dec and
-# ITGDec both count as the ones ITGSend sent, and itg-log's closing line
-# says so, nothing missing. Then itg-send ships its sender log to ITGLog
+# receiver log with -X (and so do itg-recv, asked by ITGSend -X, and
+# ITGRecv asked by itg-send --peer ditg -X); the file itg-log writes of
+# each is a D-ITG log whose packets itg-dec and ITGDec both count as the
+# ones ITGSend sent, and itg-log's closing line says so, nothing missing. Then itg-send ships its sender log to ITGLog
 # (--log-peer ditg), over UDP and TCP, in a second namespace: ITGDec
 # counts in ITGLog's file the packets itg-send sent. ITGSend sometimes
 # crashes or hangs on its own: a run that crashes, or hangs after itg-log
@@ -28,6 +28,7 @@ cd "$WORK" || die "cd $WORK"
 mkdir logs || die "mkdir logs"
 : >"$WORK/log.out"
 : >"$WORK/recv.out"
+: >"$WORK/recv1.out"
 
 # fixed port: ITGSend and ITGRecv reach their log server on no other
 nsx "$NS" "$BIN/itg-log" -p 9001 -d "$WORK/logs" >"$WORK/log.out" 2>&1 & # fixed port: D-ITG's
@@ -124,6 +125,16 @@ log_case ITGSend.log 300 $to -L 127.0.0.1 TCP
 # ITGRecv's, named by -x.
 # shellcheck disable=SC2086
 log_case recvx.log 300 $to -x recvx.log -X 127.0.0.1 UDP
+
+# ITGSend -X to itg-recv: itg-recv ships the receiver log to itg-log in
+# D-ITG's protocol, as ITGRecv does.
+nsx "$NS" "$BIN/itg-recv" -Sp 0 >"$WORK/recv1.out" 2>&1 &
+PIDS="$PIDS $!"
+wait_until 10 has_listen_port "$WORK/recv1.out" sig ||
+  die "itg-recv did not listen: $(cat "$WORK/recv1.out")"
+# shellcheck disable=SC2086
+log_case viarecv.log 300 $to -Sdp "$(listen_port "$WORK/recv1.out" sig)" \
+  -x viarecv.log -X 127.0.0.1 UDP
 
 # itg-send --peer ditg to ITGRecv, asking with -X for the receiver log at
 # itg-log: ITGRecv ships it, in D-ITG's protocol.
