@@ -22,6 +22,7 @@
 #include "core/ditg_rec.h"
 #include "log/ditg_proto.h"
 #include "log/proto.h"
+#include "helpers/stall_logserver.h"
 #include "helpers/tmpdir.h"
 #include "itg.h"
 #include "platform/platform.h"
@@ -599,6 +600,50 @@ static void ditg_sink(void **state) {
   ship_to_ditg_server(ITG_LOG_TCP, f, "sink-tcp.log");
 }
 
+/* A libitg client that its server greets first, as itg-log greets a
+ * client slow to speak, still registers and ships every record: the
+ * greeting is passed over before the REGISTER_ACK. */
+static void greeted_client_ships(void **state) {
+  fixture *f = *state;
+  enum { N = 10 };
+  itg_logger_cfg lc;
+  itg_logger *l;
+  itg_logger_stats ls;
+  itg_logrec *got;
+  stall_logserver *s;
+  uint16_t port;
+  char spill[1200];
+  size_t n;
+  int i;
+  s = stall_logserver_start(&port);
+  stall_logserver_greet(s);
+  stall_logserver_resume(s);
+  itg_logger_cfg_init(&lc);
+  lc.server_host = "127.0.0.1";
+  lc.server_port = port;
+  lc.path = "greeted.log";
+  snprintf(spill, sizeof spill, "%s/greeted.spill", f->dir);
+  lc.spill_path = spill;
+  assert_int_equal(itg_logger_new(&lc, &l), 0);
+  for (i = 0; i < N; i++) {
+    itg_logrec r;
+    memset(&r, 0, sizeof r);
+    r.flow_id = 1;
+    r.flags = ITG_REC_TX;
+    r.size = 100;
+    r.seq = (uint64_t)i;
+    r.tx_ns = SEC + i;
+    assert_int_equal(itg_logger_push(l, 0, &r), 0);
+  }
+  assert_int_equal(itg_logger_close_stats(l, &ls), 0);
+  assert_int_equal(ls.spilled, 0);
+  got = stall_logserver_stop(s, &n);
+  assert_int_equal(n, N);
+  for (i = 0; i < N; i++)
+    assert_int_equal(got[i].seq, i);
+  free(got);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(sniff_tells_ditg_from_libitg),
@@ -609,6 +654,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(tcp_session, setup, teardown),
       cmocka_unit_test_setup_teardown(hostile_clients, setup, teardown),
       cmocka_unit_test_setup_teardown(ditg_sink, setup, teardown),
+      cmocka_unit_test_setup_teardown(greeted_client_ships, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
