@@ -86,6 +86,7 @@ static void end(itg__ls_ditg *d, int complete, int status, const char *why) {
   if (d->c == NULL)
     return;
   rc = fclose(d->f) != 0 ? itg__file_errno(errno) : 0;
+  d->f = NULL;
   if (rc != 0 && status == 0) {
     status = rc;
     why = "cannot write the file";
