@@ -379,7 +379,8 @@ static void test_flows_side_by_side(void **state) {
   send_msg(fd, &m);
   assert_int_equal(recv_exact(fd, ans, 5), 0);
   assert_int_equal(ans[0], ITG__DITG_ERR_MSG_2);
-  /* D-ITG's log server protocol is not spoken. */
+  /* A log server asked for once flows are open: ITGRecv takes it only
+   * before them. */
   itg__ditg_init(&m, ITG__DITG_SEND_FLOW_LOG);
   m.family = 2;
   m.addr_len = 4;
@@ -393,6 +394,32 @@ static void test_flows_side_by_side(void **state) {
   release(fd);
   assert_int_equal(atomic_load(&e.refused), 3);
   assert_int_equal(atomic_load(&e.ended), 2);
+  stop(r);
+}
+
+/* ITGSend -X: SEND_FLOW_LOG before the first flow is taken (the flows'
+ * log goes to that D-ITG log server), with a plain name only; a second
+ * one, or one with a name that could leave a directory, is refused. */
+static void test_flow_log_asked(void **state) {
+  events e;
+  itg_receiver *r = start_receiver(&e, 10000);
+  itg__sock fd = ditg_connect(r), fd2 = ditg_connect(r);
+  itg__ditg_msg m;
+  (void)state;
+  itg__ditg_init(&m, ITG__DITG_SEND_FLOW_LOG);
+  m.family = ITG__DITG_FAMILY_INET;
+  m.addr_len = 4;
+  m.addr[0] = 127;
+  m.addr[3] = 1;
+  m.log_transport = ITG__DITG_L4_UDP;
+  snprintf(m.name, sizeof m.name, "../../etc/passwd");
+  send_msg(fd, &m);
+  expect_byte(fd, ITG__DITG_ERR_MSG_4);
+  snprintf(m.name, sizeof m.name, "recv.log");
+  send_msg(fd2, &m);
+  expect_byte(fd2, ITG__DITG_ACK_SEND_FLOW_LOG);
+  release(fd2);
+  release(fd);
   stop(r);
 }
 
@@ -498,6 +525,7 @@ int main(void) {
       cmocka_unit_test(test_sniff),
       cmocka_unit_test(test_conversation),
       cmocka_unit_test(test_flows_side_by_side),
+      cmocka_unit_test(test_flow_log_asked),
       cmocka_unit_test(test_flow_limit),
       cmocka_unit_test(test_malformed_peers),
       cmocka_unit_test(test_handshake_timeout),

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <uv.h>
 
+#include "log/ditg_proto.h"
 #include "log/proto.h"
 #include "helpers/smallfs.h"
 #include "helpers/stall_logserver.h"
@@ -194,10 +195,17 @@ static void raw_send(raw *c, const itg__lp_msg *m, const itg_logrec *recs) {
   }
 }
 
-/* Waits (at most 5 s) for the next message from the server. */
+/* Waits (at most 5 s) for the next message from the server. A greeting
+ * (a client slow to speak on a loaded machine is greeted as D-ITG's are,
+ * log/ditg_proto.h) is passed over, as the logger does. */
 static void raw_recv(raw *c, itg__lp_msg *m) {
   for (;;) {
-    int n = itg__lp_decode(c->in, c->in_len, m);
+    int n;
+    if (c->in_len > 0 && c->in[0] == ITG__DLP_CONNECT) {
+      memmove(c->in, c->in + 1, --c->in_len);
+      continue;
+    }
+    n = itg__lp_decode(c->in, c->in_len, m);
     if (n > 0) {
       memmove(c->in, c->in + n, c->in_len - (size_t)n);
       c->in_len -= (size_t)n;

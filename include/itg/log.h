@@ -227,6 +227,21 @@ typedef enum itg_log_transport {
   ITG_LOG_UDP = 1  /* datagrams: what is lost is counted by the server */
 } itg_log_transport;
 
+/* The protocol a logger speaks to its log server. */
+typedef enum itg_log_server_kind {
+  ITG_LOG_SERVER_LIBITG = 0, /* libitg's itg-log (itg/logserver.h) */
+  ITG_LOG_SERVER_DITG = 1    /* D-ITG's ITGLog, in its own protocol: the
+                                records of the log's role (a sender's
+                                packets sent, a receiver's received) as
+                                D-ITG records without addresses or ports,
+                                which ITGLog writes into the file named
+                                by path (required) and ITGDec reads. ITGLog
+                                acknowledges nothing: no spill file, no
+                                token; records that cannot be sent are
+                                counted lost, and over UDP nothing tells
+                                what the network lost */
+} itg_log_server_kind;
+
 /* What a logger tells when its sink fails (itg_logger_cfg.on_error). */
 typedef struct itg_log_error {
   const char *path; /* the file that cannot be written: the log file, or a
@@ -291,6 +306,8 @@ typedef struct itg_logger_cfg {
                          path.999, the first name free (itg_logger_path
                          tells which); 0 (default) creates or truncates
                          path */
+  itg_log_server_kind server_kind; /* remote sink: the server's protocol,
+                                      default ITG_LOG_SERVER_LIBITG */
 } itg_logger_cfg;
 
 typedef struct itg_logger_stats {

@@ -24,6 +24,17 @@
  * (the client vanished, or the server was stopped first) keeps every
  * record received and its file is renamed NAME.incomplete.
  *
+ * D-ITG's clients (ITGSend -L, ITGRecv asked by ITGSend -X) are served on
+ * the same TCP port, told apart by their first bytes (a client silent for
+ * a moment is greeted, as D-ITG's wait to be): each gets a data channel,
+ * UDP or TCP as it asks, on a port the system picks, and its session is a
+ * D-ITG binary log (itg/ditg.h) named by the last part of the name it
+ * gives, under the rules above. Over UDP, a jump in a flow's sequence
+ * numbers is counted missing (no gap record: the format has none); a
+ * malformed record is dropped and counted (the CLOSED event's status is
+ * then ITG_EBADMSG). Its events have host "D-ITG" and role 0; its TCP
+ * data channel must be opened within handshake_ms.
+ *
  * Access: a client's address must be inside an allowed network (loopback,
  * 127.0.0.0/8 and ::1, always; more with itg_logserver_cfg_allow), and
  * when cfg.token is set the client must present it; others are refused
@@ -65,7 +76,7 @@ typedef struct itg_log_session_event {
   itg_log_session_kind kind;
   uint32_t session;
   itg_log_transport transport;
-  uint32_t role;             /* itg_log_role */
+  uint32_t role;             /* itg_log_role (0: a D-ITG client) */
   char peer[ITG_HOST_MAX];   /* "addr:port" of the client */
   char host[32];             /* the host name the client gave */
   char file[ITG_PATH_MAX];   /* the session's file (CLOSED: its final

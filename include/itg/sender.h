@@ -81,6 +81,10 @@ typedef struct itg_sender_cfg {
                                  the receivers' handshake time (10 s by
                                  default), which a TCP flow's first
                                  packet must meet. Default 0 */
+  itg_log_server_kind log_server_kind; /* log_server's protocol: D-ITG's
+                                          ITGLog needs log_path, the file
+                                          it writes (itg/log.h); default
+                                          ITG_LOG_SERVER_LIBITG */
 } itg_sender_cfg;
 
 /* What happened to one flow. */

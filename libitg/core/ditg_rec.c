@@ -65,17 +65,26 @@ static void put_double(uint8_t *p, double d) {
   itg__put_le64(p, bits);
 }
 
-int itg__ditg_rec_decode(const uint8_t *buf, itg__ditg_rec *r) {
-  uint32_t sport = itg__get_le32(buf + 8), dport = itg__get_le32(buf + 12);
-  int64_t tx_s, rx_s;
+/* Fills the fields both byte orders share, checking their ranges. */
+static int fields_from(uint32_t flow, uint32_t seq, uint32_t sport,
+                       uint32_t dport, uint32_t size, itg__ditg_rec *r) {
   memset(r, 0, sizeof *r);
-  r->flow_id = itg__get_le32(buf);
-  r->seq = itg__get_le32(buf + 4);
-  r->size = itg__get_le32(buf + OFF_SIZE);
-  if (sport > 65535 || dport > 65535 || r->size == 0 || r->size > 65535)
+  r->flow_id = flow;
+  r->seq = seq;
+  r->size = size;
+  if (sport > 65535 || dport > 65535 || size == 0 || size > 65535)
     return ITG_EBADMSG;
   r->src_port = (uint16_t)sport;
   r->dst_port = (uint16_t)dport;
+  return 0;
+}
+
+int itg__ditg_rec_decode(const uint8_t *buf, itg__ditg_rec *r) {
+  int64_t tx_s, rx_s;
+  if (fields_from(itg__get_le32(buf), itg__get_le32(buf + 4),
+                  itg__get_le32(buf + 8), itg__get_le32(buf + 12),
+                  itg__get_le32(buf + OFF_SIZE), r) != 0)
+    return ITG_EBADMSG;
   if (sec_ns_of(get_double(buf + OFF_TX_SEC), &tx_s) != 0 ||
       sec_ns_of(get_double(buf + OFF_RX_SEC), &rx_s) != 0 ||
       tod_from(itg__get_le32(buf + 16), itg__get_le32(buf + 20), tx_s,
@@ -105,6 +114,43 @@ void itg__ditg_rec_encode(const itg__ditg_rec *r, uint8_t *buf) {
   tod_encode(r->tx_tod_ns, buf + 16, buf + OFF_TX_SEC);
   tod_encode(r->rx_tod_ns, buf + 24, buf + OFF_RX_SEC);
   itg__put_le32(buf + OFF_SIZE, r->size);
+  memcpy(buf + OFF_SRC, r->src_addr, strnlen(r->src_addr, ITG_DITG_ADDR_LEN - 1));
+  memcpy(buf + OFF_DST, r->dst_addr, strnlen(r->dst_addr, ITG_DITG_ADDR_LEN - 1));
+}
+
+/* A time of the day in ns from a second of the day and microseconds. */
+static int tod_wire(uint32_t sec, uint32_t usec, int64_t *out) {
+  if (sec >= 86400 || usec >= 1000000)
+    return ITG_EBADMSG;
+  *out = (int64_t)sec * SEC + (int64_t)usec * 1000;
+  return 0;
+}
+
+int itg__ditg_rec_decode_wire(const uint8_t *buf, itg__ditg_rec *r) {
+  if (fields_from(itg__get_be32(buf), itg__get_be32(buf + 4),
+                  itg__get_be32(buf + 8), itg__get_be32(buf + 12),
+                  itg__get_be32(buf + OFF_SIZE), r) != 0 ||
+      tod_wire(itg__get_be32(buf + 16), itg__get_be32(buf + 20),
+               &r->tx_tod_ns) != 0 ||
+      tod_wire(itg__get_be32(buf + 24), itg__get_be32(buf + 28),
+               &r->rx_tod_ns) != 0 ||
+      addr_decode(buf + OFF_SRC, r->src_addr) != 0 ||
+      addr_decode(buf + OFF_DST, r->dst_addr) != 0)
+    return ITG_EBADMSG;
+  return 0;
+}
+
+void itg__ditg_rec_encode_wire(const itg__ditg_rec *r, uint8_t *buf) {
+  memset(buf, 0, ITG_DITG_RECORD_LEN);
+  itg__put_be32(buf, r->flow_id);
+  itg__put_be32(buf + 4, r->seq);
+  itg__put_be32(buf + 8, r->src_port);
+  itg__put_be32(buf + 12, r->dst_port);
+  itg__put_be32(buf + 16, (uint32_t)(r->tx_tod_ns / SEC));
+  itg__put_be32(buf + 20, (uint32_t)(r->tx_tod_ns % SEC / 1000));
+  itg__put_be32(buf + 24, (uint32_t)(r->rx_tod_ns / SEC));
+  itg__put_be32(buf + 28, (uint32_t)(r->rx_tod_ns % SEC / 1000));
+  itg__put_be32(buf + OFF_SIZE, r->size);
   memcpy(buf + OFF_SRC, r->src_addr, strnlen(r->src_addr, ITG_DITG_ADDR_LEN - 1));
   memcpy(buf + OFF_DST, r->dst_addr, strnlen(r->dst_addr, ITG_DITG_ADDR_LEN - 1));
 }

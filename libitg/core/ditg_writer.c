@@ -10,8 +10,6 @@
 #include "core/record_kind.h"
 #include "platform/platform.h"
 
-/* What libitg does not log: the unspecified address, port 0. */
-#define UNKNOWN_ADDR "0.0.0.0"
 
 struct itg_ditg_writer {
   FILE *f;
@@ -49,6 +47,20 @@ static int64_t tod_of(int64_t t) {
   return tod < 0 ? tod + ITG__DAY_NS : tod;
 }
 
+int itg__ditg_rec_of(const itg_logrec *rec, itg__rec_kind kind,
+                     itg__ditg_rec *r) {
+  if (itg__logrec_kind(rec) != kind)
+    return 1;
+  if (rec->seq > UINT32_MAX)
+    return ITG_ERANGE;
+  r->flow_id = rec->flow_id;
+  r->seq = (uint32_t)rec->seq;
+  r->size = rec->size;
+  r->tx_tod_ns = tod_of(rec->tx_ns);
+  r->rx_tod_ns = kind == ITG__REC_SENT ? r->tx_tod_ns : tod_of(rec->rx_ns);
+  return 0;
+}
+
 int itg_ditg_writer_write(itg_ditg_writer *w, const itg_logrec *recs,
                           size_t n) {
   return itg_ditg_writer_write_flow(w, recs, n, NULL);
@@ -72,25 +84,20 @@ int itg_ditg_writer_write_flow(itg_ditg_writer *w, const itg_logrec *recs,
        (addr_fits(flow->src_addr) != 0 || addr_fits(flow->dst_addr) != 0)))
     return ITG_EINVAL;
   memset(&r, 0, sizeof r);
-  strcpy(r.src_addr, flow != NULL ? flow->src_addr : UNKNOWN_ADDR);
-  strcpy(r.dst_addr, flow != NULL ? flow->dst_addr : UNKNOWN_ADDR);
+  strcpy(r.src_addr, flow != NULL ? flow->src_addr : ITG__DITG_UNKNOWN_ADDR);
+  strcpy(r.dst_addr, flow != NULL ? flow->dst_addr : ITG__DITG_UNKNOWN_ADDR);
   if (flow != NULL) {
     r.src_port = flow->src_port;
     r.dst_port = flow->dst_port;
   }
   for (size_t i = 0; i < n; i++) {
-    const itg_logrec *rec = &recs[i];
-    if (itg__logrec_kind(rec) != w->kind)
+    int rc = itg__ditg_rec_of(&recs[i], w->kind, &r);
+    if (rc == 1)
       continue;
-    if (rec->seq > UINT32_MAX) {
-      w->failed = ITG_ERANGE;
+    if (rc != 0) {
+      w->failed = rc;
       return w->failed;
     }
-    r.flow_id = rec->flow_id;
-    r.seq = (uint32_t)rec->seq;
-    r.size = rec->size;
-    r.tx_tod_ns = tod_of(rec->tx_ns);
-    r.rx_tod_ns = w->kind == ITG__REC_SENT ? r.tx_tod_ns : tod_of(rec->rx_ns);
     itg__ditg_rec_encode(&r, buf);
     if (fwrite(buf, 1, sizeof buf, w->f) != sizeof buf) {
       w->failed = itg__file_errno(errno);

@@ -331,9 +331,9 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
   if (cfg->peer == ITG_PEER_DITG) {
     const char *why =
         cfg->wire != ITG_WIRE_DITG ? "takes only the ditg wire profile"
-        : cfg->recv_log[0] != '\0' || cfg->recv_log_server[0] != '\0'
-            ? "takes no receiver log option (-x, -X): name its log on "
-              "its own command line (ITGRecv -l)"
+        /* D-ITG's log name fields hold 200 bytes, the NUL included */
+        : strlen(cfg->recv_log) > 199
+            ? "takes receiver log names (-x) of at most 199 bytes"
         /* ITGRecv keeps flow ids in an int and marks a free slot -1 */
         : cfg->flow_id > 2147483646u ? "takes flow ids up to 2147483646"
                                      : NULL;

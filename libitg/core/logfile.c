@@ -160,35 +160,61 @@ int itg_logwriter_open(const char *path, const itg_log_hdr *hdr,
   return writer_start(w, f, head, out);
 }
 
+int itg__file_create_new(const char *base, char *path, size_t pathlen,
+                         FILE **out) {
+  unsigned k;
+  int rc = ITG_EBUSY;
+  for (k = 0; k <= ITG__LOG_SUFFIX_MAX && rc == ITG_EBUSY; k++) {
+    int n = k == 0 ? snprintf(path, pathlen, "%s", base)
+                   : snprintf(path, pathlen, "%s.%u", base, k);
+    if (n < 0 || (size_t)n >= pathlen)
+      return ITG_ERANGE;
+    rc = itg__file_create(path, out);
+  }
+  return rc;
+}
+
 int itg__logwriter_create(const char *base, const itg_log_hdr *hdr,
                           char *path, size_t pathlen, itg_logwriter **out) {
   uint8_t head[ITG_LOG_HEADER_LEN];
   itg_logwriter *w;
-  unsigned k;
-  int rc = ITG_EBUSY;
+  FILE *f;
+  int rc;
   if (header_bytes(hdr, head) != 0)
     return ITG_EINVAL;
   w = malloc(sizeof *w);
   if (w == NULL)
     return ITG_ENOMEM;
-  for (k = 0; k <= ITG__LOG_SUFFIX_MAX && rc == ITG_EBUSY; k++) {
-    FILE *f;
-    int n = k == 0 ? snprintf(path, pathlen, "%s", base)
-                   : snprintf(path, pathlen, "%s.%u", base, k);
-    if (n < 0 || (size_t)n >= pathlen) {
-      rc = ITG_ERANGE;
-      break;
-    }
-    rc = itg__file_create(path, &f);
-    if (rc == 0) {
-      rc = writer_start(w, f, head, out);
-      if (rc != 0)
-        remove(path); /* made here and empty (a full disk): not left behind */
-      return rc;
-    }
+  rc = itg__file_create_new(base, path, pathlen, &f);
+  if (rc != 0) {
+    free(w);
+    return rc;
   }
-  free(w);
+  rc = writer_start(w, f, head, out);
+  if (rc != 0)
+    remove(path); /* made here and empty (a full disk): not left behind */
   return rc;
+}
+
+void itg__log_mark_incomplete(const char *path, char *file, size_t filelen) {
+  char to[2 * ITG_PATH_MAX + 40], suffix[24];
+  unsigned k;
+  for (k = 0; k < 1000; k++) {
+    int rc;
+    if (k == 0)
+      snprintf(suffix, sizeof suffix, ".incomplete");
+    else
+      snprintf(suffix, sizeof suffix, ".incomplete.%u", k);
+    if ((size_t)snprintf(to, sizeof to, "%s%s", path, suffix) >= sizeof to)
+      return;
+    rc = itg__rename_noreplace(path, to);
+    if (rc == ITG_EBUSY)
+      continue;
+    if (rc == 0)
+      snprintf(file + strlen(file), filelen - strlen(file),
+               "%s", suffix);
+    return;
+  }
 }
 
 int itg_log_dir_check(const char *dir) {

@@ -86,6 +86,10 @@ typedef struct itg__ctl_msg {
   char log_host[ITG_HOST_MAX]; /* FLOW_OPEN: log server, "" for none */
   uint16_t log_port;           /* FLOW_OPEN, with log_host */
   uint8_t log_transport;       /* FLOW_OPEN, with log_host */
+  uint8_t log_kind;            /* FLOW_OPEN, with log_host: its protocol
+                                  (itg_log_server_kind); never on the
+                                  wire: D-ITG's signaling asks for
+                                  ITG_LOG_SERVER_DITG */
 } itg__ctl_msg;
 
 /* Clears m and sets its type. */

@@ -10,9 +10,8 @@
 #include "itg/common.h"
 
 /* AF_INET everywhere; AF_INET6 on Linux, Windows, the BSDs, macOS. */
-#define FAMILY_INET 2u
 static int family_inet6(uint32_t f) {
-  return f == 10u || f == 23u || f == 24u || f == 28u || f == 30u;
+  return f == ITG__DITG_FAMILY_INET6 || f == 23u || f == 24u || f == 28u || f == 30u;
 }
 
 itg__ditg_guess itg__ditg_sniff(const uint8_t *buf, size_t len) {
@@ -210,9 +209,9 @@ int itg__ditg_decode(const uint8_t *buf, size_t len, itg__ditg_msg *out) {
     break;
   case ITG__DITG_SEND_FLOW_LOG:
     m.family = itg__rcur_u32(&r);
-    if (!r.bad && m.family != FAMILY_INET && !family_inet6(m.family))
+    if (!r.bad && m.family != ITG__DITG_FAMILY_INET && !family_inet6(m.family))
       return ITG_EBADMSG;
-    m.addr_len = m.family == FAMILY_INET ? 4 : 16;
+    m.addr_len = m.family == ITG__DITG_FAMILY_INET ? 4 : 16;
     p = itg__rcur_room(&r, m.addr_len);
     if (p != NULL)
       memcpy(m.addr, p, m.addr_len);

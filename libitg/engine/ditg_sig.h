@@ -71,6 +71,13 @@
 #define ITG__DITG_SIG_PORT 9000u /* D-ITG's default signaling port */
 #define ITG__DITG_NAME_LEN 200u  /* the name fields of the log messages */
 #define ITG__DITG_SERIAL_LEN 10u /* SEND_FLOW's serial interface name */
+/* SEND_FLOW_LOG's families as a Linux sender sends them (AF_INET,
+ * AF_INET6); other systems' AF_INET6 are read too. */
+#define ITG__DITG_FAMILY_INET 2u
+#define ITG__DITG_FAMILY_INET6 10u
+/* ITGSend's receiver log name when -X names none. */
+#define ITG__DITG_RECV_LOG "/tmp/ITGRecv.log"
+
 /* The longest message: SEND_FLOW_LOG with an IPv6 address. */
 #define ITG__DITG_MAX_MSG (1u + 4u + 16u + 2u + 1u + ITG__DITG_NAME_LEN)
 

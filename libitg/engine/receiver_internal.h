@@ -78,6 +78,7 @@ typedef struct itg__rx_log {
   char server_ip[64];        /* remote: that address, numeric */
   uint16_t server_port;
   itg_log_transport transport;
+  itg_log_server_kind kind; /* remote: the server's protocol */
   char spill[ITG_PATH_MAX]; /* remote: the spill file */
   itg_logger *logger;
   uint32_t refs;

@@ -162,7 +162,8 @@ void itg__rx_log_release(itg_receiver *r, itg__rx_log *lg,
 /* The open log with this path on this server ("": a file), or NULL. */
 static itg__rx_log *find_log(itg_receiver *r, const char *path,
                              const char *server, uint16_t port,
-                             itg_log_transport transport) {
+                             itg_log_transport transport,
+                             itg_log_server_kind kind) {
   itg__rx_log *lg;
   int remote = server[0] != '\0';
   /* The receiver's own log is never one a flow names, whatever the
@@ -170,7 +171,8 @@ static itg__rx_log *find_log(itg_receiver *r, const char *path,
   for (lg = r->logs; lg != NULL; lg = lg->next)
     if (lg != r->default_log && strcmp(lg->path, path) == 0 &&
         strcmp(lg->server, server) == 0 &&
-        (!remote || (lg->server_port == port && lg->transport == transport)))
+        (!remote || (lg->server_port == port && lg->transport == transport &&
+                     lg->kind == kind)))
       return lg;
   return NULL;
 }
@@ -239,7 +241,7 @@ static void on_opened(uv_work_t *w, int status) {
   } else if (o->done == NULL) {
     close_log(r, lg, NULL, NULL);
   } else if ((same = find_log(r, lg->path, lg->server, lg->server_port,
-                              lg->transport)) != NULL) {
+                              lg->transport, lg->kind)) != NULL) {
     /* Another caller opened the same session meanwhile: this one joins
      * it, as it would have had it asked a moment later. */
     close_log(r, lg, NULL, NULL);
@@ -297,6 +299,7 @@ static int start_open(itg_receiver *r, const uint8_t peer_ip[16],
   snprintf(lg->server, sizeof lg->server, "%s", m->log_host);
   lg->server_port = m->log_port;
   lg->transport = (itg_log_transport)m->log_transport;
+  lg->kind = (itg_log_server_kind)m->log_kind;
   o->r = r;
   o->done = done;
   o->user = user;
@@ -306,6 +309,7 @@ static int start_open(itg_receiver *r, const uint8_t peer_ip[16],
   o->lc.capacity = ITG__RX_FLOW_LOG_CAP;
   o->lc.server_port = lg->server_port;
   o->lc.transport = lg->transport;
+  o->lc.server_kind = lg->kind;
   o->lc.spill_path = lg->spill;
   o->work.data = o;
   if (uv_queue_work(&r->loop, &o->work, open_work, on_opened) != 0) {
@@ -409,7 +413,8 @@ int itg__rx_log_lookup(itg_receiver *r, const uint8_t peer_ip[16],
   if (rc < 0)
     return rc;
   lg = find_log(r, path, m->log_host, m->log_port,
-                (itg_log_transport)m->log_transport);
+                (itg_log_transport)m->log_transport,
+                (itg_log_server_kind)m->log_kind);
   /* A session opened for one sender's own address is not another's. */
   if (lg != NULL && lg->server[0] != '\0' &&
       !server_allowed(r, &lg->server_addr, peer_ip)) {

@@ -82,6 +82,8 @@ struct itg__rx_conn {
   uint32_t dn;      /* D-ITG: flows open, in dflows[0..dn) */
   itg__rx_flow *dflows[DITG_FLOWS];
   char ditg_log[ITG__DITG_NAME_LEN + 1]; /* D-ITG: its -x log name */
+  char ditg_log_host[64];   /* D-ITG: the log server of its -X, or "" */
+  uint8_t ditg_log_transport; /* D-ITG: -X's, an itg_log_transport */
   itg__ditg_reader drd; /* D-ITG: rd's part */
 };
 
@@ -481,6 +483,13 @@ static void ditg_send_flow(itg__rx_conn *c, const itg__ditg_msg *d) {
   m.wire = ITG_WIRE_DITG;
   m.port = d->port;
   snprintf(m.text, sizeof m.text, "%s", c->ditg_log);
+  if (c->ditg_log_host[0] != '\0') {
+    /* ITGRecv too reaches the server on its log port, whatever -X said */
+    snprintf(m.log_host, sizeof m.log_host, "%s", c->ditg_log_host);
+    m.log_port = ITG_DEFAULT_LOG_PORT;
+    m.log_transport = c->ditg_log_transport;
+    m.log_kind = ITG_LOG_SERVER_DITG;
+  }
   if (d->l4 != ITG__DITG_L4_TCP && d->l4 != ITG__DITG_L4_UDP)
     no = "D-ITG flow: only UDP and TCP are received (not ICMP, SCTP, DCCP)";
   else if (d->meter != ITG__DITG_METER_OWDM &&
@@ -530,9 +539,22 @@ static void ditg_message(itg__rx_conn *c, const itg__ditg_msg *d) {
     ditg_send(c, ITG__DITG_ACK_SEND_NAME_LOG, 0);
     return;
   case ITG__DITG_SEND_FLOW_LOG:
-    /* D-ITG's log server (ITGLog) speaks another protocol than libitg's:
-     * refused; ITGSend then lets the connection go. */
-    ditg_send(c, ITG__DITG_ERR_MSG_4, 0);
+    /* The flows' log goes to that D-ITG log server (ITGLog, or itg-log),
+     * in D-ITG's log protocol, under the rules of -X: a plain name, a
+     * server the receiver may ship to (checked as the first flow opens
+     * the session). Refused before the first flow, as ITGRecv takes it,
+     * or with a name that is not plain. */
+    if (c->ditg_asked || !itg__lp_name_ok(d->name) ||
+        uv_inet_ntop(d->addr_len == 4 ? AF_INET : AF_INET6, d->addr,
+                     c->ditg_log_host, sizeof c->ditg_log_host) != 0) {
+      c->ditg_log_host[0] = '\0';
+      ditg_send(c, ITG__DITG_ERR_MSG_4, 0);
+      return;
+    }
+    snprintf(c->ditg_log, sizeof c->ditg_log, "%s", d->name);
+    c->ditg_log_transport = d->log_transport == ITG__DITG_L4_UDP
+                                ? ITG_LOG_UDP : ITG_LOG_TCP;
+    ditg_send(c, ITG__DITG_ACK_SEND_FLOW_LOG, 0);
     return;
   case ITG__DITG_SEND_FLOW:
     ditg_send_flow(c, d);

@@ -37,6 +37,10 @@ int itg_sender_new(const itg_sender_cfg *caller, itg_sender **out) {
       strnlen(cfg->log_path, ITG_PATH_MAX) == ITG_PATH_MAX ||
       strnlen(cfg->log_server, ITG_HOST_MAX) == ITG_HOST_MAX ||
       (cfg->hold != 0 && cfg->hold != 1) ||
+      (cfg->log_server_kind != ITG_LOG_SERVER_LIBITG &&
+       cfg->log_server_kind != ITG_LOG_SERVER_DITG) ||
+      (cfg->log_server_kind == ITG_LOG_SERVER_DITG &&
+       cfg->log_server[0] != '\0' && cfg->log_path[0] == '\0') ||
       (cfg->logger != NULL &&
        (cfg->logger_lane > UINT32_MAX - 2 ||
         itg_logger_lanes(cfg->logger) < cfg->logger_lane + 2)))
@@ -193,6 +197,7 @@ static int open_log(itg_sender *s) {
     lc.server_host = s->cfg.log_server;
     lc.server_port = s->cfg.log_server_port;
     lc.transport = s->cfg.log_transport;
+    lc.server_kind = s->cfg.log_server_kind;
   }
   lc.role = ITG_LOG_ROLE_SENDER;
   lc.clock = ITG_LOG_CLOCK_REALTIME;

@@ -115,6 +115,47 @@ static int ditg_connect(itg__tx_flow *f, char *msg, size_t len) {
   return ditg_exchange(f, &m, ITG__DITG_ACK_CONNECT, &a, msg, len);
 }
 
+/* D-ITG: the receiver log the flow asks for, before its data, as ITGSend
+ * asks: SEND_FLOW_LOG for -X (ITGRecv ships its log to that D-ITG log
+ * server, ITGLog or itg-log, under the -x name or ITGSend's default, and
+ * reaches it on its own log port: the port sent is the one asked), else
+ * SEND_NAME_LOG for -x (ITGRecv's own file); each answered by its ACK or
+ * ERR_MSG_4. */
+static int ditg_ask_log(itg__tx_flow *f, char *msg, size_t len) {
+  const itg_flow_cfg *c = &f->cfg;
+  const char *name = c->recv_log[0] != '\0' ? c->recv_log : ITG__DITG_RECV_LOG;
+  itg__ditg_msg m, a;
+  itg__addr at;
+  if (c->recv_log_server[0] == '\0' && c->recv_log[0] == '\0')
+    return 0;
+  if (c->recv_log_server[0] == '\0') {
+    itg__ditg_init(&m, ITG__DITG_SEND_NAME_LOG);
+    memcpy(m.name, name, strnlen(name, sizeof m.name - 1));
+    return ditg_exchange(f, &m, ITG__DITG_ACK_SEND_NAME_LOG, &a, msg, len);
+  }
+  if (itg__addr_resolve(c->recv_log_server, c->recv_log_port, 0, &at) != 0) {
+    snprintf(msg, len, "cannot resolve the receiver's log server %.100s",
+             c->recv_log_server);
+    return ITG_EADDR;
+  }
+  itg__ditg_init(&m, ITG__DITG_SEND_FLOW_LOG);
+  if (at.ss.ss_family == AF_INET) {
+    m.family = ITG__DITG_FAMILY_INET;
+    m.addr_len = 4;
+    memcpy(m.addr, &((const struct sockaddr_in *)&at.ss)->sin_addr, 4);
+  } else {
+    m.family = ITG__DITG_FAMILY_INET6;
+    m.addr_len = 16;
+    memcpy(m.addr, &((const struct sockaddr_in6 *)&at.ss)->sin6_addr, 16);
+  }
+  m.port = c->recv_log_port;
+  m.log_transport = c->recv_log_transport == ITG_LOG_UDP ? ITG__DITG_L4_UDP
+                                                         : ITG__DITG_L4_TCP;
+  /* itg_flow_validate keeps -x within D-ITG's name field */
+  memcpy(m.name, name, strnlen(name, sizeof m.name - 1));
+  return ditg_exchange(f, &m, ITG__DITG_ACK_SEND_FLOW_LOG, &a, msg, len);
+}
+
 /* D-ITG: SEND_FLOW, asking ITGRecv to open the data port on the address
  * the sender reaches it at; ACK_SEND_FLOW gives the port. */
 static int ditg_ask_flow(itg__tx_flow *f, const itg__addr *to,
@@ -200,8 +241,10 @@ static int open_sig(itg__tx_flow *f, const itg__addr *to, char *msg,
     return rc;
   }
   itg__sock_set_nodelay(f->sig, 1);
-  if (f->cfg.peer == ITG_PEER_DITG)
-    return ditg_connect(f, msg, len);
+  if (f->cfg.peer == ITG_PEER_DITG) {
+    rc = ditg_connect(f, msg, len);
+    return rc < 0 ? rc : ditg_ask_log(f, msg, len);
+  }
   itg__ctl_init(&m, ITG__CTL_HELLO);
   m.version = ITG__CTL_VERSION;
   snprintf(m.text, sizeof m.text, "libitg %s", itg_version_string());

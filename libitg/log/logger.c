@@ -193,6 +193,9 @@ static int remote(const itg_logger_cfg *cfg) {
 
 static int cfg_ok(const itg_logger_cfg *cfg) {
   return (cfg->path != NULL || remote(cfg)) && cfg->batch >= 1 &&
+         (cfg->server_kind == ITG_LOG_SERVER_LIBITG ||
+          (cfg->server_kind == ITG_LOG_SERVER_DITG && cfg->path != NULL &&
+           cfg->path[0] != '\0')) &&
          cfg->capacity >= 1 &&
          (cfg->transport == ITG_LOG_TCP || cfg->transport == ITG_LOG_UDP) &&
          cfg->capacity <= ITG__RING_MAX_CAPACITY && cfg->lanes >= 1 &&
@@ -217,9 +220,12 @@ int itg_logger_new(const itg_logger_cfg *caller, itg_logger **out) {
 
   if (caller == NULL || ITG__CFG_IN(&cfg, caller, itg_logger_cfg, NULL, 0) != 0)
     return ITG_EINVAL;
-  return itg__logger_new_sink(
-      &cfg, remote(&cfg) ? &itg__log_sink_remote : &itg__log_sink_file, NULL,
-      out);
+  return itg__logger_new_sink(&cfg,
+                              !remote(&cfg) ? &itg__log_sink_file
+                              : cfg.server_kind == ITG_LOG_SERVER_DITG
+                                  ? &itg__log_sink_ditg
+                                  : &itg__log_sink_remote,
+                              NULL, out);
 }
 
 int itg__logger_new_sink(const itg_logger_cfg *cfg,

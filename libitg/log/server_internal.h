@@ -16,6 +16,13 @@
 /* A session ended by a write error waits this long for its client to see
  * the last acknowledgement and close. */
 #define ITG__LS_DRAIN_MS 10000
+/* A client silent this long after connecting is greeted with D-ITG's
+ * ITG__DLP_CONNECT, which D-ITG's clients wait for; libitg's speak first
+ * (and pass over a greeting before their REGISTER_ACK). */
+#define ITG__LS_GREET_MS 200
+
+/* A D-ITG client's session (log/server_ditg.c). */
+typedef struct itg__ls_ditg itg__ls_ditg;
 
 typedef struct itg__ls_client {
   uv_tcp_t tcp;
@@ -48,6 +55,8 @@ typedef struct itg__ls_client {
   uint64_t leave_total;
   int leave_asked;
   int dirty;          /* written since the last flush */
+  int spoke;          /* its first bytes were read */
+  itg__ls_ditg *ditg; /* a D-ITG client's session, else NULL */
   itg__frame_reader rd; /* over rbuf */
   uint8_t rbuf[ITG__LP_MAX_FRAME];
 } itg__ls_client;
@@ -70,6 +79,10 @@ struct itg_logserver {
   uint64_t key_state; /* splitmix64 state for session keys */
   uint8_t dgram[ITG__LP_MAX_DGRAM];
   itg_logrec recs[ITG__LP_MAX_RECS];
+  uint8_t ditg_dgram[65536]; /* a D-ITG client's datagram (any size) */
+  /* itg__ls_client_close, for server_ditg.c, which server_session.c
+   * calls (a function pointer keeps the calls one way) */
+  void (*close_client)(struct itg__ls_client *c);
   _Atomic uint64_t n_open, n_total, n_incomplete, n_refused, n_records,
       n_missing, n_expired;
 };
@@ -87,6 +100,20 @@ void itg__ls_flush_all(itg_logserver *s);
 void itg__ls_client_close(itg__ls_client *c);
 
 /* Reports an event to cfg.on_session. */
-void itg__ls_event(itg_logserver *s, const itg_log_session_event *ev);
+static inline void itg__ls_event(itg_logserver *s,
+                                 const itg_log_session_event *ev) {
+  if (s->cfg.on_session != NULL)
+    s->cfg.on_session(ev, s->cfg.user);
+}
+
+/* Takes over a client whose first bytes buf[0..len) are D-ITG's: its
+ * session is D-ITG's from then on (log/ditg_proto.h). */
+void itg__ls_ditg_start(itg__ls_client *c, const uint8_t *buf, size_t len);
+
+/* Ends a D-ITG client's session (incomplete) as the client is closed. */
+void itg__ls_ditg_end(itg__ls_client *c);
+
+/* Hands a D-ITG session's records to the operating system. */
+void itg__ls_ditg_flush(itg__ls_client *c);
 
 #endif

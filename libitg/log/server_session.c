@@ -6,6 +6,7 @@
 
 #include "core/logfile.h"
 #include "core/mix.h"
+#include "log/ditg_proto.h"
 #include "log/server_internal.h"
 #include "platform/platform.h"
 
@@ -57,11 +58,6 @@ static void send_msg(itg__ls_client *c, const itg__lp_msg *msg, int close_after)
   }
 }
 
-void itg__ls_event(itg_logserver *s, const itg_log_session_event *ev) {
-  if (s->cfg.on_session != NULL)
-    s->cfg.on_session(ev, s->cfg.user);
-}
-
 static void event_init(const itg__ls_client *c, itg_log_session_kind kind,
                        itg_log_session_event *ev) {
   memset(ev, 0, sizeof *ev);
@@ -72,30 +68,6 @@ static void event_init(const itg__ls_client *c, itg_log_session_kind kind,
   memcpy(ev->peer, c->peer, sizeof ev->peer);
   memcpy(ev->host, c->host, sizeof ev->host);
   memcpy(ev->file, c->file, sizeof ev->file);
-}
-
-/* Renames the session's file NAME.incomplete, or NAME.incomplete.k for
- * the first k free: an earlier session of the same name (a client that
- * registered again after a failure) may have left one, and it holds
- * records its client was told are safe. Keeps NAME if none is free. */
-static void mark_incomplete(itg__ls_client *c) {
-  char to[sizeof c->path + 24], suffix[24];
-  unsigned k;
-  for (k = 0; k < 1000; k++) {
-    int rc;
-    if (k == 0)
-      snprintf(suffix, sizeof suffix, ".incomplete");
-    else
-      snprintf(suffix, sizeof suffix, ".incomplete.%u", k);
-    snprintf(to, sizeof to, "%s%s", c->path, suffix);
-    rc = itg__rename_noreplace(c->path, to);
-    if (rc == ITG_EBUSY)
-      continue;
-    if (rc == 0)
-      snprintf(c->file + strlen(c->file), sizeof c->file - strlen(c->file),
-               "%s", suffix);
-    return;
-  }
 }
 
 /* Removes the session's file. */
@@ -121,7 +93,7 @@ static void end_session(itg__ls_client *c, int complete) {
     remove_file(c);
     c->file[0] = '\0';
   } else if (!complete) {
-    mark_incomplete(c);
+    itg__log_mark_incomplete(c->path, c->file, sizeof c->file);
   }
   if (!complete)
     atomic_fetch_add(&s->n_incomplete, 1);
@@ -141,6 +113,7 @@ void itg__ls_client_close(itg__ls_client *c) {
   itg_logserver *s = c->srv;
   if (c->closing)
     return;
+  itg__ls_ditg_end(c);
   end_session(c, 0);
   c->closing = 1;
   if (c->prev != NULL)
@@ -416,6 +389,19 @@ static void on_read(uv_stream_t *h, ssize_t n, const uv_buf_t *buf) {
   if (c->draining)
     return; /* dropped: on_alloc hands out the same room again */
   itg__frame_reader_commit(&c->rd, (size_t)n);
+  if (!c->spoke) {
+    const uint8_t *first = c->rbuf + c->rd.start;
+    size_t held = c->rd.len - c->rd.start;
+    int ditg = itg__dlp_sniff(first, held);
+    if (ditg == ITG_ETRUNC)
+      return;
+    c->spoke = 1;
+    uv_timer_stop(&c->linger);
+    if (ditg) {
+      itg__ls_ditg_start(c, first, held);
+      return;
+    }
+  }
   for (;;) {
     itg__lp_msg m;
     int rc = itg__lp_next(&c->rd, c->rbuf, sizeof c->rbuf, &m);
@@ -445,7 +431,22 @@ static void on_read(uv_stream_t *h, ssize_t n, const uv_buf_t *buf) {
   }
 }
 
+/* The client has said nothing: it may be D-ITG's, waiting to be greeted
+ * (log/ditg_proto.h). */
+static void on_greet(uv_timer_t *t) {
+  itg__ls_client *c = t->data;
+  static const char hello = (char)ITG__DLP_CONNECT;
+  uv_buf_t b = uv_buf_init((char *)&hello, 1);
+  if (c->spoke || c->closing)
+    return;
+  /* The first byte on a connection that has sent nothing: the socket
+   * takes it at once. */
+  if (uv_try_write((uv_stream_t *)&c->tcp, &b, 1) != 1)
+    itg__ls_client_close(c);
+}
+
 void itg__ls_client_start(itg_logserver *s, itg__ls_client *c) {
+  s->close_client = itg__ls_client_close;
   c->srv = s;
   c->tcp.data = c;
   uv_timer_init(&s->loop, &c->linger);
@@ -457,8 +458,11 @@ void itg__ls_client_start(itg_logserver *s, itg__ls_client *c) {
   s->clients = c;
   s->nclients++;
   uv_tcp_nodelay(&c->tcp, 1);
-  if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) != 0)
+  if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) != 0) {
     itg__ls_client_close(c);
+    return;
+  }
+  uv_timer_start(&c->linger, on_greet, ITG__LS_GREET_MS, 0);
 }
 
 void itg__ls_udp_batch(itg_logserver *s, const uint8_t *buf, size_t len) {
@@ -493,6 +497,8 @@ void itg__ls_flush_all(itg_logserver *s) {
   itg__ls_client *c, *next;
   for (c = s->clients; c != NULL; c = next) {
     next = c->next;
+    if (c->ditg != NULL)
+      itg__ls_ditg_flush(c);
     if (c->registered && c->dirty) {
       int rc = itg_logwriter_flush(c->w);
       c->dirty = 0;

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "log/ditg_proto.h"
 #include "log/proto.h"
 #include "platform/platform.h"
 
@@ -307,6 +308,10 @@ static int register_session(itg__ship *s) {
       goto out_close;
     }
     itg__frame_reader_commit(&s->rd, (size_t)n);
+    /* A server that found this client slow to speak greeted it as it
+     * greets D-ITG's clients (log/ditg_proto.h): no frame starts so. */
+    if (s->rd.start == 0 && s->rd.len > 0 && s->in[0] == ITG__DLP_CONNECT)
+      s->rd.start = 1;
     n = itg__lp_next(&s->rd, s->in, ITG__LP_MAX_FRAME, &m);
     if (n == 0)
       continue;

@@ -53,4 +53,7 @@ extern const itg__log_sink_ops itg__log_sink_file;
  * cannot take (log/sink_remote.c, log/ship.c). */
 extern const itg__log_sink_ops itg__log_sink_remote;
 
+/* Shipping to D-ITG's ITGLog in its protocol (log/sink_ditg.c). */
+extern const itg__log_sink_ops itg__log_sink_ditg;
+
 #endif

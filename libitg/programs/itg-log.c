@@ -19,6 +19,11 @@ static const char help_text[] =
     "Collects the logs that itg-send (-L) and itg-recv (asked with -X) ship,\n"
     "one file per session in DIR, until SIGINT or SIGTERM. A session whose\n"
     "client did not leave is kept with the suffix .incomplete.\n"
+    "D-ITG's ITGSend (-L ADDR UDP|TCP) and ITGRecv (asked by ITGSend -X)\n"
+    "are served too, on port 9001, where they look for ITGLog: their\n"
+    "sessions are D-ITG logs (itg-dec and ITGDec read them), named by the\n"
+    "last part of the name they ask for; the records a UDP session lost\n"
+    "are counted by the jumps in each flow's sequence numbers.\n"
     "\n"
     "  -p PORT        TCP and UDP port (default 9001; 0: ports the system\n"
     "                 picks, TCP and UDP each its own)\n"
@@ -36,7 +41,9 @@ static const char help_text[] =
     "  itg-log: listening tcp=PORT udp=PORT\n";
 
 static const char *role_name(uint32_t role) {
-  return role == ITG_LOG_ROLE_RECEIVER ? "receiver" : "sender";
+  return role == ITG_LOG_ROLE_RECEIVER ? "receiver"
+         : role == ITG_LOG_ROLE_SENDER ? "sender"
+                                       : "client";
 }
 
 static void on_session(const itg_log_session_event *ev, void *user) {

@@ -17,6 +17,7 @@ static const char usage_text[] =
     "usage: itg-send [options] [flow options]\n"
     "       itg-send [options] -F script   (or: itg-send [options] script)\n"
     "options: -l FILE sender log, -L ADDR[:PORT] [TCP|UDP] log server,\n"
+    "  --log-peer libitg|ditg,\n"
     "  -q D records per log write,\n"
     "  --wait hybrid|sleep|spin (-poll: spin), --cpu N, -h/--help, "
     "--version\n";
@@ -34,6 +35,11 @@ static const char help_text[] =
     "                   of a file; -l then names the log asked for. Records\n"
     "                   the server cannot take go to a spill file, named on\n"
     "                   stderr\n"
+    "  --log-peer libitg|ditg  the -L server is itg-log (default) or D-ITG's\n"
+    "                   ITGLog, spoken to in its protocol: ITGLog writes the\n"
+    "                   packets sent into the file -l names (required; a\n"
+    "                   path is ITGLog's), which ITGDec reads; nothing\n"
+    "                   spills (ITGLog acknowledges nothing)\n"
     "  -q D             records per log write (default 64)\n"
     "  --wait MODE      how to wait between packets: hybrid (default: sleep,\n"
     "                   then spin the last microseconds), sleep, spin\n"
@@ -66,8 +72,9 @@ static const char help_text[] =
     "       -x name (or one the server picks)\n"
     "  --peer libitg|ditg: the receiver is itg-recv (default) or D-ITG's\n"
     "       ITGRecv, spoken to in D-ITG's signaling (implies --wire ditg;\n"
-    "       no -x/-X: ITGRecv -l names its log; ITGRecv tells no received\n"
-    "       count, so read its log with ITGDec)\n"
+    "       -x names ITGRecv's log, -X has ITGRecv ship it to a D-ITG log\n"
+    "       server, ITGLog or itg-log, on port 9001; ITGRecv tells no\n"
+    "       received count, so read its log with ITGDec)\n"
     "  A flow ends at the first of -t (default 10000 ms), -z and -k it\n"
     "  reaches; 0 means no limit for each of them, and a flow left with no\n"
     "  limit at all is refused.\n"
@@ -179,7 +186,7 @@ static int parse_args(int argc, char **argv, options *o) {
     }
     if (strcmp(a, "-l") != 0 && strcmp(a, "-q") != 0 &&
         strcmp(a, "--wait") != 0 && strcmp(a, "--cpu") != 0 &&
-        strcmp(a, "-F") != 0) {
+        strcmp(a, "-F") != 0 && strcmp(a, "--log-peer") != 0) {
       o->words[o->nwords++] = a;
       continue;
     }
@@ -204,6 +211,14 @@ static int parse_args(int argc, char **argv, options *o) {
                  "--wait: '%.64s' is not hybrid, sleep or spin", v);
         return itg__cli_bad_usage(prog, msg, usage_text);
       }
+    } else if (strcmp(a, "--log-peer") == 0) {
+      if (strcmp(v, "libitg") != 0 && strcmp(v, "ditg") != 0) {
+        snprintf(msg, sizeof msg, "--log-peer: '%.64s' is not libitg or ditg",
+                 v);
+        return itg__cli_bad_usage(prog, msg, usage_text);
+      }
+      o->cfg.log_server_kind = strcmp(v, "ditg") == 0 ? ITG_LOG_SERVER_DITG
+                                                      : ITG_LOG_SERVER_LIBITG;
     } else if (strcmp(a, "--cpu") == 0) {
       rc = itg__cli_cpu(prog, usage_text, v, &o->cfg.cpu);
       if (rc != 0)
@@ -221,6 +236,12 @@ static int parse_args(int argc, char **argv, options *o) {
       o->nwords = 0;
     }
   }
+  if (o->cfg.log_server_kind == ITG_LOG_SERVER_DITG &&
+      (o->cfg.log_server[0] == '\0' || o->cfg.log_path[0] == '\0'))
+    return itg__cli_bad_usage(prog,
+                              "--log-peer ditg: -L names ITGLog and -l the "
+                              "file it writes",
+                              usage_text);
   if (o->script != NULL && o->nwords > 0)
     return itg__cli_bad_usage(prog,
                               "flow options go into the script's lines, not "

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "log/ditg_proto.h"
 #include "log/proto.h"
 
 typedef struct client {
@@ -29,6 +30,7 @@ struct stall_logserver {
   uv_thread_t thread;
   uv_mutex_t mu;
   int reading;      /* under mu */
+  int greet;        /* under mu */
   int stopping;     /* under mu */
   unsigned registered; /* under mu */
   client *clients;
@@ -133,6 +135,7 @@ static void on_read(uv_stream_t *h, ssize_t n, const uv_buf_t *buf) {
 static void on_connection(uv_stream_t *l, int status) {
   stall_logserver *s = l->data;
   client *c;
+  int greet;
   if (status < 0 || (c = calloc(1, sizeof *c)) == NULL)
     return;
   c->srv = s;
@@ -140,8 +143,18 @@ static void on_connection(uv_stream_t *l, int status) {
   uv_tcp_init(&s->loop, &c->tcp);
   c->next = s->clients;
   s->clients = c;
-  if (uv_accept(l, (uv_stream_t *)&c->tcp) == 0)
-    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+  if (uv_accept(l, (uv_stream_t *)&c->tcp) != 0)
+    return;
+  uv_mutex_lock(&s->mu);
+  greet = s->greet;
+  uv_mutex_unlock(&s->mu);
+  if (greet) {
+    static const char hello = (char)ITG__DLP_CONNECT;
+    uv_buf_t b = uv_buf_init((char *)&hello, 1);
+    if (uv_try_write((uv_stream_t *)&c->tcp, &b, 1) != 1)
+      abort();
+  }
+  uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 }
 
 static void on_client_closed(uv_handle_t *h) { free(h->data); }
@@ -211,6 +224,12 @@ stall_logserver *stall_logserver_start(uint16_t *port) {
     abort();
   *port = ntohs(((struct sockaddr_in *)&name)->sin_port);
   return s;
+}
+
+void stall_logserver_greet(stall_logserver *s) {
+  uv_mutex_lock(&s->mu);
+  s->greet = 1;
+  uv_mutex_unlock(&s->mu);
 }
 
 void stall_logserver_resume(stall_logserver *s) {

@@ -17,6 +17,11 @@ typedef struct stall_logserver stall_logserver;
  * cannot (the test could not go on). */
 stall_logserver *stall_logserver_start(uint16_t *port);
 
+/* Makes the server greet each client it accepts from now on with D-ITG's
+ * LOG_CONNECT byte before reading it, as itg-log greets a client slow to
+ * speak (log/ditg_proto.h) (from any thread). */
+void stall_logserver_greet(stall_logserver *s);
+
 /* Makes the server read its clients again (from any thread). */
 void stall_logserver_resume(stall_logserver *s);
 
