@@ -241,8 +241,8 @@ typedef enum itg_peer {
  *                  latest leaves, and the schedule goes on (the sizes of
  *                  the dropped ones are drawn, so a seed still gives the
  *                  same sizes to the departures that leave; sequence
- *                  numbers count only those sent). The IDT law holds
- *                  gap by gap, the packets owed are lost;
+ *                  numbers count only those sent). The packets owed
+ *                  are lost, the rate falls by as many;
  *   BURST          sends every owed departure at once, as fast as the
  *                  machine can, which keeps the mean rate and breaks the
  *                  law (D-ITG's -j 1, its default).
