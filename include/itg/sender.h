@@ -105,7 +105,8 @@ typedef struct itg_flow_result {
                              receiver, peer ITG_PEER_DITG, never says) */
   int64_t first_tx_ns;    /* wall clock */
   int64_t last_tx_ns;
-  uint64_t late;          /* departures more than 1 us late */
+  uint64_t late;          /* departures more than 1 us late (after the
+                             instant the catch-up policy gave them) */
   int64_t late_max_ns;
   int64_t late_sum_ns;
   uint16_t data_port;     /* the receiver's data port the packets went to
