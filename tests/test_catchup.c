@@ -30,10 +30,10 @@ typedef struct run {
 /* Runs `count` departures with IDTs idt[], each decided `late_ns` after
  * its due instant (or at once if that has passed), the clock standing
  * still from stall_at for stall_ns: a departure due in that time is
- * decided when it ends. */
-static void simulate(itg_catchup policy, const int64_t *idt, int count,
-                     int64_t stall_at, int64_t stall_ns, int64_t late_ns,
-                     run *r) {
+ * decided when it ends. The flow ends at end_ns. */
+static void simulate_to(itg_catchup policy, const int64_t *idt, int count,
+                        int64_t stall_at, int64_t stall_ns, int64_t late_ns,
+                        int64_t end_ns, run *r) {
   itg__catchup c;
   int64_t now = 0;
   int k;
@@ -48,7 +48,8 @@ static void simulate(itg_catchup policy, const int64_t *idt, int count,
       now = c.due_ns + late_ns;
     if (now >= stall_at && now < r->resumed)
       now = r->resumed;
-    fate = itg__catchup_take(&c, now, c.law_ns + idt[k], idt[k], k > 0);
+    fate = itg__catchup_take(&c, now, c.law_ns + idt[k], idt[k], k > 0,
+                             end_ns);
     r->fates[fate]++;
     if (fate == ITG__CATCHUP_SKIPPED)
       continue;
@@ -56,6 +57,13 @@ static void simulate(itg_catchup policy, const int64_t *idt, int count,
     r->law[r->n] = law;
     r->n++;
   }
+}
+
+/* The same for a flow without an end. */
+static void simulate(itg_catchup policy, const int64_t *idt, int count,
+                     int64_t stall_at, int64_t stall_ns, int64_t late_ns,
+                     run *r) {
+  simulate_to(policy, idt, count, stall_at, stall_ns, late_ns, INT64_MAX, r);
 }
 
 static void constant_idts(int64_t *idt, int64_t v) {
@@ -149,6 +157,31 @@ static void test_law_small_lateness(void **state) {
     assert_true(r.t[k] >= r.law[k] && r.t[k] <= r.law[k] + 30 * US);
 }
 
+/* LAW pays no debt past the flow's end: what is still owed there leaves
+ * at once, so a flow of 200 law instants sends 200 packets. */
+static void test_law_end(void **state) {
+  static int64_t idt[N];
+  static run r;
+  int k, at_end = 0;
+  (void)state;
+  constant_idts(idt, MS);
+  /* Instants 0 ... 199 ms before the end at 200 ms; stopped from 150.5 to
+   * 190.5 ms, 40 departures are owed, paid 0.2 ms a departure: about 12
+   * of them by the end, the rest there. */
+  simulate_to(ITG_CATCHUP_LAW, idt, 200, 150 * MS + MS / 2, 40 * MS, 0,
+              200 * MS, &r);
+  assert_int_equal(r.n, 200);
+  for (k = 1; k < r.n; k++) {
+    if (r.t[k] == 200 * MS)
+      at_end++;
+    else if (r.t[k] > r.resumed)
+      assert_true(r.t[k] - r.t[k - 1] >= MS * 4 / 5 - ITG_CATCHUP_SLACK_NS);
+    assert_true(r.t[k] <= 200 * MS);
+  }
+  assert_in_range(at_end, 30, 40);
+  assert_true(r.t[r.n - 1] == 200 * MS);
+}
+
 /* BURST: every owed departure at once (today's absolute schedule). */
 static void test_burst(void **state) {
   static int64_t idt[N];
@@ -191,10 +224,10 @@ static void test_skip_refused(void **state) {
   itg__catchup c;
   (void)state;
   itg__catchup_init(&c, ITG_CATCHUP_SKIP, 0);
-  assert_int_equal(itg__catchup_take(&c, 10 * MS, MS, MS, 0),
+  assert_int_equal(itg__catchup_take(&c, 10 * MS, MS, MS, 0, INT64_MAX),
                    ITG__CATCHUP_ON_TIME);
   assert_true(c.law_ns == MS && c.due_ns == MS);
-  assert_int_equal(itg__catchup_take(&c, 10 * MS, 2 * MS, MS, 1),
+  assert_int_equal(itg__catchup_take(&c, 10 * MS, 2 * MS, MS, 1, INT64_MAX),
                    ITG__CATCHUP_SKIPPED);
 }
 
@@ -215,6 +248,7 @@ int main(void) {
       cmocka_unit_test(test_law_constant),
       cmocka_unit_test(test_law_exponential),
       cmocka_unit_test(test_law_small_lateness),
+      cmocka_unit_test(test_law_end),
       cmocka_unit_test(test_burst),
       cmocka_unit_test(test_skip),
       cmocka_unit_test(test_skip_refused),

@@ -236,7 +236,10 @@ typedef enum itg_peer {
  *                  departure less than ITG_CATCHUP_SLACK_NS late still goes
  *                  at once), until the schedule is met again. The gaps keep
  *                  the shape of the IDT law, scaled by 1/1.25 for a while,
- *                  and the mean rate comes back once the debt is paid;
+ *                  and the mean rate comes back once the debt is paid. A
+ *                  debt still owed at the flow's end (duration_ns) is sent
+ *                  there at once, within the flow's grace (itg/sender.h),
+ *                  so that the flow sends what its duration asks;
  *   SKIP           drops the departures owed: of those due, only the
  *                  latest leaves, and the schedule goes on (the sizes of
  *                  the dropped ones are drawn, so a seed still gives the

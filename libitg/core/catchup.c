@@ -29,7 +29,7 @@ void itg__catchup_delay(itg__catchup *c, int64_t shift_ns) {
 
 itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
                                     int64_t next_law_ns, int64_t idt_ns,
-                                    int may_skip) {
+                                    int may_skip, int64_t end_ns) {
   itg__catchup_fate fate =
       c->due_ns > c->law_ns ? ITG__CATCHUP_SHIFTED : ITG__CATCHUP_ON_TIME;
   int64_t pace;
@@ -53,5 +53,10 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
   c->pace_ns =
       pace + idt_ns * ITG_CATCHUP_FACTOR_DEN / ITG_CATCHUP_FACTOR_NUM;
   c->due_ns = c->pace_ns > next_law_ns ? c->pace_ns : next_law_ns;
+  /* A flow that ends at a given time sends what its law schedules before
+   * then: a debt left at the end is paid there (within the flow's grace),
+   * rather than dropped. */
+  if (c->due_ns > end_ns && next_law_ns < end_ns)
+    c->due_ns = end_ns;
   return fate;
 }

@@ -117,7 +117,7 @@ static int plan(itg__tx_flow *f, int64_t now, planned *p, int max) {
      * before its end has no later one to stand for it. */
     int may_skip = f->seq > 0 && next < f->end_ns;
     itg__catchup_fate fate = itg__catchup_take(&f->cu, now, next, idt,
-                                               may_skip);
+                                               may_skip, f->end_ns);
     if (fate == ITG__CATCHUP_SKIPPED) {
       skipped++;
       continue;
