@@ -231,7 +231,9 @@ static void test_skip_refused(void **state) {
                    ITG__CATCHUP_SKIPPED);
 }
 
-/* Delaying the schedule moves all three instants alike. */
+/* Delaying the schedule moves its instants alike, and forgives what a
+ * late first departure (a flow's schedule starts at its first packet, the
+ * sender's anchor) left LAW owing. */
 static void test_delay(void **state) {
   itg__catchup c;
   (void)state;
@@ -239,6 +241,16 @@ static void test_delay(void **state) {
   itg__catchup_delay(&c, 3 * MS);
   assert_true(c.law_ns == 8 * MS && c.due_ns == 8 * MS &&
               c.pace_ns == 8 * MS);
+  /* The first departure, due at 8 ms, leaves 300 us late: LAW alone would
+   * move the next (law 8.1 ms) to 8.3 - 0.05 + 0.08 ms. */
+  itg__catchup_init(&c, ITG_CATCHUP_LAW, 8 * MS);
+  assert_int_equal(itg__catchup_take(&c, 8 * MS + 300 * US, 8 * MS + 100 * US,
+                                     100 * US, 0, INT64_MAX),
+                   ITG__CATCHUP_ON_TIME);
+  assert_true(c.due_ns == 8 * MS + 330 * US);
+  itg__catchup_delay(&c, 300 * US);
+  assert_true(c.law_ns == 8 * MS + 400 * US && c.due_ns == c.law_ns &&
+              c.pace_ns <= c.law_ns);
   assert_string_equal(itg__catchup_name(ITG_CATCHUP_SKIP), "skip");
   assert_null(itg__catchup_name((itg_catchup)7));
 }

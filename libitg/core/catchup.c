@@ -23,8 +23,10 @@ void itg__catchup_init(itg__catchup *c, itg_catchup policy,
 
 void itg__catchup_delay(itg__catchup *c, int64_t shift_ns) {
   c->law_ns += shift_ns;
-  c->due_ns += shift_ns;
   c->pace_ns += shift_ns;
+  if (c->pace_ns > c->law_ns)
+    c->pace_ns = c->law_ns;
+  c->due_ns = c->law_ns;
 }
 
 itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,

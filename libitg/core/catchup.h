@@ -32,7 +32,10 @@ const char *itg__catchup_name(itg_catchup policy);
 /* Starts a schedule whose first departure is at start_ns. */
 void itg__catchup_init(itg__catchup *c, itg_catchup policy, int64_t start_ns);
 
-/* Moves the whole schedule shift_ns (>= 0) later. */
+/* Moves the whole schedule shift_ns (>= 0) later, as if the departure
+ * before the one at hand had been due that much later: whatever LAW made
+ * of its lateness is forgiven, the next departure is due at its law
+ * instant. */
 void itg__catchup_delay(itg__catchup *c, int64_t shift_ns);
 
 /* Takes the departure at hand, decided at now_ns (at or after its due
