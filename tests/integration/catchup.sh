@@ -1,5 +1,5 @@
 #!/bin/sh
-# The catch-up policies on the wire: an exponential flow (-E 500, 3000
+# The catch-up policies on the wire: an exponential flow (-E 500, 4500
 # packets, a fixed seed) whose sender is stopped for 300 ms (SIGSTOP, then
 # SIGCONT) while wiretap records every departure. With the default policy
 # (law) the gaps below the law's 1st percentile are no more than in the
@@ -24,7 +24,7 @@ run() {
     TAP_PORT=$(free_udp_port)
     start_tap "$TAP_PORT" 60 "$WORK/$1.cap"
     "$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp "$TAP_PORT" -E 500 \
-      -c 64 -z 3000 -s 7 --catchup "$3" >"$WORK/$1.out" 2>&1 &
+      -c 64 -z 4500 -s 7 --catchup "$3" >"$WORK/$1.out" 2>&1 &
     SEND_PID=$!
     PIDS="$PIDS $SEND_PID"
     if [ "$2" != 0 ]; then
@@ -82,16 +82,16 @@ EOF
 read -r n_s max_s q_s u_s p_s span_s <<EOF
 $(sed -n 4p "$WORK/wire.txt")
 EOF
-# The law gives 1 % of 2999 gaps below its 1st percentile, 30 +- 5.5; a
+# The law gives 1 % of 4499 gaps below its 1st percentile, 45 +- 6.7; a
 # busy machine adds some of its own (a late departure then one on time),
 # which the calm run of the same minute counts. Four standard deviations
 # of the larger of the two, and ten more, bound what the stop may add:
 # burst's ~150 owed packets back to back are far beyond.
-bound=$(python3 -c 'import math,sys; b=max(30,int(sys.argv[1])); print(int(b+4*math.sqrt(b)+10))' "$q_c")
+bound=$(python3 -c 'import math,sys; b=max(45,int(sys.argv[1])); print(int(b+4*math.sqrt(b)+10))' "$q_c")
 short_ok() { [ "$1" -le "$bound" ]; }
 stalled() { python3 -c 'import sys; sys.exit(not float(sys.argv[1]) >= 250)' "$1"; }
-check "3000 packets on the wire in each run" eval \
-  '[ "$n_c" -eq 3000 ] && [ "$n_l" -eq 3000 ] && [ "$n_b" -eq 3000 ] && [ "$n_s" -eq 3000 ]'
+check "4500 packets on the wire in each run" eval \
+  '[ "$n_c" -eq 4500 ] && [ "$n_l" -eq 4500 ] && [ "$n_b" -eq 4500 ] && [ "$n_s" -eq 4500 ]'
 check "the stop shows on the wire (a gap of 250 ms or more)" \
   eval 'stalled "$max_l" && stalled "$max_b" && stalled "$max_s"'
 check "law: gaps below the 1st percentile $q_l <= $bound" short_ok "$q_l"
@@ -126,5 +126,5 @@ check "skip: the owed departures dropped and counted ($(field 2 skip) >= 120)" \
 check "skip: every packet sent logged, none lost (sequence numbers count those sent)" \
   python3 -c 'import json,sys
 f=json.load(open(sys.argv[1]))["flows"]
-sys.exit(not (len(f)==1 and f[0]["packets"]==3000 and f[0]["lost"]==0))' "$WORK/skip.json"
+sys.exit(not (len(f)==1 and f[0]["packets"]==4500 and f[0]["lost"]==0))' "$WORK/skip.json"
 finish
