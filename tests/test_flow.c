@@ -613,6 +613,35 @@ static void test_onoff(void **state) {
   check_invalid(&c, ITG_EINVAL, "off period: scale 0 is not > 0");
 }
 
+/* The catch-up policy: --catchup's words and D-ITG's -j; LAW by default,
+ * and the describing line names any other. */
+static void test_catchup(void **state) {
+  itg_flow_cfg c;
+  char err[256], desc[512];
+  (void)state;
+  c = ok(W("-t", "100"));
+  assert_int_equal(c.catchup, ITG_CATCHUP_LAW);
+  itg_flow_describe(&c, desc, sizeof desc);
+  assert_null(strstr(desc, "catchup"));
+  assert_int_equal(ok(W("--catchup", "skip")).catchup, ITG_CATCHUP_SKIP);
+  assert_int_equal(ok(W("--catchup", "BURST")).catchup, ITG_CATCHUP_BURST);
+  assert_int_equal(ok(W("--catchup", "burst", "--catchup", "law")).catchup,
+                   ITG_CATCHUP_LAW);
+  assert_int_equal(ok(W("-j", "1")).catchup, ITG_CATCHUP_BURST);
+  c = ok(W("-j", "0"));
+  assert_int_equal(c.catchup, ITG_CATCHUP_SKIP);
+  itg_flow_describe(&c, desc, sizeof desc);
+  assert_non_null(strstr(desc, " catchup skip"));
+  check_error(W("--catchup", "fast"), ITG_EINVAL,
+              "--catchup: expected law, skip or burst, got 'fast'");
+  check_error(W("--catchup"), ITG_EINVAL, "--catchup: missing value");
+  check_error(W("-j", "2"), ITG_EINVAL, "-j: expected 0 or 1, got '2'");
+  c = ok(W("-t", "100"));
+  c.catchup = (itg_catchup)3;
+  check_invalid(&c, ITG_EINVAL, "unknown catch-up policy 3");
+  assert_int_equal(itg_flow_validate(&c, err, sizeof err), ITG_EINVAL);
+}
+
 /* The size note: the share of a size law's draws below the header, from
  * the law's distribution function. */
 static void test_size_note(void **state) {
@@ -1470,6 +1499,7 @@ int main(void) {
       cmocka_unit_test(test_telnet_dns),
       cmocka_unit_test(test_games),
       cmocka_unit_test(test_onoff),
+      cmocka_unit_test(test_catchup),
       cmocka_unit_test(test_size_note),
       cmocka_unit_test(test_presets_validate),
       cmocka_unit_test(test_parse_errors),

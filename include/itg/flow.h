@@ -226,6 +226,49 @@ typedef enum itg_peer {
   ITG_PEER_DITG = 1    /* D-ITG 2.8.1's ITGRecv */
 } itg_peer;
 
+/* What a flow does with the departures it owes after a hold-up (the
+ * machine busy, the sender descheduled or stopped): its schedule is
+ * absolute, so every departure whose instant passed meanwhile is due at
+ * once.
+ *   LAW (default)  catches up no faster than 1.25 times the
+ *                  flow's own pace: each owed departure follows the one
+ *                  before it by its drawn IDT divided by 1.25 (a
+ *                  departure less than ITG_CATCHUP_SLACK_NS late still goes
+ *                  at once), until the schedule is met again. The gaps keep
+ *                  the shape of the IDT law, scaled by 1/1.25 for a while,
+ *                  and the mean rate comes back once the debt is paid. A
+ *                  debt still owed at the flow's end (duration_ns) is sent
+ *                  there at once, within the flow's grace (itg/sender.h),
+ *                  so that the flow sends what its duration asks;
+ *   SKIP           drops the departures owed: of those due, only the
+ *                  latest leaves, and the schedule goes on (the sizes of
+ *                  the dropped ones are drawn, so a seed still gives the
+ *                  same sizes to the departures that leave; sequence
+ *                  numbers count only those sent). The packets owed
+ *                  are lost, the rate falls by as many;
+ *   BURST          sends every owed departure at once, as fast as the
+ *                  machine can, which keeps the mean rate and breaks the
+ *                  law (D-ITG's -j 1, its default).
+ * Departures moved later by LAW and dropped by SKIP are counted in
+ * itg_flow_result (shifted, skipped). */
+typedef enum itg_catchup {
+  ITG_CATCHUP_LAW = 0,
+  ITG_CATCHUP_SKIP = 1,
+  ITG_CATCHUP_BURST = 2
+} itg_catchup;
+
+/* LAW's bound: catching up at most 1.25 times the flow's pace. The choice
+ * weighs how long a debt lasts (a stall of S is paid back within 5 S)
+ * against how far the gaps move from the law meanwhile: each owed gap is
+ * the drawn IDT times 0.8, so an exponential law stays exponential and
+ * its lowest percentile gains a quarter of a percent while catching up. */
+#define ITG_CATCHUP_FACTOR_NUM 5
+#define ITG_CATCHUP_FACTOR_DEN 4
+/* LAW: lateness below this goes at once, as if on time: a wake-up that late
+ * is the timer's, and sending a batch of datagrams in one system call (a
+ * flow asking more than the machine sends) must not wait between them. */
+#define ITG_CATCHUP_SLACK_NS 50000
+
 /* A law with its parameters, or a trace file (kind EMPIRICAL with `file`
  * set). The law draws in the spec's own unit (parameters and trace values
  * are in that unit); multiplying a draw by `scale` gives seconds for an IDT
@@ -284,6 +327,8 @@ typedef struct itg_flow_cfg {
                            parser raised to the header length (size then
                            holds that length), for itg_flow_size_note to
                            tell; 0 when none */
+  itg_catchup catchup; /* owed departures after a hold-up: default
+                          ITG_CATCHUP_LAW (--catchup, -j) */
 } itg_flow_cfg;
 
 /* Returns the name of a flow's meter, the one its delays are reported

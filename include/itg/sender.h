@@ -15,7 +15,9 @@
  * an IDT after the previous instant; an on/off flow starts an on period
  * with its first packet, and a departure that falls at or after the on
  * period's end is dropped: the off period follows that end and the next on
- * period starts, with a packet, when it is over (itg/flow.h, -B).
+ * period starts, with a packet, when it is over (itg/flow.h, -B). The
+ * schedule is absolute: what a departure that leaves late does to the
+ * ones it delayed is the flow's catch-up policy (itg_flow_cfg.catchup).
  *
  * End of a flow (duration, packets or bytes reached, or itg_sender_stop;
  * no packet is scheduled at or after start + duration, and a byte bound
@@ -107,13 +109,19 @@ typedef struct itg_flow_result {
                              receiver, peer ITG_PEER_DITG, never says) */
   int64_t first_tx_ns;    /* wall clock */
   int64_t last_tx_ns;
-  uint64_t late;          /* departures more than 1 us late */
+  uint64_t late;          /* departures more than 1 us late (after the
+                             instant the catch-up policy gave them) */
   int64_t late_max_ns;
   int64_t late_sum_ns;
   uint16_t data_port;     /* the receiver's data port the packets went to
                              (0 if the flow was never set up) */
   int ended;              /* 1 once the flow has ended (a result taken
                              during the run: 0 while it goes on) */
+  uint64_t skipped;       /* departures owed after a hold-up that the
+                             catch-up policy SKIP dropped (itg/flow.h) */
+  uint64_t shifted;       /* departures the catch-up policy LAW moved
+                             later than their instant, to pay a debt at
+                             its bounded pace */
 } itg_flow_result;
 
 /* Fills cfg with the defaults and cfg->struct_size with `size`:

@@ -1,5 +1,6 @@
 /* Checks of a flow's settings as the sender will use them (the rules are
  * listed at itg_flow_validate in itg/flow.h). */
+#include "core/catchup.h"
 #include "core/flow_internal.h"
 
 #include <math.h>
@@ -322,6 +323,11 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
   hdr = itg_wire_hdr_len(cfg->wire, cfg->proto == ITG_PROTO_TCP);
   if (hdr == 0) {
     itg__err_set(err, errlen, "unknown wire profile %d", (int)cfg->wire);
+    return ITG_EINVAL;
+  }
+  if (itg__catchup_name(cfg->catchup) == NULL) {
+    itg__err_set(err, errlen, "unknown catch-up policy %d",
+                 (int)cfg->catchup);
     return ITG_EINVAL;
   }
   if (cfg->peer != ITG_PEER_LIBITG && cfg->peer != ITG_PEER_DITG) {

@@ -1,5 +1,6 @@
 /* The text of a flow: its description, and the pieces of it that the
  * option and check messages share. */
+#include "core/catchup.h"
 #include "core/flow_internal.h"
 
 #include <inttypes.h>
@@ -232,6 +233,8 @@ void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
     itg__cat(buf, len, &pos, " wire ditg");
   if (cfg->peer == ITG_PEER_DITG)
     itg__cat(buf, len, &pos, " peer ditg");
+  if (cfg->catchup != ITG_CATCHUP_LAW && itg__catchup_name(cfg->catchup))
+    itg__cat(buf, len, &pos, " catchup %s", itg__catchup_name(cfg->catchup));
   if (cfg->has_seed)
     itg__cat(buf, len, &pos, " seed %" PRIu64, cfg->seed);
   if (cfg->tos >= 0)

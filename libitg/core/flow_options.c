@@ -1,5 +1,6 @@
 /* The flow options: the D-ITG-style option table and its parser (the
  * option reference is in itg/flow.h; the defaults are in flow_cfg.c). */
+#include "core/catchup.h"
 #include "core/flow_internal.h"
 
 #include <math.h>
@@ -72,11 +73,13 @@ typedef enum itg__opt_id {
   ITG__OPT_PAYLOAD_FILE,
   ITG__OPT_PEER,
   ITG__OPT_ONOFF,
+  ITG__OPT_CATCHUP,
+  ITG__OPT_MEAN_ADJUST,
 } itg__opt_id;
 
 typedef struct itg__opt {
   const char *name; /* NULL for an option with a long form only */
-  const char *long_name;
+  const char *long_name; /* NULL for a D-ITG option without one */
   itg__opt_id id;
   int has_value;
 } itg__opt;
@@ -104,6 +107,8 @@ static const itg__opt itg__opts[] = {
     {"-Fp", "--payload-file", ITG__OPT_PAYLOAD_FILE, 1},
     {NULL, "--peer", ITG__OPT_PEER, 1},
     {"-B", "--onoff", ITG__OPT_ONOFF, 0},
+    {NULL, "--catchup", ITG__OPT_CATCHUP, 1},
+    {"-j", NULL, ITG__OPT_MEAN_ADJUST, 1},
 };
 
 #define ITG__COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -392,6 +397,21 @@ static int itg__either(itg__fp *fp, const char *opt, const char *w,
   return 0;
 }
 
+/* --catchup law|skip|burst */
+static int itg__parse_catchup(itg__fp *fp, const char *opt, const char *w) {
+  static const itg_catchup policies[] = {ITG_CATCHUP_LAW, ITG_CATCHUP_SKIP,
+                                         ITG_CATCHUP_BURST};
+  size_t k;
+  for (k = 0; k < ITG__COUNT(policies); k++)
+    if (itg__word_eq(w, itg__catchup_name(policies[k]))) {
+      fp->cfg.catchup = policies[k];
+      return 0;
+    }
+  itg__err_set(fp->err, fp->errlen,
+               "%s: expected law, skip or burst, got '%s'", opt, w);
+  return ITG_EINVAL;
+}
+
 /* -T UDP|TCP|SCTP|DCCP|ICMP [type]: ICMP may be followed by D-ITG's
  * message type, read for its syntax only (the sender refuses ICMP). */
 static int itg__parse_proto(itg__fp *fp, const char *opt, const char *w) {
@@ -525,6 +545,17 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
     return rc;
   case ITG__OPT_ONOFF:
     return itg__parse_onoff(fp);
+  case ITG__OPT_CATCHUP:
+    return itg__parse_catchup(fp, opt, w);
+  case ITG__OPT_MEAN_ADJUST:
+    /* D-ITG's -j 1 (its default) pays a debt at once; its -j 0 keeps no
+     * debt: each wait starts again from the previous packet, so a hold-up
+     * delays every later packet and is never made up. SKIP drops the
+     * debt as well, and keeps the schedule's instants. */
+    rc = itg__either(fp, opt, w, "0", "1", &second);
+    if (rc == 0)
+      c->catchup = second ? ITG_CATCHUP_BURST : ITG_CATCHUP_SKIP;
+    return rc;
   }
   return ITG_EINVAL;
 }
@@ -548,7 +579,7 @@ static int itg__parse_word(itg__fp *fp) {
   for (k = 0; k < ITG__COUNT(itg__opts); k++) {
     const itg__opt *o = &itg__opts[k];
     if ((o->name != NULL && strcmp(w, o->name) == 0) ||
-        strcmp(w, o->long_name) == 0) {
+        (o->long_name != NULL && strcmp(w, o->long_name) == 0)) {
       fp->i++;
       return itg__parse_opt(fp, o, w);
     }

@@ -409,6 +409,8 @@ int itg_sender_flow_result_size(const itg_sender *s, size_t i,
   out->late_max_ns = load_i64(&f->ctr.late_max);
   out->late_sum_ns = load_i64(&f->ctr.late_sum);
   out->data_port = f->data_port;
+  out->skipped = load_u64(&f->ctr.skipped);
+  out->shifted = load_u64(&f->ctr.shifted);
   uv_mutex_lock((uv_mutex_t *)&s->lock);
   out->status = f->status;
   memcpy(out->error, f->error, sizeof out->error);

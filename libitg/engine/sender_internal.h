@@ -28,6 +28,7 @@
 #include <stdatomic.h>
 #include <uv.h>
 
+#include "core/catchup.h"
 #include "engine/control.h"
 #include "engine/deframe.h"
 #include "engine/ditg_sig.h"
@@ -57,7 +58,7 @@ typedef enum itg__tx_cstate {
 
 /* Counters written by one thread and read by any (relaxed atomics). */
 typedef struct itg__tx_ctr {
-  _Atomic uint64_t packets, bytes, send_errors, echoes, late;
+  _Atomic uint64_t packets, bytes, send_errors, echoes, late, skipped, shifted;
   _Atomic int64_t first_tx, last_tx, late_max, late_sum;
 } itg__tx_ctr;
 
@@ -88,7 +89,8 @@ typedef struct itg__tx_flow {
   int done;
 
   /* sending thread */
-  int64_t next_ns; /* next departure, monotonic */
+  itg__catchup cu; /* next departure, monotonic: its law instant and when
+                      the catch-up policy lets it leave */
   int64_t end_ns;  /* no departure scheduled at or after this instant */
   int64_t stop_ns; /* a flow still behind its schedule stops here */
   int64_t on_end_ns; /* on/off flows: the end of the current on period */

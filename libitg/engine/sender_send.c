@@ -27,7 +27,7 @@ static void heap_up(heap *h, size_t i) {
   itg__tx_flow *f = h->v[i];
   while (i > 0) {
     size_t p = (i - 1) / 2;
-    if (h->v[p]->next_ns <= f->next_ns)
+    if (h->v[p]->cu.due_ns <= f->cu.due_ns)
       break;
     h->v[i] = h->v[p];
     i = p;
@@ -41,9 +41,9 @@ static void heap_down(heap *h, size_t i) {
     size_t c = 2 * i + 1;
     if (c >= h->n)
       break;
-    if (c + 1 < h->n && h->v[c + 1]->next_ns < h->v[c]->next_ns)
+    if (c + 1 < h->n && h->v[c + 1]->cu.due_ns < h->v[c]->cu.due_ns)
       c++;
-    if (f->next_ns <= h->v[c]->next_ns)
+    if (f->cu.due_ns <= h->v[c]->cu.due_ns)
       break;
     h->v[i] = h->v[c];
     i = c;
@@ -68,7 +68,7 @@ static int flow_over(const itg__tx_flow *f, int64_t now) {
   const itg_flow_cfg *c = &f->cfg;
   return (c->max_packets != 0 && f->seq >= c->max_packets) ||
          (c->max_bytes != 0 && f->bytes_planned >= c->max_bytes) ||
-         f->next_ns >= f->end_ns || now >= f->stop_ns;
+         f->cu.law_ns >= f->end_ns || now >= f->stop_ns;
 }
 
 /* The next IDT in ns, and the next size in bytes (see flow.h for the
@@ -84,15 +84,16 @@ static int64_t draw_period_ns(const itg_dist_spec *spec, itg_dist *d) {
                           1e9);
 }
 
-/* Moves an on/off flow's next departure, if its on period has ended, to
- * the start of the next on period: the off period runs from the end of
- * the on period. An on period always starts with a departure, however
- * short (D-ITG's too). */
-static void next_on(itg__tx_flow *f) {
-  if (f->on == NULL || f->next_ns < f->on_end_ns)
-    return;
-  f->next_ns = f->on_end_ns + draw_period_ns(&f->cfg.off, f->off);
-  f->on_end_ns = f->next_ns + draw_period_ns(&f->cfg.on, f->on);
+/* Returns the law instant of an on/off flow's next departure `law`, moved
+ * to the start of the next on period if its on period has ended: the off
+ * period runs from the end of the on period. An on period always starts
+ * with a departure, however short (D-ITG's too). */
+static int64_t next_on(itg__tx_flow *f, int64_t law) {
+  if (f->on == NULL || law < f->on_end_ns)
+    return law;
+  law = f->on_end_ns + draw_period_ns(&f->cfg.off, f->off);
+  f->on_end_ns = law + draw_period_ns(&f->cfg.on, f->on);
+  return law;
 }
 
 static size_t draw_size(itg__tx_flow *f) {
@@ -101,22 +102,39 @@ static size_t draw_size(itg__tx_flow *f) {
   return (size_t)llround(b);
 }
 
-/* Decides the packets due by `now` (at least the first), at most max. */
+/* Decides the packets due by `now` (at least the first), at most max,
+ * under the flow's catch-up policy (core/catchup.h), counting the
+ * departures it moves or drops. */
 static int plan(itg__tx_flow *f, int64_t now, planned *p, int max) {
+  uint64_t skipped = 0, shifted = 0;
   int k = 0;
-  while (k < max && !flow_over(f, now) && (k == 0 || f->next_ns <= now)) {
+  while (k < max && !flow_over(f, now) && (k == 0 || f->cu.due_ns <= now)) {
+    int64_t due = f->cu.due_ns;
+    size_t size = draw_size(f);
+    int64_t idt = draw_idt_ns(f);
+    int64_t next = next_on(f, f->cu.law_ns + idt);
+    /* A flow's first departure starts its schedule (anchor), and the last
+     * before its end has no later one to stand for it. */
+    int may_skip = f->seq > 0 && next < f->end_ns;
+    itg__catchup_fate fate = itg__catchup_take(&f->cu, now, next, idt,
+                                               may_skip, f->end_ns);
+    if (fate == ITG__CATCHUP_SKIPPED) {
+      skipped++;
+      continue;
+    }
+    shifted += fate == ITG__CATCHUP_SHIFTED;
     p[k].seq = ++f->seq;
-    p[k].size = draw_size(f);
-    p[k].due_ns = f->next_ns;
+    p[k].size = size;
+    p[k].due_ns = due;
     p[k].payload_off = f->payload_off;
     if (f->payload != NULL)
       itg__payload_advance(f->payload_len, &f->payload_off,
                            p[k].size - f->hdr_len);
     f->bytes_planned += p[k].size;
-    f->next_ns += draw_idt_ns(f);
-    next_on(f);
     k++;
   }
+  itg__tx_add(&f->ctr.skipped, skipped);
+  itg__tx_add(&f->ctr.shifted, shifted);
   return k;
 }
 
@@ -159,7 +177,7 @@ static void anchor(itg__tx_flow *f, planned *first, int64_t mono) {
   if (shift <= 0)
     return;
   first->due_ns = mono;
-  f->next_ns += shift;
+  itg__catchup_delay(&f->cu, shift);
   f->on_end_ns += shift;
   if (f->end_ns != INT64_MAX)
     f->end_ns += shift;
@@ -361,10 +379,10 @@ void itg__tx_send_main(void *arg) {
     itg__tx_flow *f = s->flows[i];
     if (!f->ready)
       continue;
-    f->next_ns = t0 + f->cfg.start_delay_ns;
+    itg__catchup_init(&f->cu, f->cfg.catchup, t0 + f->cfg.start_delay_ns);
     if (f->on != NULL)
-      f->on_end_ns = f->next_ns + draw_period_ns(&f->cfg.on, f->on);
-    f->end_ns = f->cfg.duration_ns > 0 ? f->next_ns + f->cfg.duration_ns
+      f->on_end_ns = f->cu.law_ns + draw_period_ns(&f->cfg.on, f->on);
+    f->end_ns = f->cfg.duration_ns > 0 ? f->cu.law_ns + f->cfg.duration_ns
                                        : INT64_MAX;
     /* A departure due before the end may leave late by up to a tenth of
      * the duration (1 s at most): a last packet that a busy machine
@@ -383,8 +401,8 @@ void itg__tx_send_main(void *arg) {
     if (atomic_load(&s->stop) || atomic_load(&f->abort) || flow_over(f, now)) {
       heap_pop(&h);
       finish(f);
-    } else if (f->next_ns > now) {
-      wait_for(s, &pacer, f->next_ns);
+    } else if (f->cu.due_ns > now) {
+      wait_for(s, &pacer, f->cu.due_ns);
     } else if (depart(f, now)) {
       heap_pop(&h);
       finish(f);

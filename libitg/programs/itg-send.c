@@ -81,6 +81,13 @@ static const char help_text[] =
     "  -B on-law values off-law values [--onoff]: on/off source, e.g.\n"
     "       -B C 1000 E 500 (on periods of 1000 ms, off periods exponential\n"
     "       of mean 500 ms); laws C U E O N V Y G W, values in ms\n"
+    "  --catchup law|skip|burst: what the flow does with the departures it\n"
+    "       owes after a hold-up (the machine busy, the sender stopped): law\n"
+    "       (default) catches up at most 1.25 times its own pace, each owed\n"
+    "       gap its drawn IDT times 0.8; skip drops them, sending the latest\n"
+    "       only; burst sends them all at once. -j 1 (D-ITG's default) is\n"
+    "       burst, -j 0 skip. The summary counts the departures moved\n"
+    "       (shifted) and dropped (skipped)\n"
     "  presets (D-ITG 2.8.1's models): VoIP [-x codec] [-h RTP|CRTP] [-VAD]\n"
     "       (codecs G.711.1, the default, G.711.2, G.729.2, G.729.3,\n"
     "       G.723.1), Telnet, DNS, Quake3, CSa, CSi. Telnet's and CSi's\n"
@@ -361,6 +368,9 @@ static void print_result(const itg_flow_result *r) {
             (unsigned long long)r->seed, (unsigned long long)r->late,
             late_mean, (double)r->late_max_ns / 1e3);
     fprintf(out, "; send errors %llu", (unsigned long long)r->send_errors);
+    if (r->shifted > 0 || r->skipped > 0)
+      fprintf(out, "; catch-up shifted %llu, skipped %llu",
+              (unsigned long long)r->shifted, (unsigned long long)r->skipped);
     if (r->echoes > 0)
       fprintf(out, "; echoes %llu", (unsigned long long)r->echoes);
     if (r->received > 0)

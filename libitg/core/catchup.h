@@ -1,0 +1,52 @@
+/* A flow's schedule under its catch-up policy (itg/flow.h, itg_catchup):
+ * the law's instant of each departure, and the instant the policy lets it
+ * leave. Pure computation on instants the caller passes, so that a test
+ * drives it with a clock of its own. */
+#ifndef ITG_CORE_CATCHUP_H
+#define ITG_CORE_CATCHUP_H
+
+#include <stdint.h>
+
+#include "itg/flow.h"
+
+typedef struct itg__catchup {
+  itg_catchup policy;
+  int64_t law_ns;  /* the law's instant of the departure at hand */
+  int64_t due_ns;  /* when it may leave: law_ns, later while LAW catches up */
+  int64_t pace_ns; /* LAW: the catch-up clock, which moves by each IDT
+                      divided by the factor and never lags the last
+                      departure's decision by more than the slack */
+} itg__catchup;
+
+/* What became of the departure at hand. */
+typedef enum itg__catchup_fate {
+  ITG__CATCHUP_ON_TIME = 0, /* it leaves, due at its law instant */
+  ITG__CATCHUP_SHIFTED,     /* it leaves, moved later by LAW */
+  ITG__CATCHUP_SKIPPED      /* SKIP dropped it: it does not leave */
+} itg__catchup_fate;
+
+/* Returns a policy's word for --catchup ("law", "skip", "burst"), or NULL
+ * for a value that is none of them. */
+const char *itg__catchup_name(itg_catchup policy);
+
+/* Starts a schedule whose first departure is at start_ns. */
+void itg__catchup_init(itg__catchup *c, itg_catchup policy, int64_t start_ns);
+
+/* Moves the whole schedule shift_ns (>= 0) later, as if the departure
+ * before the one at hand had been due that much later: whatever LAW made
+ * of its lateness is forgiven, the next departure is due at its law
+ * instant. */
+void itg__catchup_delay(itg__catchup *c, int64_t shift_ns);
+
+/* Takes the departure at hand, decided at now_ns (at or after its due
+ * instant), and moves on to the next one, whose law instant is
+ * next_law_ns, idt_ns (>= 0) after the one at hand unless an off period
+ * moved it further. may_skip 0 keeps SKIP from dropping this departure
+ * (a flow's first, or its last before its end). LAW moves no departure
+ * past end_ns, the flow's end (INT64_MAX: none): a debt still owed then
+ * is sent at once, as the flow's duration asks. Returns its fate. */
+itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
+                                    int64_t next_law_ns, int64_t idt_ns,
+                                    int may_skip, int64_t end_ns);
+
+#endif

@@ -1,0 +1,270 @@
+/* The catch-up policies (core/catchup.h) driven by a clock of the test's
+ * own: a sender that leaves at each departure's due instant (plus a
+ * wake-up lateness), stalled once for a given time, as a stopped or
+ * descheduled sender is. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "core/catchup.h"
+#include "helpers/rng.h"
+
+#define MS INT64_C(1000000)
+#define US INT64_C(1000)
+#define N 6000
+
+/* What a simulated run put on the wire. */
+typedef struct run {
+  int64_t t[N];   /* departures that left, in order */
+  int64_t law[N]; /* the law's instant of each */
+  int n;
+  int fates[3];   /* by itg__catchup_fate */
+  int64_t resumed; /* when the stall ended */
+} run;
+
+/* Runs `count` departures with IDTs idt[], each decided `late_ns` after
+ * its due instant (or at once if that has passed), the clock standing
+ * still from stall_at for stall_ns: a departure due in that time is
+ * decided when it ends. The flow ends at end_ns. */
+static void simulate_to(itg_catchup policy, const int64_t *idt, int count,
+                        int64_t stall_at, int64_t stall_ns, int64_t late_ns,
+                        int64_t end_ns, run *r) {
+  itg__catchup c;
+  int64_t now = 0;
+  int k;
+  r->n = 0;
+  r->fates[0] = r->fates[1] = r->fates[2] = 0;
+  r->resumed = stall_at + stall_ns;
+  itg__catchup_init(&c, policy, 0);
+  for (k = 0; k < count; k++) {
+    int64_t law = c.law_ns;
+    itg__catchup_fate fate;
+    if (c.due_ns + late_ns > now)
+      now = c.due_ns + late_ns;
+    if (now >= stall_at && now < r->resumed)
+      now = r->resumed;
+    fate = itg__catchup_take(&c, now, c.law_ns + idt[k], idt[k], k > 0,
+                             end_ns);
+    r->fates[fate]++;
+    if (fate == ITG__CATCHUP_SKIPPED)
+      continue;
+    r->t[r->n] = now;
+    r->law[r->n] = law;
+    r->n++;
+  }
+}
+
+/* The same for a flow without an end. */
+static void simulate(itg_catchup policy, const int64_t *idt, int count,
+                     int64_t stall_at, int64_t stall_ns, int64_t late_ns,
+                     run *r) {
+  simulate_to(policy, idt, count, stall_at, stall_ns, late_ns, INT64_MAX, r);
+}
+
+static void constant_idts(int64_t *idt, int64_t v) {
+  int k;
+  for (k = 0; k < N; k++)
+    idt[k] = v;
+}
+
+/* Exponential IDTs of mean `mean_ns`, from a fixed seed. */
+static void exp_idts(int64_t *idt, int64_t mean_ns, uint64_t seed) {
+  int k;
+  for (k = 0; k < N; k++) {
+    double u = ((double)(rng_next(&seed) >> 11) + 0.5) / 9007199254740992.0;
+    idt[k] = (int64_t)llround(-log(u) * (double)mean_ns);
+  }
+}
+
+/* The departures LAW moved: those that left after their law instant,
+ * but for the one that the stall itself made late (it was due at its
+ * instant; the policy moved nothing). */
+static int moved(const run *r) {
+  int k, m = 0;
+  for (k = 0; k < r->n; k++)
+    m += r->t[k] > r->law[k] && r->t[k] != r->resumed;
+  return m;
+}
+
+/* LAW after a stall of 300 periods: no gap below 0.8 of its IDT (less the
+ * slack), every departure sent, the schedule met again within five times
+ * the stall, and the counter says which departures were moved. */
+static void test_law_constant(void **state) {
+  static int64_t idt[N];
+  static run r;
+  int k, last_moved = -1;
+  (void)state;
+  constant_idts(idt, MS);
+  simulate(ITG_CATCHUP_LAW, idt, 3000, 100 * MS + MS / 2, 300 * MS, 0, &r);
+  assert_int_equal(r.n, 3000);
+  assert_int_equal(r.fates[ITG__CATCHUP_SKIPPED], 0);
+  for (k = 1; k < r.n; k++) {
+    assert_true(r.t[k] - r.t[k - 1] >=
+                MS * 4 / 5 - ITG_CATCHUP_SLACK_NS);
+    if (r.t[k] != r.law[k])
+      last_moved = k;
+  }
+  /* The debt of 300 ms is paid 0.2 ms a departure: 1500 departures. */
+  assert_int_equal(r.fates[ITG__CATCHUP_SHIFTED], moved(&r));
+  assert_in_range(r.fates[ITG__CATCHUP_SHIFTED], 1495, 1505);
+  assert_true(r.t[last_moved] <= r.resumed + 5 * 300 * MS);
+  /* From then on every departure is at its instant: the mean rate holds. */
+  for (k = last_moved + 1; k < r.n; k++)
+    assert_true(r.t[k] == r.law[k]);
+  assert_true(last_moved < r.n - 100);
+}
+
+/* LAW with an exponential law: each owed gap is its drawn IDT times 0.8
+ * (less the slack), and the schedule is met again before the end. */
+static void test_law_exponential(void **state) {
+  static int64_t idt[N];
+  static run r;
+  int k, shifted_gaps = 0;
+  (void)state;
+  exp_idts(idt, 2 * MS, 42);
+  simulate(ITG_CATCHUP_LAW, idt, N, 1000 * MS, 300 * MS, 0, &r);
+  assert_int_equal(r.n, N);
+  for (k = 1; k < r.n; k++) {
+    int64_t gap = r.t[k] - r.t[k - 1];
+    if (r.t[k] > r.law[k]) {
+      assert_true(gap >= idt[k - 1] * 4 / 5 - ITG_CATCHUP_SLACK_NS);
+      shifted_gaps++;
+    } else if (r.t[k - 1] == r.law[k - 1]) {
+      assert_true(gap == idt[k - 1]);
+    }
+  }
+  assert_int_equal(r.fates[ITG__CATCHUP_SHIFTED], moved(&r));
+  assert_true(shifted_gaps > 500);
+  assert_true(r.t[r.n - 1] == r.law[r.n - 1]);
+}
+
+/* Lateness below the slack, the timer's, moves nothing. */
+static void test_law_small_lateness(void **state) {
+  static int64_t idt[N];
+  static run r;
+  int k;
+  (void)state;
+  exp_idts(idt, 100 * US, 7);
+  simulate(ITG_CATCHUP_LAW, idt, N, INT64_MAX / 2, 0, 30 * US, &r);
+  assert_int_equal(r.fates[ITG__CATCHUP_SHIFTED], 0);
+  assert_int_equal(r.n, N);
+  for (k = 0; k < r.n; k++)
+    assert_true(r.t[k] >= r.law[k] && r.t[k] <= r.law[k] + 30 * US);
+}
+
+/* LAW pays no debt past the flow's end: what is still owed there leaves
+ * at once, so a flow of 200 law instants sends 200 packets. */
+static void test_law_end(void **state) {
+  static int64_t idt[N];
+  static run r;
+  int k, at_end = 0;
+  (void)state;
+  constant_idts(idt, MS);
+  /* Instants 0 ... 199 ms before the end at 200 ms; stopped from 150.5 to
+   * 190.5 ms, 40 departures are owed, paid 0.2 ms a departure: about 12
+   * of them by the end, the rest there. */
+  simulate_to(ITG_CATCHUP_LAW, idt, 200, 150 * MS + MS / 2, 40 * MS, 0,
+              200 * MS, &r);
+  assert_int_equal(r.n, 200);
+  for (k = 1; k < r.n; k++) {
+    if (r.t[k] == 200 * MS)
+      at_end++;
+    else if (r.t[k] > r.resumed)
+      assert_true(r.t[k] - r.t[k - 1] >= MS * 4 / 5 - ITG_CATCHUP_SLACK_NS);
+    assert_true(r.t[k] <= 200 * MS);
+  }
+  assert_in_range(at_end, 30, 40);
+  assert_true(r.t[r.n - 1] == 200 * MS);
+}
+
+/* BURST: every owed departure at once (today's absolute schedule). */
+static void test_burst(void **state) {
+  static int64_t idt[N];
+  static run r;
+  int k, at_resume = 0;
+  (void)state;
+  constant_idts(idt, MS);
+  simulate(ITG_CATCHUP_BURST, idt, 3000, 100 * MS + MS / 2, 300 * MS, 0, &r);
+  assert_int_equal(r.n, 3000);
+  assert_int_equal(r.fates[ITG__CATCHUP_SHIFTED], 0);
+  assert_int_equal(r.fates[ITG__CATCHUP_SKIPPED], 0);
+  for (k = 0; k < r.n; k++)
+    at_resume += r.t[k] == r.resumed;
+  assert_int_equal(at_resume, 300); /* law instants 101 ms to 400 ms */
+}
+
+/* SKIP: of the owed departures only the latest leaves, the others are
+ * counted, and the rest keep their law instants. */
+static void test_skip(void **state) {
+  static int64_t idt[N];
+  static run r;
+  int k;
+  (void)state;
+  constant_idts(idt, MS);
+  simulate(ITG_CATCHUP_SKIP, idt, 3000, 100 * MS + MS / 2, 300 * MS, 0, &r);
+  /* Due by 400.5 ms: instants 101 ... 400 ms; 400 ms leaves. */
+  assert_int_equal(r.fates[ITG__CATCHUP_SKIPPED], 299);
+  assert_int_equal(r.fates[ITG__CATCHUP_SHIFTED], 0);
+  assert_int_equal(r.n, 3000 - 299);
+  for (k = 0; k < r.n; k++) {
+    if (r.t[k] == r.resumed)
+      assert_true(r.law[k] == 400 * MS);
+    else
+      assert_true(r.t[k] == r.law[k]);
+  }
+}
+
+/* SKIP never drops a departure it may not (a flow's first or last). */
+static void test_skip_refused(void **state) {
+  itg__catchup c;
+  (void)state;
+  itg__catchup_init(&c, ITG_CATCHUP_SKIP, 0);
+  assert_int_equal(itg__catchup_take(&c, 10 * MS, MS, MS, 0, INT64_MAX),
+                   ITG__CATCHUP_ON_TIME);
+  assert_true(c.law_ns == MS && c.due_ns == MS);
+  assert_int_equal(itg__catchup_take(&c, 10 * MS, 2 * MS, MS, 1, INT64_MAX),
+                   ITG__CATCHUP_SKIPPED);
+}
+
+/* Delaying the schedule moves its instants alike, and forgives what a
+ * late first departure (a flow's schedule starts at its first packet, the
+ * sender's anchor) left LAW owing. */
+static void test_delay(void **state) {
+  itg__catchup c;
+  (void)state;
+  itg__catchup_init(&c, ITG_CATCHUP_LAW, 5 * MS);
+  itg__catchup_delay(&c, 3 * MS);
+  assert_true(c.law_ns == 8 * MS && c.due_ns == 8 * MS &&
+              c.pace_ns == 8 * MS);
+  /* The first departure, due at 8 ms, leaves 300 us late: LAW alone would
+   * move the next (law 8.1 ms) to 8.3 - 0.05 + 0.08 ms. */
+  itg__catchup_init(&c, ITG_CATCHUP_LAW, 8 * MS);
+  assert_int_equal(itg__catchup_take(&c, 8 * MS + 300 * US, 8 * MS + 100 * US,
+                                     100 * US, 0, INT64_MAX),
+                   ITG__CATCHUP_ON_TIME);
+  assert_true(c.due_ns == 8 * MS + 330 * US);
+  itg__catchup_delay(&c, 300 * US);
+  assert_true(c.law_ns == 8 * MS + 400 * US && c.due_ns == c.law_ns &&
+              c.pace_ns <= c.law_ns);
+  assert_string_equal(itg__catchup_name(ITG_CATCHUP_SKIP), "skip");
+  assert_null(itg__catchup_name((itg_catchup)7));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_law_constant),
+      cmocka_unit_test(test_law_exponential),
+      cmocka_unit_test(test_law_small_lateness),
+      cmocka_unit_test(test_law_end),
+      cmocka_unit_test(test_burst),
+      cmocka_unit_test(test_skip),
+      cmocka_unit_test(test_skip_refused),
+      cmocka_unit_test(test_delay),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
