@@ -39,6 +39,24 @@ int itg__cli_cpu(const char *prog, const char *usage, const char *v,
   return 0;
 }
 
+int itg__cli_interval(const char *prog, const char *usage, const char *opt,
+                      const char *v, int64_t *ns) {
+  char msg[160];
+  double secs;
+  if (itg_parse_double(v, &secs) != 0 || !(secs == 0 || (secs >= 0.1 &&
+                                                         secs <= 3600))) {
+    snprintf(msg, sizeof msg, "%s: '%.64s' is not a report interval in "
+             "seconds (0.1 to 3600, or 0 for none)", opt, v);
+    return itg__cli_bad_usage(prog, msg, usage);
+  }
+  *ns = (int64_t)(secs * 1e9 + 0.5);
+  return 0;
+}
+
+int itg__cli_stdout_is_terminal(void) {
+  return uv_guess_handle(1) == UV_TTY;
+}
+
 void itg__cli_print_version(const char *prog) {
   printf("%s (libitg %s)\n", prog, itg_version_string());
 }

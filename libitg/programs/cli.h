@@ -31,6 +31,16 @@ int itg__cli_copy_value(const char *prog, const char *usage, const char *opt,
 int itg__cli_cpu(const char *prog, const char *usage, const char *v,
                  int *cpu);
 
+/* Reads the value v of option opt, a report interval in seconds (0.1 to
+ * 3600; 0: no reports), into *ns. Returns 0, or (not such a value:
+ * reported with the usage) ITG__CLI_EXIT_USAGE. */
+int itg__cli_interval(const char *prog, const char *usage, const char *opt,
+                      const char *v, int64_t *ns);
+
+/* Returns 1 when stdout is a terminal (a person watches: progress lines
+ * are welcome), 0 for a pipe or a file. */
+int itg__cli_stdout_is_terminal(void);
+
 /* Prints "PROG (libitg VERSION)" on stdout. */
 void itg__cli_print_version(const char *prog);
 
