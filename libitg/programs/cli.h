@@ -105,6 +105,13 @@ typedef struct itg__cli_daemon {
   int (*stop)(void *server);
   /* Prints the counters at exit; returns the exit status. */
   int (*summary)(void *server, int stop_rc);
+  /* Optional (NULL: the listening line on stdout): announces the ports
+   * bound instead. */
+  void (*listening)(void *server, const itg__cli_port *ports, size_t n);
+  /* Optional (NULL or tick_ns 0: none): called every tick_ns while
+   * serving, on the thread that waits for the signal. */
+  void (*tick)(void *server);
+  int64_t tick_ns;
 } itg__cli_daemon;
 
 /* The one run of a daemon, once its options are read: raises the limit on
@@ -112,7 +119,8 @@ typedef struct itg__cli_daemon {
  * SIGINT and SIGTERM (first, so that a signal during start-up is not
  * lost), starts it, prints "PROG: listening NAME=PORT..." on stdout
  * (flushed, for a script that started it on port 0), waits for a signal,
- * stops it, prints its summary and frees it. Returns the exit status. */
+ * stops it, prints its summary and frees it; ticks in between if asked.
+ * Returns the exit status. */
 int itg__cli_daemon_main(const itg__cli_daemon *d, const void *cfg);
 
 #endif
