@@ -12,6 +12,7 @@
 #include "itg.h"
 #include "programs/cli.h"
 #include "programs/ditg_out.h"
+#include "programs/json.h"
 #include "programs/report.h"
 
 #define PROG "itg-dec"
@@ -33,7 +34,12 @@ static const char usage_text[] =
     "\n"
     "  -v          print the summary (the default when no other output\n"
     "              below but --export-ditg is asked for, as ITGDec)\n"
-    "  --json      print the report as JSON instead of the summary\n"
+    "  --json      print the report as one JSON document instead of the\n"
+    "              summary: start (version, host, time, command line, the\n"
+    "              logs), end (the report: each flow, the totals) and\n"
+    "              errors (a log cut short, a damaged block: what standard\n"
+    "              error says), as itg-send's and itg-recv's (README: JSON\n"
+    "              output)\n"
     "  -l FILE     write the decoded log to FILE in ITGDec's text format\n"
     "  -o FILE     write the decoded log to FILE for Octave/Matlab, as\n"
     "              ITGDec: seq, send h m s, receive h m s, size per line\n"
@@ -135,11 +141,15 @@ typedef struct options {
 
 /* Prints "itg-dec: " and a formatted message on stderr (paths in it can
  * be long: the message is cut, never overflowed). */
+/* --json's document: the errors below go into it too. */
+static itg__json_run json_doc;
+
 #define DEC_ERROR(...)                                                         \
   do {                                                                         \
     char msg_[4352];                                                           \
     snprintf(msg_, sizeof msg_, __VA_ARGS__);                                  \
     itg__cli_error(PROG, msg_);                                                \
+    itg__json_run_error(&json_doc, msg_);                                      \
   } while (0)
 
 /* Reports a wrong command line word with the usage. Returns
@@ -972,6 +982,44 @@ static int report_files(const options *o, const itg_decode_status *st) {
 }
 
 
+static const char *format_name(itg_log_format f) {
+  switch (f) {
+  case ITG_LOG_FORMAT_DITG:
+    return "ditg";
+  case ITG_LOG_FORMAT_DITG_TEXT:
+    return "ditg-text";
+  default:
+    return "libitg";
+  }
+}
+
+/* The JSON document: start, no intervals (the series go to files), end
+ * (the report of itg_stats_json) and the errors met. Returns 0 or an
+ * error of itg_stats_json. */
+static int report_json(const options *o, int argc, char **argv,
+                       const itg_stats *stats) {
+  itg__json *j;
+  int rc;
+  char *text = itg__cli_stats_json(stats, &rc);
+  if (text == NULL)
+    return rc;
+  j = itg__json_event(&json_doc, "start");
+  itg__json_start(j, PROG, argc, argv);
+  itg__json_open(j, "logs", '[');
+  for (size_t i = 0; i < o->nlogs; i++) {
+    itg__json_open(j, NULL, '{');
+    itg__json_str(j, "path", o->logs[i]);
+    itg__json_str(j, "format", format_name(o->formats[i]));
+    itg__json_close(j);
+  }
+  itg__json_close(j);
+  itg__json_event_end(&json_doc);
+  itg__json_event_text(&json_doc, "end", text);
+  itg__json_run_finish(&json_doc);
+  free(text);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   options o;
   itg__ditg_flows flows = {NULL, 0, 0};
@@ -995,6 +1043,7 @@ int main(int argc, char **argv) {
   status = parse_args(argc, argv, &o);
   if (status >= 0)
     goto out_free_logs;
+  itg__json_run_init(&json_doc, o.json ? ITG__JSON_DOC : ITG__JSON_OFF);
   status = ITG__CLI_EXIT_FAIL;
   st = calloc(o.nlogs, sizeof *st);
   if (st == NULL || itg_stats_new(&stats) != 0) {
@@ -1053,7 +1102,7 @@ int main(int argc, char **argv) {
     }
   }
   if (o.json)
-    rc = itg__cli_report_json(stats);
+    rc = report_json(&o, argc, argv, stats);
   else if (o.summary || !has_outputs(&o))
     rc = itg__cli_report_text(stats);
   else

@@ -192,14 +192,16 @@ void itg__json_run_init(itg__json_run *r, int mode) {
   r->mode = mode;
 }
 
-itg__json *itg__json_event(itg__json_run *r, const char *event) {
+/* Begins event `event` up to its value, whose key it returns: "data" in
+ * a stream, the event's own name in a document (NULL for an interval, an
+ * item of "intervals"). */
+static const char *event_key(itg__json_run *r, const char *event) {
   itg__json *j = &r->j;
   if (r->mode == ITG__JSON_STREAM) {
     itg__json_init(j, stdout, 0);
     itg__json_open(j, NULL, '{');
     itg__json_str(j, "event", event);
-    itg__json_open(j, "data", '{');
-    return j;
+    return "data";
   }
   if (!r->begun) {
     itg__json_init(j, stdout, 1);
@@ -211,8 +213,7 @@ itg__json *itg__json_event(itg__json_run *r, const char *event) {
       itg__json_open(j, "intervals", '[');
       r->in_intervals = 1;
     }
-    itg__json_open(j, NULL, '{');
-    return j;
+    return NULL;
   }
   if (strcmp(event, "end") == 0 && !r->in_intervals) {
     /* A document has its intervals even when none were asked for. */
@@ -223,8 +224,12 @@ itg__json *itg__json_event(itg__json_run *r, const char *event) {
     itg__json_close(j);
     r->in_intervals = 0;
   }
-  itg__json_open(j, event, '{');
-  return j;
+  return event;
+}
+
+itg__json *itg__json_event(itg__json_run *r, const char *event) {
+  itg__json_open(&r->j, event_key(r, event), '{');
+  return &r->j;
 }
 
 void itg__json_event_end(itg__json_run *r) {
@@ -233,6 +238,13 @@ void itg__json_event_end(itg__json_run *r) {
     itg__json_close(&r->j);
   else
     fflush(r->j.out);
+}
+
+void itg__json_event_text(itg__json_run *r, const char *event,
+                          const char *text) {
+  itg__json_text(&r->j, event_key(r, event), text);
+  if (r->mode == ITG__JSON_STREAM)
+    itg__json_close(&r->j);
 }
 
 void itg__json_run_error(itg__json_run *r, const char *msg) {

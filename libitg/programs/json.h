@@ -71,6 +71,10 @@ void itg__json_run_init(itg__json_run *r, int mode);
 itg__json *itg__json_event(itg__json_run *r, const char *event);
 void itg__json_event_end(itg__json_run *r);
 
+/* An event whose object is the JSON text `text`, whole. */
+void itg__json_event_text(itg__json_run *r, const char *event,
+                          const char *text);
+
 /* An error of the run: a line of its own in a stream, kept for "errors"
  * in a document. */
 void itg__json_run_error(itg__json_run *r, const char *msg);

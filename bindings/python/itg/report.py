@@ -131,7 +131,7 @@ class Report:
         raise KeyError(flow_id)
 
     def as_dict(self) -> Dict[str, Any]:
-        """The report as itg-dec --json prints it (itg_stats_json)."""
+        """The report as itg_stats_json writes it (the "end" of itg-dec --json)."""
         return json.loads(self.json_text)  # type: ignore[no-any-return]
 
     def packets(self, flow_id: Optional[int] = None) -> "numpy.ndarray[Any, Any]":
@@ -176,7 +176,7 @@ class Stats:
         return _report(self._s, [])
 
     def json(self) -> str:
-        """The report as JSON text (as itg-dec --json prints it)."""
+        """The report as JSON text (itg_stats_json: the "end" of itg-dec --json)."""
         return _json(self._s)
 
 
