@@ -1315,6 +1315,7 @@ int main(int argc, char **argv) {
   }
 
 out_free_stats:
+  itg__json_run_finish(&json_doc);
   itg_stats_free(stats);
   free(p.buf);
   free(p.split);

@@ -278,6 +278,7 @@ void itg__json_run_finish(itg__json_run *r) {
     if (r->errors_more > 0)
       itg__json_u64(j, "errors_omitted", r->errors_more);
     itg__json_close(j);
+    r->begun = 0;
   }
   for (unsigned i = 0; i < r->nerrors; i++)
     free(r->errors[i]);

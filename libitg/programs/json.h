@@ -79,8 +79,10 @@ void itg__json_event_text(itg__json_run *r, const char *event,
  * in a document. */
 void itg__json_run_error(itg__json_run *r, const char *msg);
 
-/* Ends a document (after the end event): "error" (the first), "errors",
- * and the closing brace; frees what the run holds. */
+/* Ends a document begun (after the end event): "error" (the first),
+ * "errors", and the closing brace; frees what the run holds. A run that
+ * wrote nothing writes nothing (a failure before the start: stderr says
+ * it). Called again, does nothing. */
 void itg__json_run_finish(itg__json_run *r);
 
 #endif
