@@ -142,6 +142,15 @@ check "itg-dec --json exits 0" [ $? -eq 0 ]
 check "itg-dec --json agrees with its text and with itg-recv's counts" \
   python3 "$WORK/judge.py" dec "$WORK/dec.json" "$WORK/dec.txt" "${recv_packets:-0}"
 
+# Names are escaped: a log named with a quote, a backslash and a tab.
+odd=$(printf 'a"b\\c\td.log')
+cp "$WORK/recv.log" "$WORK/$odd" || die "cp"
+"$BIN/itg-dec" --json "$WORK/$odd" >"$WORK/odd.json"
+check "a name with a quote, a backslash and a tab stays whole in the JSON" \
+  python3 -c 'import json, sys
+sys.exit(json.load(open(sys.argv[1]))["start"]["logs"][0]["path"] != sys.argv[2])' \
+  "$WORK/odd.json" "$WORK/$odd"
+
 # A log cut short: the warning on stderr is in the document's errors too.
 head -c 4000 "$WORK/recv.log" >"$WORK/cut.log"
 "$BIN/itg-dec" --json "$WORK/cut.log" >"$WORK/cut.json" 2>"$WORK/cut.err"
