@@ -34,6 +34,14 @@ if command -v script >/dev/null 2>&1; then
   check "itg-send on a terminal shows a line a second unasked" \
     grep -q "^\[   0.00- *[0-9.]* s\] flow [0-9]*: [0-9]* packets" "$WORK/tty.out"
 fi
+for bad in 0.01 nan 1e400 -1 eth0; do
+  # shellcheck disable=SC2086
+  "$BIN/itg-send" $flow -z 10 -i "$bad" >"$WORK/bad.out" 2>&1
+  check "itg-send -i $bad is refused (exit 2), nothing sent" \
+    sh -c '[ "$1" -eq 2 ] && grep -q "is not a report interval" "$2"' _ $? "$WORK/bad.out"
+done
+"$BIN/itg-recv" -Sp 0 --interval x >"$WORK/badr.out" 2>&1
+check "itg-recv --interval x is refused (exit 2)" [ $? -eq 2 ]
 stop_recv
 check "itg-recv --json exits 0 on SIGTERM" [ $? -eq 0 ]
 cat "$WORK/lines.out"
