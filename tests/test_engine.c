@@ -110,8 +110,17 @@ static void send_to(itg__sock fd, uint16_t port, uint8_t *buf, size_t len) {
  * from a socket of its own to loopback:port, as a native sender would.
  * Returns how many went out (no assertion: it also runs on the receiver's
  * thread). */
+static int send_native_back(uint16_t port, uint32_t id, uint64_t token,
+                            uint64_t first, int n, int64_t back_ns);
+
 static int send_native(uint16_t port, uint32_t id, uint64_t token,
                        uint64_t first, int n) {
+  return send_native_back(port, id, token, first, n, 0);
+}
+
+/* The same, with send times back_ns in the past (a delay that long). */
+static int send_native_back(uint16_t port, uint32_t id, uint64_t token,
+                            uint64_t first, int n, int64_t back_ns) {
   itg__addr to = loopback(port), from = loopback(0);
   itg__sock fd;
   uint8_t pkt[64];
@@ -125,7 +134,7 @@ static int send_native(uint16_t port, uint32_t id, uint64_t token,
     memset(pkt, 0, sizeof pkt);
     h.flow_id = id;
     h.seq = first + (uint64_t)i;
-    h.tx_ns = itg_clock_real_ns();
+    h.tx_ns = itg_clock_real_ns() - back_ns;
     h.length = sizeof pkt;
     h.token = token;
     itg_wire_encode(ITG_WIRE_NATIVE, 0, &h, pkt, sizeof pkt);
@@ -1090,6 +1099,115 @@ static void test_sender_vanishes(void **state) {
   itg_receiver_free(r);
 }
 
+/* (11b) Live counts: the getter reads each flow's interval and starts the
+ * next, without stopping the flow; a flow that ends is reported once
+ * more, ended, with the packets its sender sent after the last arrival
+ * lost in that last interval. */
+static size_t live_poll(itg_receiver *r, itg_receiver_flow_live *out,
+                        size_t n, uint64_t packets) {
+  uint64_t deadline = uv_hrtime() + (uint64_t)WAIT;
+  itg_receiver_flow_live sum;
+  size_t count;
+  memset(&sum, 0, sizeof sum);
+  /* Intervals taken while waiting are added up, as a report would. */
+  do {
+    assert_int_equal(itg_receiver_flows_live(r, out, n, &count), 0);
+    if (count > 0) {
+      sum.int_packets += out[0].int_packets;
+      sum.int_lost += out[0].int_lost;
+      if (out[0].int_delay_p99_ns > sum.int_delay_p99_ns)
+        sum.int_delay_p99_ns = out[0].int_delay_p99_ns;
+    }
+  } while ((count == 0 || out[0].packets < packets) &&
+           uv_hrtime() < deadline);
+  assert_true(count > 0);
+  out[0].int_packets = sum.int_packets;
+  out[0].int_lost = sum.int_lost;
+  out[0].int_delay_p99_ns = sum.int_delay_p99_ns;
+  return count;
+}
+
+static void test_live_counts(void **state) {
+  itg_receiver_cfg cfg;
+  itg_receiver_flow_live live[2];
+  itg_receiver *r;
+  itg__ctl_reader rd;
+  itg__ctl_msg m;
+  itg__sock sig;
+  size_t count;
+  (void)state;
+  itg_receiver_cfg_init(&cfg);
+  strcpy(cfg.bind_host, "127.0.0.1");
+  cfg.sig_port = 0;
+  assert_int_equal(itg_receiver_new(&cfg, &r), 0);
+  assert_int_equal(itg_receiver_flows_live(r, live, 2, &count), ITG_ESTATE);
+  itg_receiver_free(r);
+  cfg.live_stats = 1;
+  assert_int_equal(itg_receiver_new(&cfg, &r), 0);
+  assert_int_equal(itg_receiver_start(r), 0);
+  assert_int_equal(itg_receiver_flows_live(r, NULL, 1, &count), ITG_EINVAL);
+  assert_int_equal(itg_receiver_flows_live(r, live, 2, NULL), ITG_EINVAL);
+  assert_int_equal(itg_receiver_flows_live_size(r, live, 2, &count, 3),
+                   ITG_EINVAL);
+
+  sig = sig_connect(r, &rd);
+  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
+  m.flow_id = 4;
+  m.port = free_port(1);
+  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+  assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), 0);
+  assert_int_equal(m.status, 0);
+  assert_int_equal(itg_receiver_flows_live(r, live, 2, &count), 0);
+  assert_int_equal(count, 1);
+  assert_int_equal(live[0].flow_id, 4);
+  assert_int_equal(live[0].port, m.port);
+  assert_int_equal(live[0].int_packets, 0);
+
+  /* 1..10 and 15..20: 11..14 lost; one packet a second late, so the
+   * interval's p99 (the largest of 16) is that second. */
+  assert_int_equal(send_native(m.port, 4, m.token, 1, 10), 10);
+  assert_int_equal(send_native_back(m.port, 4, m.token, 15, 1, SEC), 1);
+  assert_int_equal(send_native(m.port, 4, m.token, 16, 5), 5);
+  assert_int_equal(live_poll(r, live, 2, 16), 1);
+  assert_int_equal(live[0].packets, 16);
+  assert_int_equal(live[0].bytes, 16 * 64);
+  assert_int_equal(live[0].lost, 4);
+  assert_int_equal(live[0].int_packets, 16);
+  assert_int_equal(live[0].int_lost, 4);
+  assert_int_equal(live[0].ended, 0);
+  assert_true(live[0].int_delay_p99_ns >= SEC - SEC / 1000);
+  assert_true(live[0].int_delay_p99_ns < SEC + SEC / 10);
+  /* The interval just read is over: the next one is empty. */
+  assert_int_equal(itg_receiver_flows_live(r, live, 2, &count), 0);
+  assert_int_equal(count, 1);
+  assert_int_equal(live[0].int_packets, 0);
+  assert_int_equal(live[0].int_lost, 0);
+  assert_int_equal(live[0].int_delay_p99_ns, 0);
+  assert_true(live[0].int_ns >= 0 && live[0].int_ns < WAIT);
+  assert_int_equal(live[0].packets, 16);
+
+  /* The sender says it sent 25: 21..25 are lost in the last interval. */
+  itg__ctl_init(&m, ITG__CTL_FLOW_CLOSE);
+  m.flow_id = 4;
+  m.packets = 25;
+  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
+  assert_int_equal(itg__ctl_recv(sig, &rd, &m, WAIT), 0);
+  assert_int_equal(m.type, ITG__CTL_FLOW_CLOSE_ACK);
+  itg__sock_close(sig);
+  assert_int_equal(itg_receiver_wait_idle(r, WAIT), 0);
+  assert_int_equal(itg_receiver_flows_live(r, live, 2, &count), 0);
+  assert_int_equal(count, 1);
+  assert_int_equal(live[0].ended, 1);
+  assert_int_equal(live[0].int_lost, 5);
+  assert_int_equal(live[0].lost, 9);
+  assert_int_equal(live[0].packets, 16);
+  /* Reported once. */
+  assert_int_equal(itg_receiver_flows_live(r, live, 2, &count), 0);
+  assert_int_equal(count, 0);
+  assert_int_equal(itg_receiver_stop(r), 0);
+  itg_receiver_free(r);
+}
+
 /* Sends whole packets of flow `id` with `token` (seq first..first+n-1,
  * 100 bytes each) on a connected TCP data socket. */
 static void send_tcp_packets(itg__sock fd, uint32_t id, uint64_t token,
@@ -1813,6 +1931,7 @@ int main(void) {
       cmocka_unit_test(test_add_flow_errors),
       cmocka_unit_test(test_loop_held_at_close),
       cmocka_unit_test(test_sender_vanishes),
+      cmocka_unit_test(test_live_counts),
       cmocka_unit_test(test_silent_log_server),
       cmocka_unit_test_teardown(test_flow_awaits_log, unplug),
       cmocka_unit_test_teardown(test_log_refused_after_wait, unplug),

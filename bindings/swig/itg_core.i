@@ -131,6 +131,7 @@
 %ignore itg_sender_flow_result_size;
 %ignore itg_sender_log_stats_size;
 %ignore itg_receiver_get_stats_size;
+%ignore itg_receiver_flows_live_size;
 %ignore itg_logger_get_stats_size;
 %ignore itg_logger_close_stats_size;
 %ignore itg_pacer_get_stats_size;

@@ -38,6 +38,6 @@ echo "== itg-dec: what the receiver measured (one-way delay, jitter, loss) =="
 "$BIN/itg-dec" "$out/receiver.log" || exit 1
 echo
 echo "== itg-dec --json, totals =="
-"$BIN/itg-dec" --json "$out/receiver.log" | python3 -c 'import json,sys; t=json.load(sys.stdin)["total"]; print(json.dumps(t, indent=1))'
+"$BIN/itg-dec" --json "$out/receiver.log" | python3 -c 'import json,sys; t=json.load(sys.stdin)["end"]["total"]; print(json.dumps(t, indent=1))'
 echo
 echo "logs kept in $out"

@@ -217,6 +217,11 @@ typedef struct itg_receiver_cfg {
                                    ITG_ENOTSUP); D-ITG's -i */
   char sig_iface[ITG_IFACE_MAX];  /* the same for the signaling port
                                    (itg_receiver_start fails); -Si */
+  int live_stats;               /* 1: keep each flow's live counts for
+                                   itg_receiver_flows_live (a lock taken
+                                   per packet, a delay histogram per flow
+                                   emptied at each call); 0 (the
+                                   default): none */
 } itg_receiver_cfg;
 
 typedef struct itg_receiver_stats {
@@ -271,6 +276,57 @@ ITG_API int itg_receiver_get_stats_size(itg_receiver *r,
 #ifndef SWIG
 #define itg_receiver_get_stats(r, out) \
   itg_receiver_get_stats_size((r), (out), sizeof *(out))
+#endif
+
+/* One flow's live counts (itg_receiver_flows_live): totals since the flow
+ * opened, and the interval since the previous call (int_*). Loss follows
+ * the interval series of itg/stats.h: the sequence numbers a packet skips
+ * over the highest one before it are lost in its interval, a late packet
+ * gives none back, and the packets its sender says it sent after the
+ * last arrival are lost in the interval the flow ends in. Delays are
+ * rx - tx in ns; jitter is D-ITG's, the mean |D(i) - D(i-1)| over the
+ * pairs whose later packet falls in the interval; p99 is the nearest
+ * rank, within 0.05 % (itg/stats.h's histogram). */
+typedef struct itg_receiver_flow_live {
+  size_t struct_size;      /* set by the call filling it (itg/common.h) */
+  uint32_t flow_id;
+  itg_proto proto;
+  uint16_t port;           /* data port */
+  int ended;               /* 1: the flow ended since the previous call;
+                              this is its last entry */
+  char peer[ITG_HOST_MAX]; /* the sender, as in itg_flow_event */
+  uint64_t packets;        /* since the flow opened */
+  uint64_t bytes;
+  uint64_t lost;
+  int64_t int_ns;          /* the interval's length: since the previous
+                              call that copied this flow, or since it
+                              opened */
+  uint64_t int_packets;    /* in the interval */
+  uint64_t int_bytes;
+  uint64_t int_lost;
+  double int_delay_avg_ns; /* 0 without packets */
+  int64_t int_delay_p99_ns;
+  double int_jitter_avg_ns;
+} itg_receiver_flow_live;
+
+/* Copies the live counts of the flows open now, and of those ended since
+ * the previous call (once each, with ended set), oldest first, into
+ * out[0..n), each entry `size` bytes (the macro passes sizeof *out), and
+ * starts a new interval for each flow copied; *count receives the number
+ * of flows there are (more than n: those past n are not copied and keep
+ * their interval). Safe from any thread; the data path waits for it only
+ * while it copies. One caller owns the intervals: two callers would each
+ * see part of them. At most max_flows ended flows wait for a call; the
+ * final interval of one more is dropped. Returns 0, ITG_EINVAL (NULL r or
+ * count, NULL out with n > 0, or a size this library does not know) or
+ * ITG_ESTATE (cfg.live_stats is 0). */
+ITG_API int itg_receiver_flows_live_size(itg_receiver *r,
+                                         itg_receiver_flow_live *out,
+                                         size_t n, size_t *count,
+                                         size_t size);
+#ifndef SWIG
+#define itg_receiver_flows_live(r, out, n, count) \
+  itg_receiver_flows_live_size((r), (out), (n), (count), sizeof *(out))
 #endif
 
 /* Waits until every flow that has started has ended and no sender is

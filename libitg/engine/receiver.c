@@ -11,6 +11,7 @@
 #include "engine/receiver_data.h"
 #include "engine/receiver_flow.h"
 #include "engine/receiver_guard.h"
+#include "engine/receiver_live.h"
 #include "engine/receiver_log.h"
 #include "engine/receiver_sig.h"
 
@@ -68,10 +69,14 @@ int itg_receiver_new(const itg_receiver_cfg *caller, itg_receiver **out) {
     goto out_free_bufs;
   if (uv_cond_init(&r->idle_cond) != 0)
     goto out_destroy_lock;
+  if (uv_mutex_init(&r->live_lock) != 0)
+    goto out_destroy_cond;
   r->cfg = *cfg;
   *out = r;
   return 0;
 
+out_destroy_cond:
+  uv_cond_destroy(&r->idle_cond);
 out_destroy_lock:
   uv_mutex_destroy(&r->lock);
 out_free_bufs:
@@ -274,6 +279,8 @@ void itg_receiver_free(itg_receiver *r) {
   if (r == NULL)
     return;
   itg_receiver_stop(r);
+  itg__rx_live_free_all(r);
+  uv_mutex_destroy(&r->live_lock);
   uv_cond_destroy(&r->idle_cond);
   uv_mutex_destroy(&r->lock);
   free(r->bufs);

@@ -7,6 +7,7 @@
 #include "core/byteorder.h"
 #include "engine/receiver_data.h"
 #include "engine/receiver_guard.h"
+#include "engine/receiver_live.h"
 
 /* ---- demultiplexing ------------------------------------------------- */
 
@@ -117,6 +118,7 @@ static void take_packet(itg__rx_flow *f, const itg_pkt_hdr *h, size_t len,
                                        : h->tx_ns;
   rec.rx_ns = rx_ns;
   itg__rx_record(f->r, f, &rec);
+  itg__rx_live_add(f, &rec);
   f->packets++;
   f->bytes += len;
 }

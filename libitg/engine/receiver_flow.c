@@ -8,6 +8,7 @@
 #include "engine/receiver_data.h"
 #include "engine/receiver_flow.h"
 #include "engine/receiver_guard.h"
+#include "engine/receiver_live.h"
 #include "engine/receiver_log.h"
 
 /* ---- ids ------------------------------------------------------------ */
@@ -204,7 +205,7 @@ int itg__rx_flow_start(itg__rx_flow *f, itg__rx_log *lg,
       rc = ITG_EBUSY;
     }
   }
-  if (rc == 0 && note_id(lg, f->id) < 0) {
+  if (rc == 0 && (note_id(lg, f->id) < 0 || itg__rx_live_open(f) < 0)) {
     snprintf(msg, msglen, "out of memory");
     rc = ITG_ENOMEM;
   }
@@ -350,6 +351,7 @@ static void end_flow(itg__rx_flow *f) {
     itg__rx_record(r, f, &rec);
   }
   itg__rx_flush_records(r);
+  itg__rx_live_close(f, f->closing ? f->sent : 0);
   fill_event(f, ITG_FLOW_ENDED, &ev);
   if (f->owner != NULL) {
     void *owner = f->owner;

@@ -11,6 +11,7 @@
  *   receiver_data.c   data ports, packets, demultiplexing; and beside it,
  *   receiver_log.c    log files, log server sessions (neither calls the
  *                     other)
+ *   receiver_live.c   live per-flow counts and their public getter
  *   receiver_guard.c  per-address counts, the descriptor budget
  *   receiver_base.c   idle counts, events, errors, shared by all of them
  *
@@ -26,6 +27,7 @@
 #include <uv.h>
 
 #include "core/idmap.h"
+#include "core/live.h"
 #include "core/netlist.h"
 #include "core/sweep.h"
 #include "engine/control.h"
@@ -116,6 +118,15 @@ typedef struct itg__rx_tcp {
   itg__deframe df;
 } itg__rx_tcp;
 
+/* A flow's live counts (cfg.live_stats), on the list the public getter
+ * walks; touched under itg_receiver.live_lock only. Outlives its flow
+ * until the getter has reported its end. */
+typedef struct itg__rx_live {
+  struct itg__rx_live *next;
+  itg_receiver_flow_live who; /* flow_id, proto, port, peer, ended */
+  itg__live counts;
+} itg__rx_live;
+
 struct itg__rx_flow {
   itg_receiver *r;
   struct itg__rx_flow *next, *prev; /* every flow */
@@ -143,6 +154,7 @@ struct itg__rx_flow {
   uint64_t sent;
   uint64_t linger_mark; /* packets when the linger timer was last set */
   uv_timer_t linger;
+  itg__rx_live *live; /* cfg.live_stats: its counts; NULL otherwise */
 };
 
 struct itg_receiver {
@@ -170,6 +182,11 @@ struct itg_receiver {
   uint32_t flows;
   int stopped;
   int log_error;
+
+  /* any thread, under live_lock: live counts (cfg.live_stats) */
+  uv_mutex_t live_lock;
+  itg__rx_live *lives;  /* oldest first */
+  uint32_t lives_ended; /* of them, ended and not reported yet */
 
   /* set by the upper files (see the top of this file) */
   int (*evict)(itg_receiver *r); /* closes a connection still to get

@@ -39,6 +39,24 @@ int itg__cli_cpu(const char *prog, const char *usage, const char *v,
   return 0;
 }
 
+int itg__cli_interval(const char *prog, const char *usage, const char *opt,
+                      const char *v, int64_t *ns) {
+  char msg[160];
+  double secs;
+  if (itg_parse_double(v, &secs) != 0 || !(secs == 0 || (secs >= 0.1 &&
+                                                         secs <= 3600))) {
+    snprintf(msg, sizeof msg, "%s: '%.64s' is not a report interval in "
+             "seconds (0.1 to 3600, or 0 for none)", opt, v);
+    return itg__cli_bad_usage(prog, msg, usage);
+  }
+  *ns = (int64_t)(secs * 1e9 + 0.5);
+  return 0;
+}
+
+int itg__cli_stdout_is_terminal(void) {
+  return uv_guess_handle(1) == UV_TTY;
+}
+
 void itg__cli_print_version(const char *prog) {
   printf("%s (libitg %s)\n", prog, itg_version_string());
 }
@@ -118,15 +136,55 @@ void itg__cli_sigwatch_stop(itg__cli_sigwatch *w) {
   uv_loop_close(&w->loop);
 }
 
+/* A signal asked the daemon to stop. */
+typedef struct quit_flag {
+  uv_mutex_t lock;
+  uv_cond_t cond;
+  int set;
+} quit_flag;
+
 static void post_quit(void *user, int signum) {
+  quit_flag *q = user;
   (void)signum;
-  uv_sem_post(user);
+  uv_mutex_lock(&q->lock);
+  q->set = 1;
+  uv_cond_signal(&q->cond);
+  uv_mutex_unlock(&q->lock);
 }
 
-/* Prints the line a script waits for, the ports the daemon bound. */
+/* Waits for the signal, calling d->tick every d->tick_ns meanwhile (on
+ * instants a whole number of ticks from the first, so reports do not
+ * drift). */
+static void wait_quit(const itg__cli_daemon *d, void *server, quit_flag *q) {
+  int ticking = d->tick != NULL && d->tick_ns > 0;
+  uint64_t next = uv_hrtime() + (uint64_t)d->tick_ns;
+  uv_mutex_lock(&q->lock);
+  while (!q->set) {
+    uint64_t now = uv_hrtime();
+    if (!ticking) {
+      uv_cond_wait(&q->cond, &q->lock);
+    } else if (now < next) {
+      (void)uv_cond_timedwait(&q->cond, &q->lock, next - now);
+    } else {
+      uv_mutex_unlock(&q->lock);
+      d->tick(server);
+      uv_mutex_lock(&q->lock);
+      while (next <= now)
+        next += (uint64_t)d->tick_ns;
+    }
+  }
+  uv_mutex_unlock(&q->lock);
+}
+
+/* Tells the ports the daemon bound: the line a script waits for, or the
+ * daemon's own announcement. */
 static void print_listening(const itg__cli_daemon *d, void *server) {
   itg__cli_port ports[ITG__CLI_PORTS_MAX];
   size_t n = d->ports(server, ports);
+  if (d->listening != NULL) {
+    d->listening(server, ports, n);
+    return;
+  }
   printf("%s: listening", d->prog);
   for (size_t i = 0; i < n; i++)
     printf(" %s=%u", ports[i].name, ports[i].port);
@@ -138,17 +196,23 @@ static void print_listening(const itg__cli_daemon *d, void *server) {
  * status. */
 static int serve(const itg__cli_daemon *d, const void *cfg, void *server) {
   itg__cli_sigwatch w;
-  uv_sem_t quit;
+  quit_flag quit;
   char msg[256];
   int rc;
-  if (uv_sem_init(&quit, 0) != 0) {
+  quit.set = 0;
+  if (uv_mutex_init(&quit.lock) != 0) {
     itg__cli_error(d->prog, "out of memory");
     return ITG__CLI_EXIT_FAIL;
+  }
+  if (uv_cond_init(&quit.cond) != 0) {
+    itg__cli_error(d->prog, "out of memory");
+    rc = ITG__CLI_EXIT_FAIL;
+    goto out_destroy_lock;
   }
   if (itg__cli_sigwatch_start(&w, post_quit, &quit) != 0) {
     itg__cli_error(d->prog, "cannot watch for signals");
     rc = ITG__CLI_EXIT_FAIL;
-    goto out_destroy_quit;
+    goto out_destroy_cond;
   }
   rc = d->start(server);
   if (rc < 0) {
@@ -156,15 +220,17 @@ static int serve(const itg__cli_daemon *d, const void *cfg, void *server) {
     itg__cli_error(d->prog, msg);
     itg__cli_sigwatch_stop(&w);
     rc = ITG__CLI_EXIT_FAIL;
-    goto out_destroy_quit;
+    goto out_destroy_cond;
   }
   print_listening(d, server);
-  uv_sem_wait(&quit);
+  wait_quit(d, server, &quit);
   rc = d->stop(server);
   itg__cli_sigwatch_stop(&w);
   rc = d->summary(server, rc);
-out_destroy_quit:
-  uv_sem_destroy(&quit);
+out_destroy_cond:
+  uv_cond_destroy(&quit.cond);
+out_destroy_lock:
+  uv_mutex_destroy(&quit.lock);
   return rc;
 }
 

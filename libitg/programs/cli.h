@@ -31,6 +31,16 @@ int itg__cli_copy_value(const char *prog, const char *usage, const char *opt,
 int itg__cli_cpu(const char *prog, const char *usage, const char *v,
                  int *cpu);
 
+/* Reads the value v of option opt, a report interval in seconds (0.1 to
+ * 3600; 0: no reports), into *ns. Returns 0, or (not such a value:
+ * reported with the usage) ITG__CLI_EXIT_USAGE. */
+int itg__cli_interval(const char *prog, const char *usage, const char *opt,
+                      const char *v, int64_t *ns);
+
+/* Returns 1 when stdout is a terminal (a person watches: progress lines
+ * are welcome), 0 for a pipe or a file. */
+int itg__cli_stdout_is_terminal(void);
+
 /* Prints "PROG (libitg VERSION)" on stdout. */
 void itg__cli_print_version(const char *prog);
 
@@ -95,6 +105,13 @@ typedef struct itg__cli_daemon {
   int (*stop)(void *server);
   /* Prints the counters at exit; returns the exit status. */
   int (*summary)(void *server, int stop_rc);
+  /* Optional (NULL: the listening line on stdout): announces the ports
+   * bound instead. */
+  void (*listening)(void *server, const itg__cli_port *ports, size_t n);
+  /* Optional (NULL or tick_ns 0: none): called every tick_ns while
+   * serving, on the thread that waits for the signal. */
+  void (*tick)(void *server);
+  int64_t tick_ns;
 } itg__cli_daemon;
 
 /* The one run of a daemon, once its options are read: raises the limit on
@@ -102,7 +119,8 @@ typedef struct itg__cli_daemon {
  * SIGINT and SIGTERM (first, so that a signal during start-up is not
  * lost), starts it, prints "PROG: listening NAME=PORT..." on stdout
  * (flushed, for a script that started it on port 0), waits for a signal,
- * stops it, prints its summary and frees it. Returns the exit status. */
+ * stops it, prints its summary and frees it; ticks in between if asked.
+ * Returns the exit status. */
 int itg__cli_daemon_main(const itg__cli_daemon *d, const void *cfg);
 
 #endif

@@ -12,13 +12,15 @@
 #include "itg.h"
 #include "programs/cli.h"
 #include "programs/ditg_out.h"
+#include "programs/json.h"
 #include "programs/report.h"
 
 #define PROG "itg-dec"
 #define EXIT_DAMAGED 3 /* a log was cut short or corrupt */
 
 #define CSV_CHUNK 4096 /* intervals formatted at a time */
-#define MAX_SERIES 5   /* -d, -j, -b, -p and -c */
+#define PLOT_SERIES 4  /* --plot's: delay, jitter, bitrate, loss */
+#define MAX_SERIES (5 + PLOT_SERIES) /* -d, -j, -b, -p, -c and --plot's */
 #define DAY_NS (INT64_C(86400) * 1000000000)
 
 static const char usage_text[] =
@@ -33,7 +35,12 @@ static const char usage_text[] =
     "\n"
     "  -v          print the summary (the default when no other output\n"
     "              below but --export-ditg is asked for, as ITGDec)\n"
-    "  --json      print the report as JSON instead of the summary\n"
+    "  --json      print the report as one JSON document instead of the\n"
+    "              summary: start (version, host, time, command line, the\n"
+    "              logs), end (the report: each flow, the totals) and\n"
+    "              errors (a log cut short, a damaged block: what standard\n"
+    "              error says), as itg-send's and itg-recv's (README: JSON\n"
+    "              output)\n"
     "  -l FILE     write the decoded log to FILE in ITGDec's text format\n"
     "  -o FILE     write the decoded log to FILE for Octave/Matlab, as\n"
     "              ITGDec: seq, send h m s, receive h m s, size per line\n"
@@ -67,6 +74,14 @@ static const char usage_text[] =
     "              start in s, each flow's value and their sum. Each\n"
     "              series option may come once; any of them together\n"
     "  --csv FILE  write the series (one series option) as CSV to FILE\n"
+    "  --plot DIR  draw PNGs into the directory DIR with gnuplot: delay,\n"
+    "              jitter, bitrate and loss per interval (delay.png,\n"
+    "              jitter.png, bitrate.png, loss.png: a line per flow and\n"
+    "              the total) and the delays' distribution over every\n"
+    "              packet (delay_hist.png); the numbers drawn are the CSV\n"
+    "              files beside them (the series of --csv, delays.csv the\n"
+    "              packets' delays)\n"
+    "  --plot-interval MS  their interval (default 1000)\n"
     "              instead (- for standard output): a column per flow and\n"
     "              the total, or for -c a row per flow and interval\n"
     "              A FILE or SUFFIX is taken from the word after the option\n"
@@ -108,6 +123,7 @@ typedef struct series_opt {
   itg_series_field field;
   int64_t interval_ns;
   const char *path;
+  int csv; /* CSV (--csv, --plot), else ITGDec's format */
 } series_opt;
 
 typedef struct options {
@@ -126,6 +142,9 @@ typedef struct options {
   series_opt series[MAX_SERIES];
   size_t nseries;
   const char *csv_path;
+  const char *plot_dir;             /* --plot */
+  int64_t plot_interval_ns;         /* --plot-interval */
+  char plot_csv[PLOT_SERIES][ITG_PATH_MAX]; /* the series it draws */
   const char *export_path;
   int64_t day_ns; /* ITG_DITG_DAY_MTIME unless --date */
   const char **logs;
@@ -135,11 +154,15 @@ typedef struct options {
 
 /* Prints "itg-dec: " and a formatted message on stderr (paths in it can
  * be long: the message is cut, never overflowed). */
+/* --json's document: the errors below go into it too. */
+static itg__json_run json_doc;
+
 #define DEC_ERROR(...)                                                         \
   do {                                                                         \
     char msg_[4352];                                                           \
     snprintf(msg_, sizeof msg_, __VA_ARGS__);                                  \
     itg__cli_error(PROG, msg_);                                                \
+    itg__json_run_error(&json_doc, msg_);                                      \
   } while (0)
 
 /* Reports a wrong command line word with the usage. Returns
@@ -226,7 +249,30 @@ static int has_outputs(const options *o) {
 static int writes_packets(const options *o) {
   return o->text_path != NULL || o->octave_path != NULL ||
          o->sender_path != NULL || o->split_suffix != NULL || o->sizes ||
-         o->gaps;
+         o->gaps || o->plot_dir != NULL;
+}
+
+/* --plot's series, in the order of PLOT_SERIES, and their names. */
+static const itg_series_field plot_fields[PLOT_SERIES] = {
+    ITG_SERIES_DELAY, ITG_SERIES_JITTER, ITG_SERIES_BITRATE, ITG_SERIES_LOSS};
+static const char *const plot_names[PLOT_SERIES] = {"delay", "jitter",
+                                                    "bitrate", "loss"};
+
+/* Adds --plot's series, CSV files in its directory. Returns -1, or the
+ * usage exit status. */
+static int add_plot_series(options *o) {
+  for (size_t k = 0; k < PLOT_SERIES; k++) {
+    series_opt *s = &o->series[o->nseries++];
+    if ((size_t)snprintf(o->plot_csv[k], sizeof o->plot_csv[k], "%s/%s.csv",
+                         o->plot_dir, plot_names[k]) >= sizeof o->plot_csv[k])
+      return bad_usage("--plot: the directory's name is too long:",
+                       o->plot_dir);
+    s->field = plot_fields[k];
+    s->interval_ns = o->plot_interval_ns;
+    s->path = o->plot_csv[k];
+    s->csv = 1;
+  }
+  return -1;
 }
 
 /* Reads the command line into *o (o->logs must hold argc entries).
@@ -267,6 +313,17 @@ static int parse_args(int argc, char **argv, options *o) {
       value = &o->octave_path;
     } else if (strcmp(a, "--csv") == 0) {
       value = &o->csv_path;
+    } else if (strcmp(a, "--plot") == 0) {
+      value = &o->plot_dir;
+    } else if (strcmp(a, "--plot-interval") == 0) {
+      const char *val;
+      if ((rc = itg__cli_value(PROG, usage_text, argc, argv, &i, &val)) != 0)
+        return rc;
+      if (itg_parse_ms(val, &o->plot_interval_ns) != 0 ||
+          o->plot_interval_ns <= 0)
+        return bad_usage("--plot-interval must be a positive number of "
+                         "milliseconds, not",
+                         val);
     } else if (strcmp(a, "--export-ditg") == 0) {
       value = &o->export_path;
     } else if (strcmp(a, "-s") == 0) {
@@ -339,8 +396,15 @@ static int parse_args(int argc, char **argv, options *o) {
     return bad_usage("--csv writes one series (-d, -j, -b, -p or -c); give "
                      "one for",
                      o->csv_path);
-  if (o->csv_path != NULL)
+  if (o->csv_path != NULL) {
     o->series[0].path = o->csv_path;
+    o->series[0].csv = 1;
+  }
+  if (o->plot_dir != NULL) {
+    int prc = add_plot_series(o);
+    if (prc >= 0)
+      return prc;
+  }
   if (o->csv_path != NULL && strcmp(o->csv_path, "-") == 0 &&
       (o->json || o->summary || o->sizes || o->gaps))
     return itg__cli_bad_usage(PROG,
@@ -396,6 +460,7 @@ typedef struct pass {
   int packets;              /* write the packets one by one (below) */
   itg_stats_meter meter;    /* the packets written */
   FILE *text, *octave;
+  FILE *delays;             /* --plot: each packet's delay */
   itg_ditg_writer *combined;
   split_file *split;
   size_t nsplit, capsplit;
@@ -601,6 +666,12 @@ static int write_packet(pass *p, const itg_logrec *r) {
     snprintf(p->what, sizeof p->what, "%s", o->octave_path);
     return rc;
   }
+  if (p->delays != NULL &&
+      fprintf(p->delays, "%u,%.9f\n", (unsigned)r->flow_id,
+              (double)(rx - tx) / 1e9) < 0) {
+    snprintf(p->what, sizeof p->what, "%s/delays.csv", o->plot_dir);
+    return ITG_EIO;
+  }
   if (p->combined != NULL &&
       (rc = itg_ditg_writer_write_flow(p->combined, r, 1, f)) != 0)
     snprintf(p->what, sizeof p->what, "%s", o->combined_path);
@@ -778,15 +849,14 @@ static int write_series(const options *o, size_t k, const itg_series *ser,
                         const itg__ditg_flows *flows) {
   const series_opt *s = &o->series[k];
   itg__ditg_flows one = {(itg_ditg_flow *)&one_flow, 1, 1};
-  int to_stdout = o->csv_path != NULL && strcmp(s->path, "-") == 0;
+  int to_stdout = s->csv && strcmp(s->path, "-") == 0;
   FILE *fp = to_stdout ? stdout : fopen(s->path, "w");
   int rc;
   if (fp == NULL) {
     DEC_ERROR("cannot write %s: %s", s->path, strerror(errno));
     return ITG__CLI_EXIT_FAIL;
   }
-  rc = o->csv_path != NULL
-           ? write_csv(ser, s->field, fp)
+  rc = s->csv ? write_csv(ser, s->field, fp)
            : itg__ditg_series_write(fp, ser, s->field, s->interval_ns,
                                     o->one_flow ? &one : flows);
   if (!to_stdout && fclose(fp) != 0 && rc == 0)
@@ -817,6 +887,131 @@ static void close_out(FILE *fp, int *rc) {
     *rc = ITG_EIO;
 }
 
+/* ---- plots --------------------------------------------------------------- */
+
+/* The gnuplot script drawing --plot's PNGs from the CSV files beside it
+ * (gnuplot runs in the directory). */
+static const char plot_head[] =
+    "set terminal pngcairo size 800,480 noenhanced\n"
+    "set datafile separator ','\n"
+    "set key autotitle columnhead outside right\n"
+    "set grid\n"
+    "set xlabel 'time (s)'\n";
+
+static const char plot_series[] =
+    "set output '%s.png'\n"
+    "set title '%s'\n"
+    "set ylabel '%s'\n"
+    "set yrange [0:*]\n"
+    "plot for [c=2:*] '%s.csv' using 1:c with %s\n";
+
+static const char plot_hist[] =
+    "set output 'delay_hist.png'\n"
+    "set title 'delay distribution, every packet'\n"
+    "set xlabel 'delay (s)'\n"
+    "set ylabel 'packets'\n"
+    "set autoscale y\n"
+    "stats 'delays.csv' every ::1 using 2 nooutput\n"
+    "w = (STATS_max - STATS_min) / 100.0\n"
+    "if (w <= 0) w = 1e-9\n"
+    "bin(x) = w * floor(x / w) + w / 2\n"
+    "set boxwidth w\n"
+    "set style fill solid 0.5\n"
+    "plot 'delays.csv' every ::1 using (bin($2)):(1.0) smooth frequency "
+    "with boxes notitle\n";
+
+static void gnuplot_exited(uv_process_t *proc, int64_t status, int signum) {
+  *(int64_t *)proc->data = signum != 0 ? 128 + signum : status;
+  uv_close((uv_handle_t *)proc, NULL);
+}
+
+/* Runs `gnuplot plots.gp` in dir, its output going to `out`, and waits
+ * for it. Returns its exit status, or a negative libuv error (gnuplot not
+ * found: UV_ENOENT). */
+static int64_t run_gnuplot(const char *dir, FILE *out) {
+  int64_t exit_status = -1;
+  uv_loop_t loop;
+  uv_process_t proc;
+  uv_process_options_t po;
+  uv_stdio_container_t stdio[3];
+  char *args[] = {"gnuplot", "plots.gp", NULL};
+  int rc;
+  memset(&po, 0, sizeof po);
+  stdio[0].flags = UV_IGNORE;
+  stdio[1].flags = UV_INHERIT_FD;
+  stdio[1].data.fd = fileno(out);
+  stdio[2].flags = UV_INHERIT_FD;
+  stdio[2].data.fd = fileno(out);
+  po.file = "gnuplot";
+  po.args = args;
+  po.cwd = dir;
+  po.stdio = stdio;
+  po.stdio_count = 3;
+  po.exit_cb = gnuplot_exited;
+  proc.data = &exit_status;
+  if (uv_loop_init(&loop) != 0)
+    return UV_ENOMEM;
+  rc = uv_spawn(&loop, &proc, &po);
+  if (rc == 0)
+    uv_run(&loop, UV_RUN_DEFAULT);
+  else
+    uv_close((uv_handle_t *)&proc, NULL);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  uv_loop_close(&loop);
+  return rc != 0 ? rc : exit_status;
+}
+
+/* Writes the gnuplot script into --plot's directory and runs it. Returns
+ * 0 or the exit status of a failure (reported). */
+static int draw_plots(const options *o, itg_stats_meter meter,
+                      size_t intervals) {
+  static const char *const titles[PLOT_SERIES] = {
+      "mean delay per interval", "mean jitter per interval",
+      "bitrate per interval", "packets lost per interval"};
+  static const char *const units[PLOT_SERIES] = {"delay (s)", "jitter (s)",
+                                                 "kbit/s", "packets"};
+  char path[ITG_PATH_MAX + 16], log[ITG_PATH_MAX + 16];
+  int64_t st;
+  FILE *fp, *lp;
+  if (intervals == 0) {
+    DEC_ERROR("--plot: no packet to draw");
+    return ITG__CLI_EXIT_FAIL;
+  }
+  snprintf(path, sizeof path, "%s/plots.gp", o->plot_dir);
+  if (open_out(path, &fp) != 0)
+    return ITG__CLI_EXIT_FAIL;
+  fputs(plot_head, fp);
+  for (size_t k = 0; k < PLOT_SERIES; k++)
+    if (meter != ITG_STATS_SENT || plot_fields[k] == ITG_SERIES_BITRATE)
+      fprintf(fp, plot_series, plot_names[k], titles[k], units[k],
+              plot_names[k],
+              plot_fields[k] == ITG_SERIES_LOSS ? "steps" : "lines");
+  if (meter != ITG_STATS_SENT)
+    fputs(plot_hist, fp);
+  if (fclose(fp) != 0) {
+    DEC_ERROR("cannot write %s: %s", path, strerror(errno));
+    return ITG__CLI_EXIT_FAIL;
+  }
+  /* gnuplot's words (warnings on a flat series, say) are kept beside the
+   * plots, shown only when it fails. */
+  snprintf(log, sizeof log, "%s/gnuplot.log", o->plot_dir);
+  if (open_out(log, &lp) != 0)
+    return ITG__CLI_EXIT_FAIL;
+  st = run_gnuplot(o->plot_dir, lp);
+  fclose(lp);
+  if (st == UV_ENOENT) {
+    DEC_ERROR("--plot: gnuplot is not installed (Debian: apt-get install "
+              "gnuplot-nox); the CSV files and %s are written", path);
+    return ITG__CLI_EXIT_FAIL;
+  }
+  if (st != 0) {
+    DEC_ERROR("--plot: gnuplot failed on %s (%s)", path,
+              st < 0 ? uv_strerror((int)st) : log);
+    return ITG__CLI_EXIT_FAIL;
+  }
+  return 0;
+}
+
 /* Decodes the logs a second time, the main meter of the first pass (p's
  * stats) known: writes the packets one by one and fills the series, then
  * writes these. Returns 0 or the exit status of a failure (reported). */
@@ -837,6 +1032,14 @@ static int do_outputs(pass *p, itg_stats *stats) {
   if ((status = open_out(o->text_path, &p->text)) != 0 ||
       (status = open_out(o->octave_path, &p->octave)) != 0)
     goto out_close;
+  if (o->plot_dir != NULL && p->meter != ITG_STATS_SENT) {
+    char path[ITG_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/delays.csv", o->plot_dir);
+    if ((status = open_out(path, &p->delays)) != 0)
+      goto out_close;
+    if (fputs("flow,delay_s\n", p->delays) == EOF)
+      rc = ITG_EIO;
+  }
   if (o->combined_path != NULL &&
       (rc = itg_ditg_writer_open(o->combined_path, p->meter,
                                  &p->combined)) != 0) {
@@ -852,6 +1055,7 @@ static int do_outputs(pass *p, itg_stats *stats) {
 out_close:
   close_out(p->text, &rc);
   close_out(p->octave, &rc);
+  close_out(p->delays, &rc);
   {
     int crc = itg_ditg_writer_close(p->combined);
     if (rc == 0)
@@ -876,6 +1080,9 @@ out_close:
   }
   for (size_t k = 0; k < o->nseries && status == 0; k++)
     status = write_series(o, k, series[k], p->flows);
+  if (status == 0 && o->plot_dir != NULL)
+    status = draw_plots(o, p->meter,
+                        itg_series_interval_count(series[o->nseries - 1]));
   if (status == 0 && (o->sizes || o->gaps) && fflush(stdout) != 0) {
     DEC_ERROR("cannot write standard output: %s", strerror(errno));
     status = ITG__CLI_EXIT_FAIL;
@@ -972,6 +1179,44 @@ static int report_files(const options *o, const itg_decode_status *st) {
 }
 
 
+static const char *format_name(itg_log_format f) {
+  switch (f) {
+  case ITG_LOG_FORMAT_DITG:
+    return "ditg";
+  case ITG_LOG_FORMAT_DITG_TEXT:
+    return "ditg-text";
+  default:
+    return "libitg";
+  }
+}
+
+/* The JSON document: start, no intervals (the series go to files), end
+ * (the report of itg_stats_json) and the errors met. Returns 0 or an
+ * error of itg_stats_json. */
+static int report_json(const options *o, int argc, char **argv,
+                       const itg_stats *stats) {
+  itg__json *j;
+  int rc;
+  char *text = itg__cli_stats_json(stats, &rc);
+  if (text == NULL)
+    return rc;
+  j = itg__json_event(&json_doc, "start");
+  itg__json_start(j, PROG, argc, argv);
+  itg__json_open(j, "logs", '[');
+  for (size_t i = 0; i < o->nlogs; i++) {
+    itg__json_open(j, NULL, '{');
+    itg__json_str(j, "path", o->logs[i]);
+    itg__json_str(j, "format", format_name(o->formats[i]));
+    itg__json_close(j);
+  }
+  itg__json_close(j);
+  itg__json_event_end(&json_doc);
+  itg__json_event_text(&json_doc, "end", text);
+  itg__json_run_finish(&json_doc);
+  free(text);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   options o;
   itg__ditg_flows flows = {NULL, 0, 0};
@@ -984,6 +1229,7 @@ int main(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   memset(&p, 0, sizeof p);
   o.day_ns = ITG_DITG_DAY_MTIME;
+  o.plot_interval_ns = 1000000000;
   o.logs = calloc((size_t)argc, sizeof *o.logs);
   o.formats = calloc((size_t)argc, sizeof *o.formats);
   if (o.logs == NULL || o.formats == NULL) {
@@ -995,6 +1241,7 @@ int main(int argc, char **argv) {
   status = parse_args(argc, argv, &o);
   if (status >= 0)
     goto out_free_logs;
+  itg__json_run_init(&json_doc, o.json ? ITG__JSON_DOC : ITG__JSON_OFF);
   status = ITG__CLI_EXIT_FAIL;
   st = calloc(o.nlogs, sizeof *st);
   if (st == NULL || itg_stats_new(&stats) != 0) {
@@ -1053,7 +1300,7 @@ int main(int argc, char **argv) {
     }
   }
   if (o.json)
-    rc = itg__cli_report_json(stats);
+    rc = report_json(&o, argc, argv, stats);
   else if (o.summary || !has_outputs(&o))
     rc = itg__cli_report_text(stats);
   else
@@ -1068,6 +1315,7 @@ int main(int argc, char **argv) {
   }
 
 out_free_stats:
+  itg__json_run_finish(&json_doc);
   itg_stats_free(stats);
   free(p.buf);
   free(p.split);

@@ -176,7 +176,8 @@ static int summary(void *server, int stop_rc) {
 }
 
 static const itg__cli_daemon daemon_steps = {
-    prog, create, destroy, start, start_failed, ports, stop, summary,
+    prog, create, destroy, start, start_failed, ports, stop, summary, NULL,
+    NULL, 0,
 };
 
 int main(int argc, char **argv) {

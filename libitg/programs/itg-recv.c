@@ -4,10 +4,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "itg.h"
 #include "programs/cli.h"
+#include "programs/json.h"
 
 static const char prog[] = "itg-recv";
 
@@ -17,6 +19,7 @@ static const char usage_text[] =
     "                [--max-flows N] [--rcvbuf BYTES] [--cpu N]\n"
     "                [--log-servers LIST] [--allow-privileged-ports]\n"
     "                [--handshake MS] [--idle MS] [--peer-conns N]\n"
+    "                [--interval SEC] [--json | --json-stream]\n"
     "                [--peer-flows N] [--fd-reserve N] [--echo-queue BYTES]\n"
     "                [-h|--help] [--version]\n";
 
@@ -74,6 +77,22 @@ static const char help_text[] =
     "                 and counted (default 65536)\n"
     "The limit on open descriptors is raised to the hard limit at start.\n"
     "\n"
+    "Reports:\n"
+    "  --interval SEC every SEC seconds (0.1 to 3600), a line per flow on\n"
+    "                 what arrived since the last one: packets, kbit/s,\n"
+    "                 lost, delay mean and p99, jitter (and the total of\n"
+    "                 the flows). Without it, a terminal on stdout gets\n"
+    "                 the total each second while packets arrive; 0: none\n"
+    "                 (D-ITG's -i is the interface, as above)\n"
+    "  --json         one JSON document on stdout, ended at exit: start\n"
+    "                 (version, host, time, command line, ports), intervals\n"
+    "                 (with --interval), end (each flow ended, the\n"
+    "                 counters), errors (README: JSON output); the\n"
+    "                 listening line goes to stderr\n"
+    "  --json-stream  the same events as JSON lines, each as it happens;\n"
+    "                 the start line, with the ports, replaces the\n"
+    "                 listening line\n"
+    "\n"
     "Once listening it prints one line on stdout, the port it bound:\n"
     "  itg-recv: listening sig=PORT\n";
 
@@ -104,6 +123,250 @@ static const char *proto_name(itg_proto p) {
   return p == ITG_PROTO_TCP ? "TCP" : "UDP";
 }
 
+/* A flow that ended, for JSON's end. */
+typedef struct ended_flow {
+  uint32_t flow_id;
+  itg_proto proto;
+  itg_meter meter;
+  uint16_t port;
+  int sent_known;
+  uint64_t packets, bytes, sent;
+  char peer[ITG_HOST_MAX];
+} ended_flow;
+
+#define ENDED_MAX 65536 /* flows JSON's end lists; more are counted */
+
+/* The reports besides the summary: interval lines, JSON events, the
+ * flows that ended. The receiver's thread writes `ended` (on_flow) until
+ * it stops; the thread of main reads it after. */
+static struct report {
+  itg__json_run json;
+  int argc;
+  char **argv;
+  int64_t every_ns; /* --interval; -1: not given */
+  int per_flow;     /* a line per flow (--interval), else the total */
+  int64_t t0, last; /* monotonic: listening since, the last report */
+  itg_receiver_flow_live *live;
+  size_t cap;
+  ended_flow *ended;
+  size_t nended, ended_cap;
+  uint64_t ended_omitted;
+} rep;
+
+static void note_ended(const itg_flow_event *ev) {
+  ended_flow *e;
+  if (rep.json.mode == ITG__JSON_OFF)
+    return;
+  if (rep.nended == rep.ended_cap) {
+    size_t cap = rep.ended_cap ? rep.ended_cap * 2 : 64;
+    ended_flow *v = cap <= ENDED_MAX ? realloc(rep.ended, cap * sizeof *v)
+                                     : NULL;
+    if (v == NULL) {
+      rep.ended_omitted++;
+      return;
+    }
+    rep.ended = v;
+    rep.ended_cap = cap;
+  }
+  e = &rep.ended[rep.nended++];
+  e->flow_id = ev->flow_id;
+  e->proto = ev->proto;
+  e->meter = ev->meter;
+  e->port = ev->port;
+  e->sent_known = ev->sent_known;
+  e->packets = ev->packets;
+  e->bytes = ev->bytes;
+  e->sent = ev->sent;
+  memcpy(e->peer, ev->peer, sizeof e->peer);
+}
+
+/* What arrived in one interval, of a flow or of all. */
+typedef struct arrivals {
+  uint64_t packets, bytes, lost;
+  double delay_sum_ns, jitter_sum_ns, pps, kbps;
+} arrivals;
+
+static double loss_pct(const arrivals *a) {
+  uint64_t due = a->packets + a->lost;
+  return due ? 100.0 * (double)a->lost / (double)due : 0.0;
+}
+
+static void arrivals_json(itg__json *j, const itg_receiver_flow_live *f,
+                          const arrivals *a) {
+  itg__json_open(j, f != NULL ? NULL : "total", '{');
+  if (f != NULL) {
+    itg__json_u64(j, "flow", f->flow_id);
+    itg__json_str(j, "peer", f->peer);
+    itg__json_str(j, "proto", itg_proto_name(f->proto));
+    itg__json_u64(j, "port", f->port);
+    itg__json_u64(j, "ended", (uint64_t)f->ended);
+    itg__json_num(j, "seconds", (double)f->int_ns / 1e9);
+  }
+  itg__json_u64(j, "packets", a->packets);
+  itg__json_u64(j, "bytes", a->bytes);
+  itg__json_num(j, "rate_pps", a->pps);
+  itg__json_num(j, "bitrate_kbps", a->kbps);
+  itg__json_u64(j, "lost", a->lost);
+  itg__json_num(j, "loss_pct", loss_pct(a));
+  itg__json_num(j, "delay_avg_s",
+                a->packets ? a->delay_sum_ns / (double)a->packets / 1e9 : 0);
+  if (f != NULL)
+    itg__json_num(j, "delay_p99_s", (double)f->int_delay_p99_ns / 1e9);
+  itg__json_num(j, "jitter_s",
+                a->packets ? a->jitter_sum_ns / (double)a->packets / 1e9 : 0);
+  itg__json_close(j);
+}
+
+static void arrivals_text(const char *who, const arrivals *a,
+                          const itg_receiver_flow_live *f) {
+  printf(" %s: %llu packets, %.1f kbit/s, lost %llu (%.2f %%), delay %.3f ms",
+         who, (unsigned long long)a->packets, a->kbps,
+         (unsigned long long)a->lost, loss_pct(a),
+         a->packets ? a->delay_sum_ns / (double)a->packets / 1e6 : 0.0);
+  if (f != NULL)
+    printf(" (p99 %.3f ms)", (double)f->int_delay_p99_ns / 1e6);
+  printf(", jitter %.3f ms%s\n",
+         a->packets ? a->jitter_sum_ns / (double)a->packets / 1e6 : 0.0,
+         f != NULL && f->ended ? " (ended)" : "");
+}
+
+/* Reports what arrived since the last report (each flow over its own
+ * interval, int_ns). */
+static void report_interval(void *server) {
+  int64_t now = itg_clock_mono_ns();
+  double from = (double)(rep.last - rep.t0) / 1e9;
+  double to = (double)(now - rep.t0) / 1e9;
+  arrivals total;
+  itg__json *j = NULL;
+  size_t count, n;
+  char who[ITG_HOST_MAX + 32];
+  if (itg_receiver_flows_live(server, rep.live, rep.cap, &count) != 0)
+    return;
+  n = count < rep.cap ? count : rep.cap;
+  if (count > rep.cap) {
+    /* The flows past cap kept their interval: the next report has them. */
+    itg_receiver_flow_live *v = realloc(rep.live, count * sizeof *v);
+    if (v != NULL) {
+      rep.live = v;
+      rep.cap = count;
+    }
+  }
+  rep.last = now;
+  memset(&total, 0, sizeof total);
+  for (size_t i = 0; i < n; i++) {
+    const itg_receiver_flow_live *f = &rep.live[i];
+    total.packets += f->int_packets;
+    total.lost += f->int_lost;
+  }
+  /* A terminal unasked sees the arrivals only, not an idle receiver. */
+  if (n == 0 || (!rep.per_flow && rep.json.mode == ITG__JSON_OFF &&
+                 total.packets + total.lost == 0))
+    return;
+  memset(&total, 0, sizeof total);
+  if (rep.json.mode != ITG__JSON_OFF) {
+    j = itg__json_event(&rep.json, "interval");
+    itg__json_num(j, "start_s", from);
+    itg__json_num(j, "end_s", to);
+    itg__json_open(j, "flows", '[');
+  }
+  for (size_t i = 0; i < n; i++) {
+    const itg_receiver_flow_live *f = &rep.live[i];
+    double secs = (double)f->int_ns / 1e9;
+    arrivals a;
+    a.packets = f->int_packets;
+    a.bytes = f->int_bytes;
+    a.lost = f->int_lost;
+    a.delay_sum_ns = f->int_delay_avg_ns * (double)f->int_packets;
+    a.jitter_sum_ns = f->int_jitter_avg_ns * (double)f->int_packets;
+    a.pps = secs > 0 ? (double)a.packets / secs : 0.0;
+    a.kbps = secs > 0 ? (double)a.bytes * 8 / secs / 1e3 : 0.0;
+    total.packets += a.packets;
+    total.bytes += a.bytes;
+    total.lost += a.lost;
+    total.delay_sum_ns += a.delay_sum_ns;
+    total.jitter_sum_ns += a.jitter_sum_ns;
+    total.pps += a.pps;
+    total.kbps += a.kbps;
+    if (j != NULL) {
+      arrivals_json(j, f, &a);
+    } else if (rep.per_flow || n == 1) {
+      snprintf(who, sizeof who, "flow %u from %s", f->flow_id, f->peer);
+      printf("[%7.2f-%7.2f s]", from, to);
+      arrivals_text(who, &a, f);
+    }
+  }
+  if (j != NULL) {
+    itg__json_close(j);
+    arrivals_json(j, NULL, &total);
+    itg__json_event_end(&rep.json);
+  } else if (n > 1) {
+    snprintf(who, sizeof who, "%zu flows", n);
+    printf("[%7.2f-%7.2f s]", from, to);
+    arrivals_text(who, &total, NULL);
+  }
+  fflush(stdout);
+}
+
+/* The start event, once listening: the ports bound (and the listening
+ * line on stderr for a document, whose stdout is JSON alone). */
+static void json_listening(void *server, const itg__cli_port *ports,
+                           size_t n) {
+  itg__json *j;
+  (void)server;
+  if (rep.json.mode == ITG__JSON_DOC) {
+    fprintf(stderr, "%s: listening", prog);
+    for (size_t i = 0; i < n; i++)
+      fprintf(stderr, " %s=%u", ports[i].name, ports[i].port);
+    fprintf(stderr, "\n");
+  }
+  j = itg__json_event(&rep.json, "start");
+  itg__json_start(j, prog, rep.argc, rep.argv);
+  itg__json_num(j, "interval_s", (double)rep.every_ns / 1e9);
+  itg__json_open(j, "ports", '{');
+  for (size_t i = 0; i < n; i++)
+    itg__json_u64(j, ports[i].name, ports[i].port);
+  itg__json_close(j);
+  itg__json_event_end(&rep.json);
+}
+
+/* The end event: each flow that ended and the receiver's counters. */
+static void json_end(const itg_receiver_stats *st) {
+  itg__json *j = itg__json_event(&rep.json, "end");
+  itg__json_open(j, "flows", '[');
+  for (size_t i = 0; i < rep.nended; i++) {
+    const ended_flow *e = &rep.ended[i];
+    itg__json_open(j, NULL, '{');
+    itg__json_u64(j, "flow", e->flow_id);
+    itg__json_str(j, "peer", e->peer);
+    itg__json_str(j, "proto", itg_proto_name(e->proto));
+    itg__json_u64(j, "port", e->port);
+    itg__json_str(j, "meter", itg_meter_name(e->meter));
+    itg__json_u64(j, "packets", e->packets);
+    itg__json_u64(j, "bytes", e->bytes);
+    if (e->sent_known) {
+      itg__json_u64(j, "sent", e->sent);
+      itg__json_u64(j, "lost", e->sent > e->packets ? e->sent - e->packets
+                                                    : 0);
+    }
+    itg__json_close(j);
+  }
+  itg__json_close(j);
+  if (rep.ended_omitted > 0)
+    itg__json_u64(j, "flows_omitted", rep.ended_omitted);
+  itg__json_open(j, "total", '{');
+  itg__json_u64(j, "packets", st->packets);
+  itg__json_u64(j, "bytes", st->bytes);
+  itg__json_u64(j, "malformed", st->malformed);
+  itg__json_u64(j, "flows_served", st->flows_served);
+  itg__json_u64(j, "flows_refused", st->flows_refused);
+  itg__json_u64(j, "echoes", st->echoes);
+  itg__json_u64(j, "echoes_dropped", st->echoes_dropped);
+  itg__json_u64(j, "conns_refused", st->conns_refused);
+  itg__json_u64(j, "conns_expired", st->conns_expired);
+  itg__json_close(j);
+  itg__json_event_end(&rep.json);
+}
+
 static void on_flow(const itg_flow_event *ev, void *user) {
   (void)user;
   switch (ev->kind) {
@@ -126,6 +389,7 @@ static void on_flow(const itg_flow_event *ev, void *user) {
             ev->message);
     break;
   case ITG_FLOW_ENDED:
+    note_ended(ev);
     if (ev->sent_known)
       fprintf(stderr, "%s: flow %u from %s: %s port %u ended, %llu of %llu "
               "packets received\n", prog, ev->flow_id, ev->peer,
@@ -190,6 +454,19 @@ static int parse_args(int argc, char **argv, itg_receiver_cfg *cfg) {
       }
       u = (uint32_t)n;
       memcpy((char *)cfg + b->off, &u, sizeof u);
+      continue;
+    }
+    if (strcmp(a, "--json") == 0 || strcmp(a, "--json-stream") == 0) {
+      itg__json_run_init(&rep.json, a[6] == '\0' ? ITG__JSON_DOC
+                                                  : ITG__JSON_STREAM);
+      continue;
+    }
+    if (strcmp(a, "--interval") == 0) {
+      rc = itg__cli_value(prog, usage_text, argc, argv, &i, &v);
+      if (rc == 0)
+        rc = itg__cli_interval(prog, usage_text, a, v, &rep.every_ns);
+      if (rc != 0)
+        return rc;
       continue;
     }
     if (strcmp(a, "-H") == 0 || strcmp(a, "-n") == 0) {
@@ -315,6 +592,8 @@ static int stop(void *server) { return itg_receiver_stop(server); }
 static int summary(void *server, int stop_rc) {
   itg_receiver_stats st;
   char msg[256];
+  if (rep.every_ns > 0)
+    report_interval(server);
   itg_receiver_get_stats(server, &st);
   fprintf(stderr, "%s: %llu packets, %llu bytes, %llu malformed, %llu flows "
           "served, %llu refused, %llu echoes\n", prog,
@@ -330,27 +609,57 @@ static int summary(void *server, int stop_rc) {
             (unsigned long long)st.echoes_dropped,
             (unsigned long long)st.conns_refused,
             (unsigned long long)st.conns_expired);
-  if (stop_rc < 0) {
+  if (stop_rc < 0)
     snprintf(msg, sizeof msg, "writing a log failed: %s",
              itg_strerror(stop_rc));
+  if (rep.json.mode != ITG__JSON_OFF) {
+    json_end(&st);
+    if (stop_rc < 0)
+      itg__json_run_error(&rep.json, msg);
+    itg__json_run_finish(&rep.json);
+  }
+  if (stop_rc < 0) {
     itg__cli_error(prog, msg);
     return ITG__CLI_EXIT_FAIL;
   }
   return ITG__CLI_EXIT_OK;
 }
 
-static const itg__cli_daemon daemon_steps = {
-    prog, create, destroy, start, start_failed, ports, stop, summary,
-};
-
 int main(int argc, char **argv) {
+  itg__cli_daemon steps = {
+      prog, create, destroy, start, start_failed, ports, stop, summary,
+      NULL, NULL, 0,
+  };
   itg_receiver_cfg cfg;
   int status;
   itg_receiver_cfg_init(&cfg);
   cfg.on_flow = on_flow;
   cfg.on_log_error = on_log_error;
+  rep.argc = argc;
+  rep.argv = argv;
+  rep.every_ns = -1;
   status = parse_args(argc, argv, &cfg);
   if (status >= 0)
     return status;
-  return itg__cli_daemon_main(&daemon_steps, &cfg);
+  if (rep.every_ns < 0)
+    rep.every_ns = rep.json.mode == ITG__JSON_OFF &&
+                           itg__cli_stdout_is_terminal()
+                       ? 1000000000
+                       : 0;
+  else
+    rep.per_flow = rep.every_ns > 0;
+  if (rep.json.mode != ITG__JSON_OFF)
+    steps.listening = json_listening;
+  if (rep.every_ns > 0) {
+    cfg.live_stats = 1;
+    steps.tick = report_interval;
+    steps.tick_ns = rep.every_ns;
+  }
+  rep.live = calloc(16, sizeof *rep.live);
+  rep.cap = rep.live != NULL ? 16 : 0;
+  rep.t0 = rep.last = itg_clock_mono_ns();
+  status = itg__cli_daemon_main(&steps, &cfg);
+  free(rep.live);
+  free(rep.ended);
+  return status;
 }

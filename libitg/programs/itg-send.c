@@ -10,6 +10,7 @@
 
 #include "itg.h"
 #include "programs/cli.h"
+#include "programs/json.h"
 
 static const char prog[] = "itg-send";
 
@@ -17,10 +18,9 @@ static const char usage_text[] =
     "usage: itg-send [options] [flow options]\n"
     "       itg-send [options] -F script   (or: itg-send [options] script)\n"
     "options: -l FILE sender log, -L ADDR[:PORT] [TCP|UDP] log server,\n"
-    "  --log-peer libitg|ditg,\n"
-    "  -q D records per log write,\n"
-    "  --wait hybrid|sleep|spin (-poll: spin), --cpu N, -h/--help, "
-    "--version\n";
+    "  --log-peer libitg|ditg, -q D records per log write,\n"
+    "  -i SEC report interval, --json, --json-stream,\n"
+    "  --wait hybrid|sleep|spin (-poll: spin), --cpu N, -h/--help, --version\n";
 
 static const char help_text[] =
     "\n"
@@ -46,6 +46,16 @@ static const char help_text[] =
     "  -poll            the same as --wait spin (D-ITG's word)\n"
     "  --cpu N          pin the sending thread to CPU N\n"
     "  -F SCRIPT        read the flows from SCRIPT, one per line\n"
+    "  -i SEC, --interval SEC  every SEC seconds (0.1 to 3600), a line per\n"
+    "                   flow (and the total) on what it sent since the last\n"
+    "                   one: packets, pkt/s, kbit/s, late. Without -i, a\n"
+    "                   terminal on stdout gets the total each second;\n"
+    "                   -i 0: none\n"
+    "  --json           one JSON document on stdout instead of the text:\n"
+    "                   start (version, host, time, command line, each\n"
+    "                   flow), intervals (with -i), end (each flow and the\n"
+    "                   total), errors (README: JSON output)\n"
+    "  --json-stream    the same events as JSON lines, each as it happens\n"
     "  -h, --help       this help;  --version  the version\n"
     "\n"
     "Flow options (D-ITG's words; long forms in brackets):\n"
@@ -98,6 +108,13 @@ static const char help_text[] =
     "  options refining it after it; -D with TCP only: a line breaking one\n"
     "  of these rules is refused, naming both options.\n"
     "\n"
+    "What it prints per flow: packets, bytes and time; pkt/s and kbit/s;\n"
+    "the seed; \"late N (mean, max)\": the packets that left more than 1 us\n"
+    "after their scheduled time (they were sent: the wait between packets\n"
+    "is a timer, and on a busy machine most departures miss their instant\n"
+    "by a few microseconds; the mean and the max say whether that matters\n"
+    "for the flow's rate); send errors; the receiver's count.\n"
+    "\n"
     "Exit status: 0 if every flow succeeded, 1 if one failed, 2 for a usage\n"
     "error (nothing is sent then), 130 or 143 when SIGINT or SIGTERM\n"
     "stopped the flows early (what was sent is printed first).\n";
@@ -105,9 +122,13 @@ static const char help_text[] =
 /* What the command line asks for, besides the flows. */
 typedef struct options {
   itg_sender_cfg cfg;
+  int64_t interval_ns; /* -i; -1: not given */
+  int json;            /* ITG__JSON_OFF, _DOC (--json), _STREAM */
   const char *script;
   const char **words; /* flow options, in order */
   int nwords;
+  int argc; /* the command line, for JSON's start */
+  char **argv;
 } options;
 
 /* -L ADDR[:PORT] [TCP|UDP] ("[v6]:PORT" for an IPv6 address with a port).
@@ -169,6 +190,10 @@ static int parse_args(int argc, char **argv, options *o) {
   itg_sender_cfg_init(&o->cfg);
   o->cfg.on_log_error = on_log_error;
   o->script = NULL;
+  o->argc = argc;
+  o->argv = argv;
+  o->interval_ns = -1;
+  o->json = ITG__JSON_OFF;
   o->nwords = 0;
   o->words = calloc((size_t)argc + 1, sizeof *o->words);
   if (o->words == NULL) {
@@ -185,6 +210,10 @@ static int parse_args(int argc, char **argv, options *o) {
       o->cfg.wait = ITG_WAIT_SPIN;
       continue;
     }
+    if (strcmp(a, "--json") == 0 || strcmp(a, "--json-stream") == 0) {
+      o->json = a[6] == '\0' ? ITG__JSON_DOC : ITG__JSON_STREAM;
+      continue;
+    }
     if (strcmp(a, "-L") == 0) {
       rc = parse_log_server(o, argc, argv, &i);
       if (rc != 0)
@@ -193,7 +222,8 @@ static int parse_args(int argc, char **argv, options *o) {
     }
     if (strcmp(a, "-l") != 0 && strcmp(a, "-q") != 0 &&
         strcmp(a, "--wait") != 0 && strcmp(a, "--cpu") != 0 &&
-        strcmp(a, "-F") != 0 && strcmp(a, "--log-peer") != 0) {
+        strcmp(a, "-F") != 0 && strcmp(a, "--log-peer") != 0 &&
+        strcmp(a, "-i") != 0 && strcmp(a, "--interval") != 0) {
       o->words[o->nwords++] = a;
       continue;
     }
@@ -228,6 +258,10 @@ static int parse_args(int argc, char **argv, options *o) {
                                                       : ITG_LOG_SERVER_LIBITG;
     } else if (strcmp(a, "--cpu") == 0) {
       rc = itg__cli_cpu(prog, usage_text, v, &o->cfg.cpu);
+      if (rc != 0)
+        return rc;
+    } else if (strcmp(a, "-i") == 0 || strcmp(a, "--interval") == 0) {
+      rc = itg__cli_interval(prog, usage_text, a, v, &o->interval_ns);
       if (rc != 0)
         return rc;
     } else {
@@ -348,22 +382,38 @@ static int flow_from_args(const options *o, flows *fl) {
   return -1;
 }
 
-/* One line per flow: what it sent on stdout; a failure on stderr. */
-static void print_result(const itg_flow_result *r) {
-  double dur = (double)(r->last_tx_ns - r->first_tx_ns) / 1e9;
-  double late_mean = r->late ? (double)r->late_sum_ns / (double)r->late / 1e3
-                             : 0.0;
+/* A flow's send rates over its first to last departure, *dur seconds;
+ * 0 with fewer than two packets. n packets span n - 1 inter-departure
+ * times. */
+static void flow_rates(const itg_flow_result *r, double *dur, double *pps,
+                       double *kbps) {
+  *dur = (double)(r->last_tx_ns - r->first_tx_ns) / 1e9;
+  *pps = *kbps = 0.0;
+  if (r->packets >= 2 && *dur > 0) {
+    double gaps = (double)(r->packets - 1);
+    *pps = gaps / *dur;
+    *kbps = gaps / (double)r->packets * (double)r->bytes * 8 / *dur / 1e3;
+  }
+}
+
+/* The mean lateness of `late` late departures totalling sum_ns, in us. */
+static double late_mean_us(uint64_t late, int64_t sum_ns) {
+  return late ? (double)sum_ns / (double)late / 1e3 : 0.0;
+}
+
+/* One line per flow: what it sent on stdout (unless text is 0: JSON
+ * has it); a failure on stderr. */
+static void print_result(const itg_flow_result *r, int text) {
+  double dur, pps, kbps;
+  double late_mean = late_mean_us(r->late, r->late_sum_ns);
   FILE *out = r->status == 0 ? stdout : stderr;
-  if (r->packets > 0 || r->status == 0) {
+  flow_rates(r, &dur, &pps, &kbps);
+  if ((r->packets > 0 || r->status == 0) && (text || r->status != 0)) {
     fprintf(out, "flow %u: %llu packets, %llu bytes in %.3f s", r->flow_id,
             (unsigned long long)r->packets, (unsigned long long)r->bytes,
             dur);
-    if (r->packets >= 2 && dur > 0) {
-      /* n packets span n - 1 inter-departure times */
-      double gaps = (double)(r->packets - 1);
-      fprintf(out, ": %.1f pkt/s, %.1f kbit/s", gaps / dur,
-              gaps / (double)r->packets * (double)r->bytes * 8 / dur / 1e3);
-    }
+    if (pps > 0)
+      fprintf(out, ": %.1f pkt/s, %.1f kbit/s", pps, kbps);
     fprintf(out, "; seed %llu; late %llu (mean %.1f us, max %.1f us)",
             (unsigned long long)r->seed, (unsigned long long)r->late,
             late_mean, (double)r->late_max_ns / 1e3);
@@ -406,6 +456,225 @@ static int report_log(const options *o, const itg_sender *s) {
   return st.error != 0 ? -1 : 0;
 }
 
+/* The run's reports besides the summary: interval lines on stdout, or
+ * the JSON events. */
+typedef struct reporter {
+  itg_sender *s;
+  const flows *fl;
+  itg__json_run json;
+  int64_t every_ns; /* 0: no intervals */
+  int per_flow;     /* a line per flow (-i); else the total alone */
+  int64_t t0, last; /* monotonic: the run's start, the last report */
+  itg_flow_result *prev; /* each flow at the last report */
+} reporter;
+
+/* Sets up the reports -i, --json and a terminal ask for. Returns 0 or -1
+ * (out of memory). */
+static int reporter_init(reporter *rp, const options *o, const flows *fl,
+                         itg_sender *s) {
+  memset(rp, 0, sizeof *rp);
+  rp->s = s;
+  rp->fl = fl;
+  itg__json_run_init(&rp->json, o->json);
+  rp->per_flow = o->interval_ns > 0;
+  if (o->interval_ns >= 0)
+    rp->every_ns = o->interval_ns;
+  else if (o->json == ITG__JSON_OFF && itg__cli_stdout_is_terminal())
+    rp->every_ns = 1000000000; /* a person watches: show progress */
+  rp->prev = calloc(fl->n, sizeof *rp->prev);
+  return rp->prev == NULL ? -1 : 0;
+}
+
+static void json_flow_cfg(itg__json *j, const itg_flow_cfg *c,
+                          const itg_flow_result *r) {
+  char desc[512];
+  itg_flow_describe(c, desc, sizeof desc);
+  itg__json_open(j, NULL, '{');
+  itg__json_u64(j, "flow", r->flow_id);
+  itg__json_str(j, "description", desc);
+  itg__json_str(j, "dst", c->dst_host);
+  itg__json_u64(j, "dst_port", r->data_port ? r->data_port : c->dst_port);
+  itg__json_u64(j, "sig_port", c->sig_port);
+  itg__json_str(j, "proto", itg_proto_name(c->proto));
+  itg__json_str(j, "meter", itg_meter_name(c->meter));
+  itg__json_num(j, "duration_s", (double)c->duration_ns / 1e9);
+  itg__json_u64(j, "max_packets", c->max_packets);
+  itg__json_u64(j, "max_bytes", c->max_bytes);
+  itg__json_num(j, "start_delay_s", (double)c->start_delay_ns / 1e9);
+  itg__json_u64(j, "seed", r->seed);
+  itg__json_close(j);
+}
+
+/* The start event, once the flows are set up (their ids, seeds and data
+ * ports known). */
+static void report_start(reporter *rp, int argc, char **argv) {
+  itg__json *j;
+  if (rp->json.mode == ITG__JSON_OFF)
+    return;
+  j = itg__json_event(&rp->json, "start");
+  itg__json_start(j, prog, argc, argv);
+  itg__json_num(j, "interval_s", (double)rp->every_ns / 1e9);
+  itg__json_open(j, "flows", '[');
+  for (size_t i = 0; i < rp->fl->n; i++) {
+    itg_flow_result r;
+    itg_sender_flow_result(rp->s, i, &r);
+    json_flow_cfg(j, &rp->fl->v[i], &r);
+  }
+  itg__json_close(j);
+  itg__json_event_end(&rp->json);
+}
+
+/* What one flow (or the total) sent in an interval of secs seconds. */
+typedef struct span {
+  uint64_t packets, bytes, late;
+  int64_t late_sum_ns;
+} span;
+
+static void span_text(const char *who, const span *d, double secs) {
+  printf(" %s: %llu packets, %.1f pkt/s, %.1f kbit/s, late %llu (mean "
+         "%.1f us)\n", who, (unsigned long long)d->packets,
+         (double)d->packets / secs, (double)d->bytes * 8 / secs / 1e3,
+         (unsigned long long)d->late, late_mean_us(d->late, d->late_sum_ns));
+}
+
+static void span_json(itg__json *j, uint32_t flow, const span *d,
+                      double secs) {
+  itg__json_open(j, flow ? NULL : "total", '{');
+  if (flow)
+    itg__json_u64(j, "flow", flow);
+  itg__json_u64(j, "packets", d->packets);
+  itg__json_u64(j, "bytes", d->bytes);
+  itg__json_num(j, "rate_pps", (double)d->packets / secs);
+  itg__json_num(j, "bitrate_kbps", (double)d->bytes * 8 / secs / 1e3);
+  itg__json_u64(j, "late", d->late);
+  itg__json_num(j, "late_mean_s", late_mean_us(d->late, d->late_sum_ns) / 1e6);
+  itg__json_close(j);
+}
+
+/* Reports what each flow sent since the last report, up to now. */
+static void report_interval(reporter *rp, int64_t now) {
+  double from = (double)(rp->last - rp->t0) / 1e9;
+  double secs = (double)(now - rp->last) / 1e9;
+  itg__json *j = NULL;
+  span total = {0, 0, 0, 0};
+  char who[32];
+  if (secs <= 0)
+    return;
+  if (rp->json.mode != ITG__JSON_OFF) {
+    j = itg__json_event(&rp->json, "interval");
+    itg__json_num(j, "start_s", from);
+    itg__json_num(j, "end_s", from + secs);
+    itg__json_open(j, "flows", '[');
+  }
+  for (size_t i = 0; i < rp->fl->n; i++) {
+    itg_flow_result r, *p = &rp->prev[i];
+    span d;
+    itg_sender_flow_result(rp->s, i, &r);
+    d.packets = r.packets - p->packets;
+    d.bytes = r.bytes - p->bytes;
+    d.late = r.late - p->late;
+    d.late_sum_ns = r.late_sum_ns - p->late_sum_ns;
+    *p = r;
+    total.packets += d.packets;
+    total.bytes += d.bytes;
+    total.late += d.late;
+    total.late_sum_ns += d.late_sum_ns;
+    if (j != NULL) {
+      span_json(j, r.flow_id, &d, secs);
+    } else if (rp->per_flow || rp->fl->n == 1) {
+      snprintf(who, sizeof who, "flow %u", r.flow_id);
+      printf("[%7.2f-%7.2f s]", from, from + secs);
+      span_text(who, &d, secs);
+    }
+  }
+  if (j != NULL) {
+    itg__json_close(j);
+    span_json(j, 0, &total, secs);
+    itg__json_event_end(&rp->json);
+  } else if (rp->fl->n > 1) {
+    snprintf(who, sizeof who, "%zu flows", rp->fl->n);
+    printf("[%7.2f-%7.2f s]", from, from + secs);
+    span_text(who, &total, secs);
+  }
+  fflush(stdout);
+  rp->last = now;
+}
+
+/* Waits for every flow to end, reporting each interval meanwhile (and
+ * the part of one left at the end). Returns itg_sender_wait's result. */
+static int wait_reporting(reporter *rp) {
+  int rc;
+  rp->t0 = rp->last = itg_clock_mono_ns();
+  if (rp->every_ns == 0)
+    return itg_sender_wait(rp->s, -1);
+  for (;;) {
+    int64_t now = itg_clock_mono_ns(), due = rp->last + rp->every_ns;
+    rc = itg_sender_wait(rp->s, due > now ? due - now : 0);
+    if (rc != ITG_ETIMEDOUT)
+      break;
+    report_interval(rp, itg_clock_mono_ns());
+  }
+  if (rc == 0)
+    report_interval(rp, itg_clock_mono_ns());
+  return rc;
+}
+
+/* The end event: each flow's result and the total. */
+static void report_end(reporter *rp) {
+  itg__json *j;
+  uint64_t packets = 0, bytes = 0, late = 0, errors = 0, received = 0;
+  unsigned failed = 0;
+  if (rp->json.mode == ITG__JSON_OFF)
+    return;
+  j = itg__json_event(&rp->json, "end");
+  itg__json_open(j, "flows", '[');
+  for (size_t i = 0; i < rp->fl->n; i++) {
+    itg_flow_result r;
+    double dur, pps, kbps;
+    itg_sender_flow_result(rp->s, i, &r);
+    flow_rates(&r, &dur, &pps, &kbps);
+    itg__json_open(j, NULL, '{');
+    itg__json_u64(j, "flow", r.flow_id);
+    itg__json_str(j, "status", r.status == 0 ? "ok" : itg_err_name(r.status));
+    if (r.status != 0)
+      itg__json_str(j, "error", r.error[0] ? r.error
+                                           : itg_strerror(r.status));
+    itg__json_u64(j, "seed", r.seed);
+    itg__json_u64(j, "packets", r.packets);
+    itg__json_u64(j, "bytes", r.bytes);
+    itg__json_num(j, "duration_s", dur);
+    itg__json_num(j, "rate_pps", pps);
+    itg__json_num(j, "bitrate_kbps", kbps);
+    itg__json_u64(j, "late", r.late);
+    itg__json_num(j, "late_mean_s", late_mean_us(r.late, r.late_sum_ns) / 1e6);
+    itg__json_num(j, "late_max_s", (double)r.late_max_ns / 1e9);
+    itg__json_u64(j, "catchup_shifted", r.shifted);
+    itg__json_u64(j, "catchup_skipped", r.skipped);
+    itg__json_u64(j, "send_errors", r.send_errors);
+    itg__json_u64(j, "echoes", r.echoes);
+    itg__json_u64(j, "received", r.received);
+    itg__json_u64(j, "data_port", r.data_port);
+    itg__json_close(j);
+    packets += r.packets;
+    bytes += r.bytes;
+    late += r.late;
+    errors += r.send_errors;
+    received += r.received;
+    failed += r.status != 0;
+  }
+  itg__json_close(j);
+  itg__json_open(j, "total", '{');
+  itg__json_u64(j, "flows", rp->fl->n);
+  itg__json_u64(j, "failed", failed);
+  itg__json_u64(j, "packets", packets);
+  itg__json_u64(j, "bytes", bytes);
+  itg__json_u64(j, "late", late);
+  itg__json_u64(j, "send_errors", errors);
+  itg__json_u64(j, "received", received);
+  itg__json_close(j);
+  itg__json_event_end(&rp->json);
+}
+
 /* What a signal stops: the sender, and the signal is kept for the exit
  * status (read after itg__cli_sigwatch_stop joins the thread that wrote
  * it). */
@@ -425,6 +694,7 @@ static void on_signal(void *user, int signum) {
 static int send_all(const options *o, const flows *fl) {
   itg__cli_sigwatch w;
   stop_watch sw = {NULL, 0};
+  reporter rp;
   itg_sender *s;
   char msg[256], err[200];
   size_t i;
@@ -443,6 +713,12 @@ static int send_all(const options *o, const flows *fl) {
       return itg__cli_bad_usage(prog, msg, usage_text);
     }
   }
+  if (reporter_init(&rp, o, fl, s) != 0) {
+    itg__cli_error(prog, "out of memory");
+    free(rp.prev);
+    itg_sender_free(s);
+    return ITG__CLI_EXIT_FAIL;
+  }
   /* A size law the header cuts is said before anything is sent. */
   for (i = 0; i < fl->n; i++) {
     char note[400];
@@ -459,7 +735,8 @@ static int send_all(const options *o, const flows *fl) {
       fprintf(stderr, "%s: flow %u: the receiver says: %s\n", prog,
               r.flow_id, r.receiver_note);
   }
-  if (itg_sender_wait(s, -1) == ITG_ESTATE) {
+  report_start(&rp, o->argc, o->argv);
+  if (wait_reporting(&rp) == ITG_ESTATE) {
     /* Nothing was sent: the sender log (if any) could not be opened. */
     if (o->cfg.log_path[0] != '\0')
       snprintf(msg, sizeof msg, "cannot open the sender log '%.200s': %s",
@@ -467,6 +744,7 @@ static int send_all(const options *o, const flows *fl) {
     else
       snprintf(msg, sizeof msg, "cannot start: %s", itg_strerror(rc));
     itg__cli_error(prog, msg);
+    itg__json_run_error(&rp.json, msg);
     status = ITG__CLI_EXIT_FAIL;
   }
   if (watching)
@@ -474,21 +752,31 @@ static int send_all(const options *o, const flows *fl) {
   for (i = 0; status == ITG__CLI_EXIT_OK && i < fl->n; i++) {
     itg_flow_result r;
     itg_sender_flow_result(s, i, &r);
-    print_result(&r);
-    if (r.status != 0)
+    print_result(&r, rp.json.mode == ITG__JSON_OFF);
+    if (r.status != 0) {
+      snprintf(msg, sizeof msg, "flow %u failed: %s (%s)", r.flow_id,
+               r.error[0] ? r.error : itg_strerror(r.status),
+               itg_err_name(r.status));
+      itg__json_run_error(&rp.json, msg);
       failed = 1;
+    }
   }
+  report_end(&rp);
   if (report_log(o, s) != 0 || failed)
     status = ITG__CLI_EXIT_FAIL;
   itg_sender_free(s);
   /* A run cut short by a signal did not send what was asked: the shell's
    * convention, 128 + the signal, tells scripts so after the counts. */
   if (sw.signum != 0) {
+    snprintf(msg, sizeof msg, "stopped by %s before the flows' end",
+             sw.signum == SIGINT ? "SIGINT" : "SIGTERM");
+    itg__json_run_error(&rp.json, msg);
     fflush(stdout);
-    fprintf(stderr, "%s: stopped by %s before the flows' end\n", prog,
-            sw.signum == SIGINT ? "SIGINT" : "SIGTERM");
+    itg__cli_error(prog, msg);
     status = 128 + sw.signum;
   }
+  itg__json_run_finish(&rp.json);
+  free(rp.prev);
   return status;
 }
 

@@ -14,10 +14,11 @@ here=$(dirname "$0")
 # itg-send's flows (tests/integration/ditg_recv.sh) and ITGSend sends to
 # itg-recv (tests/integration/ditg_send.sh). CMake builds a user's
 # program against the installed CMake package, and groff renders the
-# manual pages (tests/integration/install.sh).
+# manual pages (tests/integration/install.sh). gnuplot draws itg-dec
+# --plot's PNGs (tests/integration/plots.sh).
 debs="build-essential pkg-config libuv1-dev libgsl-dev libcmocka-dev iproute2
       python3 swig default-jdk-headless maven cmake groff-base man-db
-      openmpi-bin libopenmpi-dev libfaketime faketime d-itg"
+      openmpi-bin libopenmpi-dev libfaketime faketime d-itg gnuplot-nox"
 python3 -m pip --version >/dev/null 2>&1 || debs="$debs python3-pip"
 # The Python binding compiles a C extension: it needs Python's own headers.
 python3 -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \

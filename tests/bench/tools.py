@@ -238,7 +238,7 @@ class Libitg(LoggingTool):
             return None
         out = subprocess.run([self.dec, "--json", log], capture_output=True, text=True, timeout=120)
         try:
-            return int(json.loads(out.stdout)["total"]["packets"])
+            return int(json.loads(out.stdout)["end"]["total"]["packets"])
         except (ValueError, KeyError, TypeError):
             return None
 

@@ -125,6 +125,6 @@ check "skip: the owed departures dropped and counted ($(field 2 skip) >= 120)" \
   eval '[ "$(field 2 skip)" -ge 120 ] && [ "$(field 1 skip)" -eq 0 ]'
 check "skip: every packet sent logged, none lost (sequence numbers count those sent)" \
   python3 -c 'import json,sys
-f=json.load(open(sys.argv[1]))["flows"]
+f=json.load(open(sys.argv[1]))["end"]["flows"]
 sys.exit(not (len(f)==1 and f[0]["packets"]==4500 and f[0]["lost"]==0))' "$WORK/skip.json"
 finish

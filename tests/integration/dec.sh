@@ -176,7 +176,7 @@ elif cmd == "check":
     recs = receiver_records()
     if sys.argv[3] == "merged":
         recs = recs + sender_records()
-    sys.exit(compare(json.load(open(sys.argv[2])), reference(recs)))
+    sys.exit(compare(json.load(open(sys.argv[2]))["end"], reference(recs)))
 PY
 
 python3 "$WORK/logs.py" write "$WORK" || die "cannot write the test logs"
@@ -211,7 +211,7 @@ check "a one-way sender log alone reports packets sent" \
 "$DEC" --json "$WORK/rtt.log" >"$WORK/rtt.json"
 check "a round-trip log: meter rtt, 20 packets, RTT 150..150.2 us" python3 -c '
 import json, sys
-t = json.load(open(sys.argv[1]))["total"]
+t = json.load(open(sys.argv[1]))["end"]["total"]
 ok = t["meter"] == "rtt" and t["packets"] == 20 and \
      abs(t["delay_min_s"] - 150.01e-6) < 1e-9 and abs(t["delay_max_s"] - 150.2e-6) < 1e-9
 sys.exit(not ok)' "$WORK/rtt.json"
@@ -338,7 +338,7 @@ check "-b: the bitrate per interval adds up to the bytes" python3 -c '
 import sys, json
 rows = open(sys.argv[1]).read().split("\n")[1:-1]
 kbit = sum(float(r.split(",")[-1]) for r in rows) * 0.1
-b = json.load(open(sys.argv[2]))["total"]["bytes"]
+b = json.load(open(sys.argv[2]))["end"]["total"]["bytes"]
 sys.exit(abs(kbit * 1000 / 8 - b) > 1e-3)' "$WORK/bitrate.csv" "$WORK/recv.json"
 "$DEC" -c 250 --csv "$WORK/all.csv" --json "$WORK/recv.log" >"$WORK/c.json"
 check "-c with --csv: status 0" [ $? -eq 0 ]

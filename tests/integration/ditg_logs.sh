@@ -33,7 +33,7 @@ done
 cat >"$WORK/compare.py" <<'PY'
 import json, re, sys
 text = open(sys.argv[1], errors="replace").read()
-rep = json.load(open(sys.argv[2]))
+rep = json.load(open(sys.argv[2]))["end"]
 flows = len(sys.argv) > 3
 blocks = text[:text.index("TOTAL RESULTS")].split("Flow number:")[1:]
 pairs = [("total", text[text.index("TOTAL RESULTS"):], rep["total"])]
@@ -247,7 +247,7 @@ for proto in UDP TCP; do
       sh -c '"$1" --json "$2" >"$3"' sh "$DEC" "$out.txt" "$out.txt.json"
     check "$proto: the text log gives the binary log's totals" \
       python3 -c 'import json, sys
-a, b = (json.load(open(p))["total"] for p in sys.argv[1:3])
+a, b = (json.load(open(p))["end"]["total"] for p in sys.argv[1:3])
 for k in ("packets", "bytes", "lost", "delay_min_s", "delay_max_s",
           "delay_avg_s", "jitter_avg_s", "duration_s"):
     assert abs(a[k] - b[k]) <= 1e-6, (k, a[k], b[k])' "$out.json" "$out.txt.json"
@@ -257,7 +257,7 @@ for k in ("packets", "bytes", "lost", "delay_min_s", "delay_max_s",
     sh -c '"$1" --json "$2" >"$3"' sh "$DEC" "$out.send" "$out.send.json"
   check "$proto: ITGSend's log gives 300 packets, delays 0" \
     python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))["total"]
+r = json.load(open(sys.argv[1]))["end"]["total"]
 assert r["packets"] == 300 and r["delay_max_s"] == 0, r' "$out.send.json"
   # The D-ITG log exported again is read back the same.
   check "$proto: itg-dec exports the D-ITG log" \
@@ -359,7 +359,7 @@ check "itg-dec --date reads a log across midnight" \
   "$WORK/midnight.log" "$WORK/midnight.json"
 check "its delays stay 20 ms across midnight" \
   python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))["total"]
+r = json.load(open(sys.argv[1]))["end"]["total"]
 assert r["packets"] == 100 and r["lost"] == 0
 assert abs(r["delay_min_s"] - 0.02) < 1e-9 and abs(r["delay_max_s"] - 0.02) < 1e-9, r
 assert abs(r["duration_s"] - 0.099) < 1e-9, r' "$WORK/midnight.json"

@@ -190,10 +190,11 @@ stop_recv() {
   wait "$RECV_PID"
 }
 
-# json_field FILE EXPR: evaluates a Python expression over the parsed JSON
-# report `r` of itg-dec, e.g. json_field rep.json 'r["total"]["packets"]'.
+# json_field FILE EXPR: evaluates a Python expression over the report `r`
+# of itg-dec --json (its document's "end"), e.g.
+# json_field rep.json 'r["total"]["packets"]'.
 json_field() {
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["end"]; print(eval(sys.argv[2]))' "$1" "$2"
 }
 
 # build_tool NAME: builds the instrument tests/tools/NAME.c into

@@ -40,7 +40,7 @@ stop_recv
 check "itg-recv exits 0" [ $? -eq 0 ]
 "$BIN/itg-dec" --json "$WORK/recv.log" >"$WORK/recv.json" || die "itg-dec"
 check "100 flows logged, 300 packets each, none lost" python3 -c 'import json,sys
-r=json.load(open(sys.argv[1]))
+r=json.load(open(sys.argv[1]))["end"]
 f=r["flows"]
 sys.exit(not (len(f)==100 and all(x["packets"]==300 and x["lost"]==0 for x in f) and len({x["flow"] for x in f})==100))' "$WORK/recv.json"
 finish

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The programs use the public API only: their sources include nothing but
-# itg.h, itg/*.h and the programs' own programs/cli.h, programs/report.h
-# and programs/ditg_out.h (itg-mpi's MPI header is itg/mpi.h), and their copies linked against the
+# itg.h, itg/*.h and the programs' own programs/cli.h, programs/report.h,
+# programs/ditg_out.h and programs/json.h (itg-mpi's MPI header is itg/mpi.h), and their copies linked against the
 # shared library (BUILD/shared-bin; only the public API is visible there)
 # serve a flow end to end: itg-log and itg-recv listen, itg-send sends,
 # itg-dec reads the receiver's log.
@@ -11,8 +11,8 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 
 bad=$(grep -n '#include "' "$SRC"/libitg/programs/*.c "$SRC"/libitg/programs/*.h \
   "$SRC"/libitg/programs/mpi/*.c |
-  grep -v '#include "\(itg\.h\|itg/[a-z_]*\.h\|programs/cli\.h\|programs/report\.h\|programs/ditg_out\.h\)"')
-check "the programs include only itg.h, itg/*.h and their own cli.h, report.h, ditg_out.h" [ -z "$bad" ]
+  grep -v '#include "\(itg\.h\|itg/[a-z_]*\.h\|programs/cli\.h\|programs/report\.h\|programs/ditg_out\.h\|programs/json\.h\)"')
+check "the programs include only itg.h, itg/*.h and their own cli.h, report.h, ditg_out.h, json.h" [ -z "$bad" ]
 [ -z "$bad" ] || echo "$bad"
 
 for p in itg-send itg-recv itg-log itg-dec; do

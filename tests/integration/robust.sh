@@ -63,7 +63,7 @@ check "itg-recv exits 0 on SIGTERM" [ $? -eq 0 ]
 "$BIN/itg-dec" --json "$WORK/recv.log" >"$WORK/recv.json" || die "itg-dec"
 python3 - "$WORK/recv.json" "$(tap_count "$WORK/cap.bin" 80)" >"$WORK/flows.txt" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[1]))["end"]
 by_bytes = {f["bytes"] // max(f["packets"], 1): f for f in r["flows"]}
 wire = int(sys.argv[2])
 print(len(r["flows"]))
@@ -75,7 +75,7 @@ check "four flows in the log" [ "$(sed -n 1p "$WORK/flows.txt")" -eq 4 ]
 check "the killed sender's packets are all logged" \
   sh -c '[ "$(sed -n 3p "$1" | cut -d" " -f1)" -eq "$(sed -n 3p "$1" | cut -d" " -f2)" ]' _ "$WORK/flows.txt"
 check "no packet lost in the attacked flow" python3 -c 'import json,sys
-r=json.load(open(sys.argv[1]))
+r=json.load(open(sys.argv[1]))["end"]
 f=[f for f in r["flows"] if f["packets"]==6000]
 sys.exit(not (len(f)==1 and f[0]["lost"]==0))' "$WORK/recv.json"
 check "the receiver counted the garbage" grep -q "malformed" "$RECV_OUT"

@@ -23,16 +23,16 @@ check "itg-recv exits 0" [ $? -eq 0 ]
 "$BIN/itg-dec" --json "$WORK/recv.log" >"$WORK/recv.json" || die "itg-dec recv"
 "$BIN/itg-dec" --json "$WORK/rtt.log" >"$WORK/rtt.json" || die "itg-dec rtt"
 check "every flow fully logged by the receiver" python3 -c 'import json,sys
-r=json.load(open(sys.argv[1]))
+r=json.load(open(sys.argv[1]))["end"]
 got=sorted((f["packets"],f["lost"]) for f in r["flows"])
 sys.exit(got != [(400,0),(500,0),(1000,0),(2000,0)])' "$WORK/recv.json"
 check "TCP sizes are re-framed exactly (40..1400 bytes)" python3 -c 'import json,sys
-r=json.load(open(sys.argv[1]))
+r=json.load(open(sys.argv[1]))["end"]
 f=[f for f in r["flows"] if f["packets"]==2000][0]
 sys.exit(not (40*2000 < f["bytes"] < 1400*2000))' "$WORK/recv.json"
 check "the sender logged 500 round trips" \
   [ "$(json_field "$WORK/rtt.json" 'r["total"]["packets"]')" -eq 500 ]
 check "round-trip times are positive and small" python3 -c 'import json,sys
-t=json.load(open(sys.argv[1]))["total"]
+t=json.load(open(sys.argv[1]))["end"]["total"]
 sys.exit(not (0 < t["delay_min_s"] <= t["delay_max_s"] < 1))' "$WORK/rtt.json"
 finish

@@ -31,5 +31,5 @@ check "every packet is 64 bytes" \
 check "the sender log counts the same packets" \
   [ "$(json_field "$WORK/send.json" 'r["total"]["packets"]')" -eq "$wire" ]
 check "one-way delays are positive" \
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["total"]; sys.exit(not (0 < r["delay_min_s"] <= r["delay_avg_s"] <= r["delay_max_s"] < 1))' "$WORK/recv.json"
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["end"]["total"]; sys.exit(not (0 < r["delay_min_s"] <= r["delay_avg_s"] <= r["delay_max_s"] < 1))' "$WORK/recv.json"
 finish

@@ -246,8 +246,8 @@ def decode(bin_dir, path):
     out = subprocess.run([os.path.join(bin_dir, "itg-dec"), "--json", path],
                          capture_output=True, text=True, timeout=60)
     try:
-        return out.returncode, json.loads(out.stdout)
-    except ValueError:
+        return out.returncode, json.loads(out.stdout)["end"]
+    except (ValueError, KeyError):
         return out.returncode, None
 
 

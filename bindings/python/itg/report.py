@@ -189,7 +189,7 @@ class Stats:
         return _report(self._s, [])
 
     def json(self) -> str:
-        """The report as JSON text (as itg-dec --json prints it)."""
+        """The report as JSON text (itg_stats_json: the "end" of itg-dec --json)."""
         return _json(self._s)
 
 

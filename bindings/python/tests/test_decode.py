@@ -37,7 +37,7 @@ def _itg_dec_json(*paths: Path) -> Dict[str, Any]:
     out = subprocess.run([str(prog), "--json", *map(str, paths)], capture_output=True,
                          text=True, timeout=30)
     assert out.returncode in (0, 3), out.stderr
-    report: Dict[str, Any] = json.loads(out.stdout)
+    report: Dict[str, Any] = json.loads(out.stdout)["end"]
     return report
 
 
