@@ -7,7 +7,8 @@
 # what the brackets allow. Then TCP (every payload byte, no empty
 # segment), SIGTERM and the time bound, every port with each record's
 # destination port (PORT 0, -d), wirestats on a capture whose
-# figures are known, and blaster against its sink.
+# figures are known, and blaster against its sink, flat out and paced
+# with D-ITG's header.
 # needs: root (packet capture: wiretap)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -302,4 +303,56 @@ check "it says how many it sent, and the sink got some and no more" python3 -c '
 sent = int(re.match(r"sent (\d+) pps \d+$", open(sys.argv[1]).read()).group(1))
 got = int(re.match(r"sink received (\d+)$", open(sys.argv[2]).read()).group(1))
 sys.exit(not 0 < got <= sent)' "$WORK/blast.out" "$WORK/sink.out"
+# 7. blaster paced (--rate) with D-ITG's header (--ditg) into a Python
+# socket: every datagram's header (flow id, sequence from 1, the time of
+# day), never ahead of the absolute schedule, never more than BATCH at
+# once, and the sink's stop on SIGTERM with its count.
+python3 - "$BLASTER" >"$WORK/paced.txt" 2>&1 <<'PY'
+import socket, struct, subprocess, sys, time
+blaster = sys.argv[1]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+s.bind(("127.0.0.1", 0))
+rate, secs, batch = 2000, 0.5, 4
+t0 = time.time()
+p = subprocess.run([blaster, "send", str(s.getsockname()[1]), str(secs), "20", str(batch),
+                    "--rate", str(rate), "--ditg", "77"], capture_output=True, text=True, timeout=20)
+t1 = time.time()
+sent = int(p.stdout.split()[1])
+s.settimeout(2)
+got = [s.recvfrom(100)[0] for _ in range(sent)]
+s.setblocking(False)
+try:
+    s.recv(100)
+    extra = 1
+except BlockingIOError:
+    extra = 0
+hdr = [struct.unpack(">IIII", d[:16]) for d in got]
+# Seconds of the day after t0, across midnight too.
+since = lambda h: (h[2] + h[3] / 1e6 - t0 % 86400 + 1) % 86400 - 1
+bad = [h for h in hdr if h[0] != 77 or not -1 <= since(h) <= t1 - t0 + 1]
+print("sent", sent, "extra", extra, "sizes", sorted({len(d) for d in got}), "bad", len(bad))
+ok = (p.returncode == 0 and not extra and not bad and [h[1] for h in hdr] == list(range(1, sent + 1))
+      and {len(d) for d in got} == {20} and 0.5 * rate * secs <= sent <= rate * secs + batch)
+sys.exit(not ok)
+PY
+check "blaster --rate --ditg: its datagrams carry D-ITG's header, numbered from 1, on schedule" [ $? -eq 0 ]
+cat "$WORK/paced.txt"
+"$BLASTER" send 9 1 8 1 --ditg 1 >"$WORK/small.out" 2>&1
+check "blaster --ditg refuses a size below the 16-byte header (exit 2)" [ $? -eq 2 ]
+port=$(free_udp_port)
+"$BLASTER" sink "$port" 60 >"$WORK/sink2.out" 2>&1 &
+SINK_PID=$!
+PIDS="$PIDS $SINK_PID"
+wait_until 10 sink_bound_or_gone && sink_bound || die "blaster sink did not bind: $(cat "$WORK/sink2.out")"
+"$BLASTER" send "$port" 0.3 64 8 --rate 1000 >"$WORK/blast2.out" 2>&1
+t0=$(date +%s)
+kill -TERM "$SINK_PID"
+wait "$SINK_PID"
+check "the sink ends on SIGTERM, well before its 60 s" [ $(($(date +%s) - t0)) -lt 10 ]
+cat "$WORK/blast2.out" "$WORK/sink2.out"
+check "it counts every datagram" python3 -c 'import re, sys
+sent = int(re.match(r"sent (\d+) pps \d+$", open(sys.argv[1]).read()).group(1))
+got = int(re.match(r"sink received (\d+)$", open(sys.argv[2]).read()).group(1))
+sys.exit(not 0 < got == sent)' "$WORK/blast2.out" "$WORK/sink2.out"
 finish
