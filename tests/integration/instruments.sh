@@ -8,7 +8,8 @@
 # segment), SIGTERM and the time bound, every port with each record's
 # destination port (PORT 0, -d), wirestats on a capture whose
 # figures are known, and blaster against its sink, flat out and paced
-# with D-ITG's header.
+# with D-ITG's header; then ditg_flow.py opening a flow that blaster feeds
+# on itg-recv and on D-ITG's own ITGRecv, which log every datagram.
 # needs: root (packet capture: wiretap)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -355,4 +356,59 @@ check "it counts every datagram" python3 -c 'import re, sys
 sent = int(re.match(r"sent (\d+) pps \d+$", open(sys.argv[1]).read()).group(1))
 got = int(re.match(r"sink received (\d+)$", open(sys.argv[2]).read()).group(1))
 sys.exit(not 0 < got == sent)' "$WORK/blast2.out" "$WORK/sink2.out"
+# 8. ditg_flow.py opens a D-ITG flow on itg-recv, blaster --ditg feeds it,
+# the flow's close makes the receiver write its log: itg-dec counts every
+# datagram. The same with ITGRecv and ITGDec where D-ITG is installed (a
+# D-ITG that fails twice to start or to answer is skipped, not failed).
+feed() { # SIGPORT DATAPORT: opens the flow, feeds it, closes it; prints "sent N"
+  python3 - "$BLASTER" "$TOOLS" "$1" "$2" <<'PY'
+import subprocess, sys
+sys.path.insert(0, sys.argv[2])
+from ditg_flow import DitgFlow
+blaster, sig, data = sys.argv[1], int(sys.argv[3]), int(sys.argv[4])
+with DitgFlow(sig, data, 9, timeout_s=10) as f:
+    p = subprocess.run([blaster, "send", str(f.port), "0.5", "64", "16", "--rate", "20000", "--ditg", "9"],
+                       capture_output=True, text=True, timeout=20)
+    print(p.stdout.strip(), flush=True)
+PY
+}
+start_recv "$WORK/feed.log"
+feed "$RECV_PORT" "$(free_udp_port)" >"$WORK/feed.out" 2>&1
+check "ditg_flow.py opens and closes a flow on itg-recv by D-ITG's signaling" [ $? -eq 0 ]
+kill -TERM "$RECV_PID"
+wait "$RECV_PID"
+cat "$WORK/feed.out"
+"$BIN/itg-dec" --json "$WORK/feed.log" >"$WORK/feed.json"
+check "itg-recv logged every datagram blaster --ditg sent" python3 -c 'import json, sys
+sent = int(open(sys.argv[1]).read().split()[1])
+sys.exit(not 0 < sent == json.load(open(sys.argv[2]))["total"]["packets"])' "$WORK/feed.out" "$WORK/feed.json"
+if command -v ITGRecv >/dev/null && command -v ITGDec >/dev/null; then
+  ditg_ok=""
+  ditg_listens() { ss -Hltn "sport = :$sig" | grep -q .; }
+  for attempt in 1 2; do
+    sig=$(free_tcp_port)
+    rm -f "$WORK/ditg.log"
+    ITGRecv -Sp "$sig" -l "$WORK/ditg.log" >"$WORK/itgrecv.out" 2>&1 &
+    DR_PID=$!
+    PIDS="$PIDS $DR_PID"
+    if wait_until 10 ditg_listens &&
+      feed "$sig" "$(free_udp_port)" >"$WORK/dfeed.out" 2>&1; then
+      kill -INT "$DR_PID"
+      wait "$DR_PID"
+      ditg_ok=1
+      break
+    fi
+    kill -KILL "$DR_PID" 2>/dev/null
+    wait "$DR_PID" 2>/dev/null
+  done
+  if [ -n "$ditg_ok" ]; then
+    cat "$WORK/dfeed.out"
+    check "ITGRecv logged every datagram blaster --ditg sent (ITGDec)" python3 -c 'import re, sys
+sent = int(open(sys.argv[1]).read().split()[1])
+got = [int(n) for n in re.findall(r"Total packets\s*=\s*(\d+)", sys.argv[2])]
+sys.exit(not (got and 0 < sent == got[-1]))' "$WORK/dfeed.out" "$(ITGDec "$WORK/ditg.log" 2>&1)"
+  else
+    echo "  skip: D-ITG failed twice ($(tail -n 2 "$WORK/itgrecv.out" "$WORK/dfeed.out" | tr '\n' ' '))"
+  fi
+fi
 finish
