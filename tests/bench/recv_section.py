@@ -52,6 +52,9 @@ FLOW_ID = 1
 DRAIN_LIMIT_S = 0.1
 DRAIN_WAIT_S = 10.0
 STEPS_FULL, STEPS_QUICK = 7, 4
+# Floods in rounds, every receiver in turn in each: one flood's rate moves
+# with the machine's load by 30 % or more here, their median much less.
+FLOOD_ROUNDS_FULL, FLOOD_ROUNDS_QUICK = 3, 1
 SECONDS_FULL, SECONDS_QUICK = 2.0, 1.5
 HOGS = 1
 CONDITIONS = ("quiet", "hog")
@@ -259,14 +262,15 @@ class Ceiling:
     def version(self):
         return "receivers: " + ", ".join(r.name for r in self.rxs)
 
-    def measure(self, bench, section, load, label, hog=0, steps=STEPS_FULL):
+    def measure(self, bench, section, load, label, hog=0, steps=STEPS_FULL, rounds=FLOOD_ROUNDS_FULL):
         """Runs the condition; returns its rows: every trial's, then one
         summary row per receiver (label "ceiling")."""
         rows = []
-        for rx in self.rxs:
-            r = trial(bench, rx, None, load.seconds, hog, f"{label}-flood")
-            rows.append(r)
-            bench.progress(r)
+        for k in range(rounds):
+            for rx in self.rxs:
+                r = trial(bench, rx, None, load.seconds, hog, f"{label}-flood{k + 1}")
+                rows.append(r)
+                bench.progress(r)
         # Every receiver is offered the same rates, from the top one that
         # blaster reached in all the floods: a sender's rate moves from one
         # run to the next, and the receivers are compared, not the runs.
@@ -290,10 +294,12 @@ class Ceiling:
                     hi[rx.key] = rate
         for rx in self.rxs:
             mine = [r for r in rows if r["tool"] == rx.name]
+            floods = sorted((r for r in mine if r["requested_pps"] is None and r.get("recv_pps") is not None),
+                            key=lambda r: r["recv_pps"])
             rows.append({"section": SECTION, "tool": rx.name, "label": "ceiling", "hog": hog,
                          "condition": label, "ceiling_pps": lo[rx.key] or None, "top_pps": top or None,
                          "bracket_pps": hi[rx.key] if lo[rx.key] < hi[rx.key] else None,
-                         "trials": len(mine), "flood": mine[0], "at_top": at_top.get(rx.key, {}),
+                         "trials": len(mine), "flood": floods[len(floods) // 2] if floods else {}, "at_top": at_top.get(rx.key, {}),
                          "seconds": load.seconds})
         return rows
 
@@ -303,7 +309,8 @@ def add_runs(add, ceiling, load_cls, quick):
     seconds = SECONDS_QUICK if quick else SECONDS_FULL
     for cond in CONDITIONS:
         add(SECTION, ceiling, load_cls(None, None, seconds), cond, hog=HOGS if cond == "hog" else 0,
-            steps=STEPS_QUICK if quick else STEPS_FULL)
+            steps=STEPS_QUICK if quick else STEPS_FULL,
+            rounds=FLOOD_ROUNDS_QUICK if quick else FLOOD_ROUNDS_FULL)
 
 
 # ---- the table -------------------------------------------------------------
@@ -337,8 +344,9 @@ def tables(rows):
               f"logged whole, its queue empty within {DRAIN_LIMIT_S * 1000:.0f} ms of the sender's end. Every "
               "receiver is first offered the same top rate, the lowest that blaster reached in the condition's "
               "floods ('>=': it kept up with all of it, the sender was the limit), and one that fails is "
-              "bisected below it ('(< R)': the lowest offered rate that failed). flood: blaster flat out; "
-              "logged pkt/s counts the wait for the queue to empty. recv cpu us/pkt: the receiver's CPU time "
+              "bisected below it ('(< R)': the lowest offered rate that failed). flood: blaster flat out, the "
+              "run of median logged pkt/s of the condition's rounds; logged pkt/s counts the wait for the "
+              "queue to empty. recv cpu us/pkt: the receiver's CPU time "
               "(every thread, start to end) over the datagrams it logged at the top rate: what bounds its "
               "rate on a CPU of its own. socket drops: the receiver's full socket queue; backlog drops: the "
               f"kernel's, before any socket (the whole machine's). The sender runs on CPU {SEND_CPU}, the receiver "
