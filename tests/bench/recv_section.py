@@ -52,7 +52,12 @@ FLOW_ID = 1
 DRAIN_LIMIT_S = 0.1
 DRAIN_WAIT_S = 10.0
 STEPS_FULL, STEPS_QUICK = 7, 4
-# Floods in rounds, every receiver in turn in each: one flood's rate moves
+# The drain: this many datagrams queued while the receiver is stopped (an
+# itg-recv's 32 MiB queue holds about 40 000 of them; ITGRecv's, the
+# system's default, a few hundred: it is left out), sent at twice that
+# rate a second.
+DRAIN_PACKETS = 30000
+# Floods and drains in rounds, every receiver in turn in each: one flood's rate moves
 # with the machine's load by 30 % or more here, their median much less.
 FLOOD_ROUNDS_FULL, FLOOD_ROUNDS_QUICK = 3, 1
 SECONDS_FULL, SECONDS_QUICK = 2.0, 1.5
@@ -108,11 +113,12 @@ def softnet_drops():
 class Receiver:
     """One receiver under test."""
 
-    def __init__(self, key, name, argv, stop_signal, signaling, count):
+    def __init__(self, key, name, argv, stop_signal, signaling, count, deep):
         self.key, self.name, self._argv = key, name, argv
         self.stop_signal = stop_signal
         self.signaling = signaling  # its flow is opened by D-ITG's signaling
         self._count = count         # (log path, Proc) -> datagrams logged
+        self.deep = deep            # its queue holds DRAIN_PACKETS
 
     def argv(self, sig, data, log, life_s):
         return self._argv(sig, data, log, life_s)
@@ -131,15 +137,15 @@ def receivers(blaster, libitg, ditg):
     if os.access(blaster, os.X_OK):
         out.append(Receiver("sink", "blaster sink (recvmmsg)",
                             lambda sig, data, log, life: [blaster, "sink", data, life],
-                            signal.SIGTERM, False, lambda log, p: _last_int(r"sink received (\d+)", p)))
+                            signal.SIGTERM, False, lambda log, p: _last_int(r"sink received (\d+)", p), True))
     if libitg.available():
         out.append(Receiver("libitg", "itg-recv",
                             lambda sig, data, log, life: [libitg.recv, "-Sp", sig, "-l", log],
-                            signal.SIGTERM, True, lambda log, p: libitg.logged(log, p)))
+                            signal.SIGTERM, True, lambda log, p: libitg.logged(log, p), True))
     if ditg.available():
         out.append(Receiver("ditg", "ITGRecv",
                             lambda sig, data, log, life: [ditg.recv, "-Sp", sig, "-l", log],
-                            signal.SIGINT, True, lambda log, p: ditg.logged(log, p)))
+                            signal.SIGINT, True, lambda log, p: ditg.logged(log, p), False))
     return out
 
 
@@ -150,8 +156,11 @@ def _last_int(pattern, proc):
 
 # ---- one trial -------------------------------------------------------------
 
-def trial(bench, rx, rate, seconds, hog, label):
-    """Feeds rx for seconds at rate (None: flat out); returns the row."""
+def trial(bench, rx, rate, seconds, hog, label, stopped=False):
+    """Feeds rx for seconds at rate (None: flat out); returns the row.
+    stopped: the receiver is stopped (SIGSTOP) while blaster fills its
+    queue, then let go (SIGCONT): how fast it empties the queue is its own
+    rate, with no sender beside it (drain_pps)."""
     row = {"section": SECTION, "tool": rx.name, "label": label, "requested_pps": rate,
            "size": SIZE, "seconds": seconds, "log": "local" if rx.signaling else "none", "hog": hog}
     stem = str(bench.work / f"{SECTION}-{rx.key}-{label}")
@@ -182,6 +191,8 @@ def trial(bench, rx, rate, seconds, hog, label):
                       "while time.monotonic() < end: pass" % (seconds + DRAIN_WAIT_S + 5)], RECV_CPU),
                      stem + f".hog{i}.out", seconds + DRAIN_WAIT_S + 10) for i in range(hog)]
         sock0, net0 = udp_socket(data), softnet_drops()
+        if stopped:
+            os.kill(recv.pid, signal.SIGSTOP)
         argv = [bench.blaster, "send", data, seconds, SIZE, BATCH, "--ditg", FLOW_ID]
         if rate:
             argv += ["--rate", f"{rate:.0f}"]
@@ -195,7 +206,11 @@ def trial(bench, rx, rate, seconds, hog, label):
             return row
         sent, send_pps = int(m.group(1)), float(m.group(2))
         drain = time.monotonic()
-        emptied = wait_until(lambda: (udp_socket(data) or (0, 0))[0] == 0, DRAIN_WAIT_S, 0.002)
+        if stopped:
+            os.kill(recv.pid, signal.SIGCONT)
+        # Polled without sleeping when the time to empty is the figure:
+        # the sender's CPU is idle by now.
+        emptied = wait_until(lambda: (udp_socket(data) or (0, 0))[0] == 0, DRAIN_WAIT_S, 0 if stopped else 0.002)
         drain_s = time.monotonic() - drain
         sock1, net1 = udp_socket(data), softnet_drops()
         if not emptied:
@@ -225,12 +240,16 @@ def trial(bench, rx, rate, seconds, hog, label):
             row["loss_pct"] = 100.0 * (sent - logged) / sent if sent else 0.0
         if sock0 and sock1:
             row["sock_drops"] = sock1[1] - sock0[1]
+            if stopped and emptied and drain_s > 0:
+                row["drain_pps"] = (sent - row["sock_drops"]) / drain_s
         if net0 is not None and net1 is not None:
             row["softnet_drops"] = net1 - net0
         row["passed"] = row.get("loss") == 0 and row["kept_up"]
         row["note"] = "; ".join(notes) or None
         return row
     finally:
+        if stopped and recv.poll() is None:
+            os.kill(recv.pid, signal.SIGCONT)
         for h in hogs:
             h.stop(signal.SIGKILL, 1)
         if flow:
@@ -271,10 +290,16 @@ class Ceiling:
                 r = trial(bench, rx, None, load.seconds, hog, f"{label}-flood{k + 1}")
                 rows.append(r)
                 bench.progress(r)
+            for rx in self.rxs:
+                if rx.deep:
+                    r = trial(bench, rx, 2 * DRAIN_PACKETS, 0.5, hog, f"{label}-drain{k + 1}", stopped=True)
+                    rows.append(r)
+                    bench.progress(r)
         # Every receiver is offered the same rates, from the top one that
         # blaster reached in all the floods: a sender's rate moves from one
         # run to the next, and the receivers are compared, not the runs.
-        top = min((r["send_pps"] for r in rows if r.get("send_pps")), default=0.0)
+        rows_floods = [r for r in rows if "-drain" not in r["label"]]
+        top = min((r["send_pps"] for r in rows_floods if r.get("send_pps")), default=0.0)
         lo = {rx.key: 0.0 for rx in self.rxs}
         hi = {rx.key: top for rx in self.rxs}
         at_top = {}
@@ -296,10 +321,12 @@ class Ceiling:
             mine = [r for r in rows if r["tool"] == rx.name]
             floods = sorted((r for r in mine if r["requested_pps"] is None and r.get("recv_pps") is not None),
                             key=lambda r: r["recv_pps"])
+            drains = sorted(r["drain_pps"] for r in mine if r.get("drain_pps"))
             rows.append({"section": SECTION, "tool": rx.name, "label": "ceiling", "hog": hog,
                          "condition": label, "ceiling_pps": lo[rx.key] or None, "top_pps": top or None,
                          "bracket_pps": hi[rx.key] if lo[rx.key] < hi[rx.key] else None,
-                         "trials": len(mine), "flood": floods[len(floods) // 2] if floods else {}, "at_top": at_top.get(rx.key, {}),
+                         "trials": len(mine), "flood": floods[len(floods) // 2] if floods else {},
+                         "drain_pps": drains[len(drains) // 2] if drains else None, "at_top": at_top.get(rx.key, {}),
                          "seconds": load.seconds})
         return rows
 
@@ -320,7 +347,8 @@ def tables(rows):
     if not summary:
         return []
     t = Table("Receivers fed by one sender (blaster --ditg, 64-byte UDP): zero-loss ceiling and flood",
-              ["receiver", "CPU hog", "zero-loss pkt/s", "x sink", "flood sent pkt/s", "flood logged pkt/s",
+              ["receiver", "CPU hog", "zero-loss pkt/s", "x sink", "drain pkt/s", "x sink",
+               "flood sent pkt/s", "flood logged pkt/s",
                "x sink", "flood loss", "socket drops", "backlog drops", "recv cpu us/pkt", "x sink"])
     for r in summary:
         sink = next((s for s in summary if s["condition"] == r["condition"] and s["tool"].startswith("blaster")),
@@ -335,6 +363,7 @@ def tables(rows):
         loss = "-" if f.get("loss") is None else f"{f['loss']} ({f['loss_pct']:.2f} %)"
         t.add([r["tool"], "yes" if r["hog"] else "no", top,
                ratio(r.get("ceiling_pps"), (sink or {}).get("ceiling_pps"), ".3f"),
+               num(r.get("drain_pps"), ".0f"), ratio(r.get("drain_pps"), (sink or {}).get("drain_pps"), ".3f"),
                num(f.get("send_pps"), ".0f"), num(f.get("recv_pps"), ".0f"),
                ratio(f.get("recv_pps"), sf.get("recv_pps"), ".3f"), loss,
                num(f.get("sock_drops"), "d"), num(f.get("softnet_drops"), "d"),
@@ -344,7 +373,10 @@ def tables(rows):
               f"logged whole, its queue empty within {DRAIN_LIMIT_S * 1000:.0f} ms of the sender's end. Every "
               "receiver is first offered the same top rate, the lowest that blaster reached in the condition's "
               "floods ('>=': it kept up with all of it, the sender was the limit), and one that fails is "
-              "bisected below it ('(< R)': the lowest offered rate that failed). flood: blaster flat out, the "
+              "bisected below it ('(< R)': the lowest offered rate that failed). drain: the receiver's own rate, "
+              f"with no sender beside it: {DRAIN_PACKETS} datagrams queued while it was stopped (SIGSTOP), over "
+              "the time from SIGCONT until its queue was empty; the median of the rounds (ITGRecv's queue holds "
+              "a few hundred: left out). flood: blaster flat out, the "
               "run of median logged pkt/s of the condition's rounds; logged pkt/s counts the wait for the "
               "queue to empty. recv cpu us/pkt: the receiver's CPU time "
               "(every thread, start to end) over the datagrams it logged at the top rate: what bounds its "
