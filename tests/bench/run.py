@@ -390,8 +390,9 @@ class Bench:
         """One line on stderr for a run just done."""
         if row.get("section") == recv_section.SECTION:
             what = (f"offered {num(row.get('requested_pps'), '.0f'):>8s} sent {num(row.get('sent'), 'd')} "
-                    f"logged {num(row.get('logged'), 'd')} drain {num(row.get('drain_s'), '.3f')} s "
-                    f"{'pass' if row.get('passed') else 'FAIL'}")
+                    f"logged {num(row.get('logged'), 'd')} drain {num(row.get('drain_s'), '.3f')} s " +
+                    (f"own rate {num(row.get('drain_pps'), '.0f')} pkt/s" if "-drain" in row["label"]
+                     else "pass" if row.get("passed") else "FAIL"))
         else:
             what = f"wire {num(row.get('achieved_pps'), '.0f'):>8s} pkt/s  loss {loss_text(row)}"
         print(f"[{self.item} {time.monotonic() - self.t0:5.0f} s] {row['section']:9s} {row['tool']:22s} "
