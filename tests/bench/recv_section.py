@@ -284,6 +284,17 @@ class Ceiling:
     def measure(self, bench, section, load, label, hog=0, steps=STEPS_FULL, rounds=FLOOD_ROUNDS_FULL):
         """Runs the condition; returns its rows: every trial's, then one
         summary row per receiver (label "ceiling")."""
+        # The harness itself (its polling of the queue above all) stays off
+        # the receiver's CPU.
+        mask = os.sched_getaffinity(0)
+        if RECV_CPU != SEND_CPU:
+            os.sched_setaffinity(0, {SEND_CPU})
+        try:
+            return self._measure(bench, load, label, hog, steps, rounds)
+        finally:
+            os.sched_setaffinity(0, mask)
+
+    def _measure(self, bench, load, label, hog, steps, rounds):
         rows = []
         for k in range(rounds):
             for rx in self.rxs:
