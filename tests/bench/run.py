@@ -31,6 +31,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tools"))
 import log_section  # noqa: E402
 import mpi_section  # noqa: E402
 import procs  # noqa: E402
+import recv_section  # noqa: E402
 import report  # noqa: E402
 from log_section import LogServer  # noqa: E402
 from procs import Proc, port_pair, wait_until  # noqa: E402
@@ -139,13 +140,15 @@ class Bench:
         self.bare = Bare(str(bindir / "bare_loop"))
         self.libitg = Libitg(str(build / "bin"), "hybrid")
         self.libitg_sleep = Libitg(str(build / "bin"), "sleep")
-        self.blaster32 = Blaster(str(bindir / "blaster"), 32)
+        self.blaster = str(bindir / "blaster")
+        self.blaster32 = Blaster(self.blaster, 32)
         self.blaster1 = Blaster(str(bindir / "blaster"), 1)
         self.mpi = mpi_section.ItgMpi(str(build), self.wiretap, drop_foreign)
+        self.receivers = recv_section.Ceiling(recv_section.receivers(self.blaster, self.libitg, self.ditg))
         wanted = set(args.tools.split(",")) if args.tools else None
         self.tools = {}
         for t in (self.ditg, self.bare, self.libitg, self.libitg_sleep, self.blaster32, self.blaster1,
-                  self.mpi):
+                  self.mpi, self.receivers):
             if wanted is not None and t.key not in wanted and t.key.split("-")[0] not in wanted:
                 continue
             if t.available():
@@ -362,23 +365,39 @@ class Bench:
             log_section.add_runs(add, (self.libitg, self.ditg), self.libitg_sleep, q)
         if want(mpi_section.SECTION) and self.has(self.libitg):
             mpi_section.add_runs(add, self.libitg, self.mpi, q)
+        if want(recv_section.SECTION):
+            recv_section.add_runs(add, self.receivers, Load, q)
         return items
 
     def execute(self):
         items = self.plan()
-        t0 = time.monotonic()
+        self.t0 = time.monotonic()
         for i, (sec, tool, load, label, kw) in enumerate(items, 1):
-            if isinstance(tool, mpi_section.ItgMpi):
-                # A job of ranks starts its own receivers: it measures its own run.
-                row = tool.measure(self, sec, load, label, **kw)
+            self.item = f"{i}/{len(items)}"
+            if hasattr(tool, "measure"):
+                # A job of ranks starts its own receivers, and the receiver
+                # section its own trials: they measure their own runs.
+                got = tool.measure(self, sec, load, label, **kw)
             else:
-                row = self.run(sec, tool, load, label, **kw)
-            self.rows.append(row)
-            print(f"[{i}/{len(items)} {time.monotonic() - t0:5.0f} s] {sec:9s} {tool.name:22s} {label:10s} "
-                  f"wire {num(row.get('achieved_pps'), '.0f'):>8s} pkt/s  "
-                  f"loss {loss_text(row)}" + (f"  ({row['note']})" if row.get("note") else ""),
-                  file=sys.stderr, flush=True)
-        return time.monotonic() - t0
+                got = self.run(sec, tool, load, label, **kw)
+            for row in got if isinstance(got, list) else [got]:
+                self.rows.append(row)
+                if not isinstance(tool, recv_section.Ceiling):
+                    self.progress(row)
+        return time.monotonic() - self.t0
+
+    def progress(self, row):
+        """One line on stderr for a run just done."""
+        if row.get("section") == recv_section.SECTION:
+            what = (f"offered {num(row.get('requested_pps'), '.0f'):>8s} sent {num(row.get('sent'), 'd')} "
+                    f"logged {num(row.get('logged'), 'd')} drain {num(row.get('drain_s'), '.3f')} s " +
+                    (f"own rate {num(row.get('drain_pps'), '.0f')} pkt/s" if "-drain" in row["label"]
+                     else "pass" if row.get("passed") else "FAIL"))
+        else:
+            what = f"wire {num(row.get('achieved_pps'), '.0f'):>8s} pkt/s  loss {loss_text(row)}"
+        print(f"[{self.item} {time.monotonic() - self.t0:5.0f} s] {row['section']:9s} {row['tool']:22s} "
+              f"{row['label']:10s} {what}" + (f"  ({row['note']})" if row.get("note") else ""),
+              file=sys.stderr, flush=True)
 
 
 # ---- tables -----------------------------------------------------------------
@@ -559,9 +578,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="a subset that takes about five minutes")
     ap.add_argument("--build", default=str(here.parent.parent / "build"), help="the build directory")
     ap.add_argument("--sections", help="comma-separated subset of: rates,ceiling,size1024,flows,laws,"
-                                       "sweep_D,sweep_c,sweep_C,logging,mpi")
+                                       "sweep_D,sweep_c,sweep_C,logging,mpi,receiver")
     ap.add_argument("--tools", help="comma-separated subset of: ditg,bare,libitg (both wait modes),"
-                                    "libitg-sleep,blaster32,blaster1,mpi")
+                                    "libitg-sleep,blaster32,blaster1,mpi,receiver")
     ap.add_argument("--keep", action="store_true", help="keep logs and captures in BUILD/bench/work")
     args = ap.parse_args()
     if os.geteuid() != 0:
@@ -583,7 +602,7 @@ def main():
     log_section.annotate(bench.rows)
     tables = (rates_tables(bench.rows) + ceiling_table(bench.rows) + other_tables(bench.rows)
               + log_section.tables(bench.rows) + log_section.cpu_table(bench.rows)
-              + mpi_section.tables(bench.rows))
+              + mpi_section.tables(bench.rows) + recv_section.tables(bench.rows))
     made = plots(bench, bench.rows) if report.have_matplotlib() else []
     if not report.have_matplotlib():
         bench.notes.append("matplotlib is missing: no PNG plots")

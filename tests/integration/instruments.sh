@@ -7,7 +7,9 @@
 # what the brackets allow. Then TCP (every payload byte, no empty
 # segment), SIGTERM and the time bound, every port with each record's
 # destination port (PORT 0, -d), wirestats on a capture whose
-# figures are known, and blaster against its sink.
+# figures are known, and blaster against its sink, flat out and paced
+# with D-ITG's header; then ditg_flow.py opening a flow that blaster feeds
+# on itg-recv and on D-ITG's own ITGRecv, which log every datagram.
 # needs: root (packet capture: wiretap)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -302,4 +304,111 @@ check "it says how many it sent, and the sink got some and no more" python3 -c '
 sent = int(re.match(r"sent (\d+) pps \d+$", open(sys.argv[1]).read()).group(1))
 got = int(re.match(r"sink received (\d+)$", open(sys.argv[2]).read()).group(1))
 sys.exit(not 0 < got <= sent)' "$WORK/blast.out" "$WORK/sink.out"
+# 7. blaster paced (--rate) with D-ITG's header (--ditg) into a Python
+# socket: every datagram's header (flow id, sequence from 1, the time of
+# day), never ahead of the absolute schedule, never more than BATCH at
+# once, and the sink's stop on SIGTERM with its count.
+python3 - "$BLASTER" >"$WORK/paced.txt" 2>&1 <<'PY'
+import socket, struct, subprocess, sys, time
+blaster = sys.argv[1]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+s.bind(("127.0.0.1", 0))
+rate, secs, batch = 2000, 0.5, 4
+t0 = time.time()
+p = subprocess.run([blaster, "send", str(s.getsockname()[1]), str(secs), "20", str(batch),
+                    "--rate", str(rate), "--ditg", "77"], capture_output=True, text=True, timeout=20)
+t1 = time.time()
+sent = int(p.stdout.split()[1])
+s.settimeout(2)
+got = [s.recvfrom(100)[0] for _ in range(sent)]
+s.setblocking(False)
+try:
+    s.recv(100)
+    extra = 1
+except BlockingIOError:
+    extra = 0
+hdr = [struct.unpack(">IIII", d[:16]) for d in got]
+# Seconds of the day after t0, across midnight too.
+since = lambda h: (h[2] + h[3] / 1e6 - t0 % 86400 + 1) % 86400 - 1
+bad = [h for h in hdr if h[0] != 77 or not -1 <= since(h) <= t1 - t0 + 1]
+print("sent", sent, "extra", extra, "sizes", sorted({len(d) for d in got}), "bad", len(bad))
+ok = (p.returncode == 0 and not extra and not bad and [h[1] for h in hdr] == list(range(1, sent + 1))
+      and {len(d) for d in got} == {20} and 0.5 * rate * secs <= sent <= rate * secs + batch)
+sys.exit(not ok)
+PY
+check "blaster --rate --ditg: its datagrams carry D-ITG's header, numbered from 1, on schedule" [ $? -eq 0 ]
+cat "$WORK/paced.txt"
+"$BLASTER" send 9 1 8 1 --ditg 1 >"$WORK/small.out" 2>&1
+check "blaster --ditg refuses a size below the 16-byte header (exit 2)" [ $? -eq 2 ]
+port=$(free_udp_port)
+"$BLASTER" sink "$port" 60 >"$WORK/sink2.out" 2>&1 &
+SINK_PID=$!
+PIDS="$PIDS $SINK_PID"
+wait_until 10 sink_bound_or_gone && sink_bound || die "blaster sink did not bind: $(cat "$WORK/sink2.out")"
+"$BLASTER" send "$port" 0.3 64 8 --rate 1000 >"$WORK/blast2.out" 2>&1
+t0=$(date +%s)
+kill -TERM "$SINK_PID"
+wait "$SINK_PID"
+check "the sink ends on SIGTERM, well before its 60 s" [ $(($(date +%s) - t0)) -lt 10 ]
+cat "$WORK/blast2.out" "$WORK/sink2.out"
+check "it counts every datagram" python3 -c 'import re, sys
+sent = int(re.match(r"sent (\d+) pps \d+$", open(sys.argv[1]).read()).group(1))
+got = int(re.match(r"sink received (\d+)$", open(sys.argv[2]).read()).group(1))
+sys.exit(not 0 < got == sent)' "$WORK/blast2.out" "$WORK/sink2.out"
+# 8. ditg_flow.py opens a D-ITG flow on itg-recv, blaster --ditg feeds it,
+# the flow's close makes the receiver write its log: itg-dec counts every
+# datagram. The same with ITGRecv and ITGDec where D-ITG is installed (a
+# D-ITG that fails twice to start or to answer is skipped, not failed).
+feed() { # SIGPORT DATAPORT: opens the flow, feeds it, closes it; prints "sent N"
+  python3 - "$BLASTER" "$TOOLS" "$1" "$2" <<'PY'
+import subprocess, sys
+sys.path.insert(0, sys.argv[2])
+from ditg_flow import DitgFlow
+blaster, sig, data = sys.argv[1], int(sys.argv[3]), int(sys.argv[4])
+with DitgFlow(sig, data, 9, timeout_s=10) as f:
+    p = subprocess.run([blaster, "send", str(f.port), "0.5", "64", "16", "--rate", "20000", "--ditg", "9"],
+                       capture_output=True, text=True, timeout=20)
+    print(p.stdout.strip(), flush=True)
+PY
+}
+start_recv "$WORK/feed.log"
+feed "$RECV_PORT" "$(free_udp_port)" >"$WORK/feed.out" 2>&1
+check "ditg_flow.py opens and closes a flow on itg-recv by D-ITG's signaling" [ $? -eq 0 ]
+kill -TERM "$RECV_PID"
+wait "$RECV_PID"
+cat "$WORK/feed.out"
+"$BIN/itg-dec" --json "$WORK/feed.log" >"$WORK/feed.json"
+check "itg-recv logged every datagram blaster --ditg sent" python3 -c 'import json, sys
+sent = int(open(sys.argv[1]).read().split()[1])
+sys.exit(not 0 < sent == json.load(open(sys.argv[2]))["total"]["packets"])' "$WORK/feed.out" "$WORK/feed.json"
+if command -v ITGRecv >/dev/null && command -v ITGDec >/dev/null; then
+  ditg_ok=""
+  ditg_listens() { ss -Hltn "sport = :$sig" | grep -q .; }
+  for attempt in 1 2; do
+    sig=$(free_tcp_port)
+    rm -f "$WORK/ditg.log"
+    ITGRecv -Sp "$sig" -l "$WORK/ditg.log" >"$WORK/itgrecv.out" 2>&1 &
+    DR_PID=$!
+    PIDS="$PIDS $DR_PID"
+    if wait_until 10 ditg_listens &&
+      feed "$sig" "$(free_udp_port)" >"$WORK/dfeed.out" 2>&1; then
+      kill -INT "$DR_PID"
+      wait "$DR_PID"
+      ditg_ok=1
+      break
+    fi
+    kill -KILL "$DR_PID" 2>/dev/null
+    wait "$DR_PID" 2>/dev/null
+  done
+  if [ -n "$ditg_ok" ]; then
+    cat "$WORK/dfeed.out"
+    check "ITGRecv logged every datagram blaster --ditg sent (ITGDec)" python3 -c 'import re, sys
+sent = int(open(sys.argv[1]).read().split()[1])
+got = [int(n) for n in re.findall(r"Total packets\s*=\s*(\d+)", sys.argv[2])]
+sys.exit(not (got and 0 < sent == got[-1]))' "$WORK/dfeed.out" "$(ITGDec "$WORK/ditg.log" 2>&1)"
+  else
+    echo "  skip: D-ITG failed twice ($(tail -n 2 "$WORK/itgrecv.out" "$WORK/dfeed.out" | tr '\n' ' '))"
+  fi
+fi
 finish

@@ -1,14 +1,25 @@
 /* blaster: the ceiling, how many UDP datagrams per second a bare loop puts
  * on loopback on this machine, with nothing else to do: no pacing, no
- * timestamps, no log.
+ * timestamps, no log. Paced and with D-ITG's header, the one sender that
+ * feeds every receiver the benchmark compares.
  *
- *   blaster send PORT SECONDS SIZE BATCH   prints "sent N pps R"
+ *   blaster send PORT SECONDS SIZE BATCH [--rate PPS] [--ditg FLOWID]
+ *                                          prints "sent N pps R"
  *   blaster sink PORT SECONDS              prints "sink received N"
  *
  * The sender sends SIZE-byte datagrams to 127.0.0.1:PORT for SECONDS, one
- * send() at a time when BATCH is 1, otherwise BATCH at a time with
+ * send() at a time when BATCH is 1, otherwise up to BATCH at a time with
  * sendmmsg(). Every payload is zeros: one size and one first word, as a
- * single flow looks on the wire. The sink reads 127.0.0.1:PORT for SECONDS
+ * single flow looks on the wire. With --ditg, each payload starts with
+ * D-ITG's data header (big endian: FLOWID, the sequence number from 1,
+ * the send time as seconds of the UTC day and microseconds, read once per
+ * call), so that a receiver with a D-ITG flow of that id open on PORT
+ * (ITGRecv, itg-recv) takes and logs every datagram. With --rate, the
+ * datagrams follow an absolute schedule, datagram k at start + k / PPS:
+ * the sender sleeps (clock_nanosleep, TIMER_ABSTIME) until the next one is
+ * due, then sends every datagram due by then, at most BATCH a call.
+ *
+ * The sink reads 127.0.0.1:PORT for SECONDS, or until SIGINT or SIGTERM,
  * and says how many datagrams it got; without it the kernel would answer
  * the sender with port-unreachable errors. Like wiretap, it shares no code
  * with libitg. */
@@ -16,6 +27,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +38,10 @@
 
 #define MAX_BATCH 1024
 #define MAX_SIZE 65507
+#define DITG_HDR 16
+/* Each datagram of a batch has its own payload when it carries a header. */
+#define DITG_BUF 2048
+#define MAX_RATE 100000000
 #define SINK_BATCH 256
 /* The sink reads into buffers this long: longer datagrams are counted all
  * the same, truncated. */
@@ -37,7 +54,7 @@ static double monotonic_s(void) {
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: blaster send PORT SECONDS SIZE BATCH\n"
+  fprintf(stderr, "usage: blaster send PORT SECONDS SIZE BATCH [--rate PPS] [--ditg FLOWID]\n"
                   "       blaster sink PORT SECONDS\n");
   exit(2);
 }
@@ -68,6 +85,13 @@ static double seconds_arg(const char *s) {
   return v;
 }
 
+static volatile sig_atomic_t stop_sink;
+
+static void on_stop(int sig) {
+  (void)sig;
+  stop_sink = 1;
+}
+
 static int sink(int fd, const struct sockaddr_in *to, double seconds) {
   static char bufs[SINK_BATCH][SINK_BUF];
   static struct iovec iov[SINK_BATCH];
@@ -86,9 +110,13 @@ static int sink(int fd, const struct sockaddr_in *to, double seconds) {
     iov[i] = (struct iovec){.iov_base = bufs[i], .iov_len = SINK_BUF};
     msgs[i].msg_hdr = (struct msghdr){.msg_iov = &iov[i], .msg_iovlen = 1};
   }
+  /* Without SA_RESTART, a signal cuts the wait short. */
+  struct sigaction sa = {.sa_handler = on_stop};
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
   unsigned long long got = 0;
   double end = monotonic_s() + seconds;
-  while (monotonic_s() < end) {
+  while (!stop_sink && monotonic_s() < end) {
     int k = recvmmsg(fd, msgs, SINK_BATCH, MSG_WAITFORONE, NULL);
     if (k > 0)
       got += (unsigned)k;
@@ -99,26 +127,81 @@ static int sink(int fd, const struct sockaddr_in *to, double seconds) {
   return 0;
 }
 
-static int blast(int fd, const struct sockaddr_in *to, double seconds, size_t size, int batch) {
+/* How to send: the options after BATCH. */
+struct plan {
+  size_t size;
+  int batch;
+  double rate;   /* datagrams per second; 0: as fast as it can */
+  int ditg;      /* each payload starts with D-ITG's header */
+  uint32_t flow; /* its flow id */
+};
+
+static void put_be32(char *p, uint32_t v) {
+  p[0] = (char)(v >> 24);
+  p[1] = (char)(v >> 16);
+  p[2] = (char)(v >> 8);
+  p[3] = (char)v;
+}
+
+/* Writes D-ITG's header into the next n payloads, numbered from seq. */
+static void stamp(char (*bufs)[DITG_BUF], int n, uint32_t flow, unsigned long long seq) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  uint32_t day_s = (uint32_t)(t.tv_sec % 86400), us = (uint32_t)(t.tv_nsec / 1000);
+  for (int i = 0; i < n; i++) {
+    put_be32(bufs[i], flow);
+    put_be32(bufs[i] + 4, (uint32_t)(seq + (unsigned)i));
+    put_be32(bufs[i] + 8, day_s);
+    put_be32(bufs[i] + 12, us);
+  }
+}
+
+static int blast(int fd, const struct sockaddr_in *to, double seconds, const struct plan *pl) {
   static char payload[MAX_SIZE];
+  static char bufs[MAX_BATCH][DITG_BUF];
   static struct iovec iov[MAX_BATCH];
   static struct mmsghdr msgs[MAX_BATCH];
   if (connect(fd, (const struct sockaddr *)to, sizeof *to) < 0)
     fail("connect");
-  for (int i = 0; i < batch; i++) {
-    iov[i] = (struct iovec){.iov_base = payload, .iov_len = size};
+  for (int i = 0; i < pl->batch; i++) {
+    iov[i] = (struct iovec){.iov_base = pl->ditg ? bufs[i] : payload, .iov_len = pl->size};
     msgs[i].msg_hdr = (struct msghdr){.msg_iov = &iov[i], .msg_iovlen = 1};
   }
-  unsigned long long sent = 0;
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  /* sent: what left; tried: the schedule's count, so that a failed call
+   * does not make the loop send faster afterwards. */
+  unsigned long long sent = 0, tried = 0;
   double start = monotonic_s(), end = start + seconds, now = start;
   /* Errors (a full queue, an unreachable port) cost the loop a turn and
    * count for nothing: the figure is what left, not what was tried. */
   while (now < end) {
-    if (batch == 1) {
-      if (send(fd, payload, size, 0) >= 0)
+    int n = pl->batch;
+    if (pl->rate > 0) {
+      unsigned long long due = (unsigned long long)((now - start) * pl->rate) + 1;
+      if (due <= tried) {
+        double at = (double)tried / pl->rate;
+        struct timespec wake = {.tv_sec = t0.tv_sec + (time_t)at,
+                                .tv_nsec = t0.tv_nsec + (long)((at - (double)(time_t)at) * 1e9)};
+        if (wake.tv_nsec >= 1000000000L) {
+          wake.tv_sec++;
+          wake.tv_nsec -= 1000000000L;
+        }
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL);
+        now = monotonic_s();
+        continue;
+      }
+      if (due - tried < (unsigned long long)n)
+        n = (int)(due - tried);
+    }
+    if (pl->ditg)
+      stamp(bufs, n, pl->flow, sent + 1);
+    tried += (unsigned)n;
+    if (pl->batch == 1) {
+      if (send(fd, pl->ditg ? bufs[0] : payload, pl->size, 0) >= 0)
         sent++;
     } else {
-      int k = sendmmsg(fd, msgs, (unsigned)batch, 0);
+      int k = sendmmsg(fd, msgs, (unsigned)n, 0);
       if (k > 0)
         sent += (unsigned)k;
     }
@@ -128,13 +211,23 @@ static int blast(int fd, const struct sockaddr_in *to, double seconds, size_t si
   return 0;
 }
 
+static double rate_arg(const char *s) {
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || *end || !(v > 0 && v <= MAX_RATE)) {
+    fprintf(stderr, "blaster: --rate: %s is not a rate in (0, %d]\n", s, MAX_RATE);
+    exit(2);
+  }
+  return v;
+}
+
 int main(int argc, char **argv) {
   if (argc < 4)
     usage();
   int send_mode = !strcmp(argv[1], "send");
   if (!send_mode && strcmp(argv[1], "sink"))
     usage();
-  if (argc != (send_mode ? 6 : 4))
+  if (send_mode ? argc < 6 : argc != 4)
     usage();
   struct sockaddr_in to = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   to.sin_port = htons((unsigned short)number(argv[2], 1, 65535));
@@ -144,5 +237,22 @@ int main(int argc, char **argv) {
     fail("socket");
   if (!send_mode)
     return sink(fd, &to, seconds);
-  return blast(fd, &to, seconds, (size_t)number(argv[4], 0, MAX_SIZE), (int)number(argv[5], 1, MAX_BATCH));
+  struct plan pl = {.size = (size_t)number(argv[4], 0, MAX_SIZE), .batch = (int)number(argv[5], 1, MAX_BATCH)};
+  for (int i = 6; i < argc; i += 2) {
+    if (i + 1 == argc)
+      usage();
+    if (!strcmp(argv[i], "--rate")) {
+      pl.rate = rate_arg(argv[i + 1]);
+    } else if (!strcmp(argv[i], "--ditg")) {
+      pl.ditg = 1;
+      pl.flow = (uint32_t)number(argv[i + 1], 0, 0x7fffffff);
+    } else {
+      usage();
+    }
+  }
+  if (pl.ditg && (pl.size < DITG_HDR || pl.size > DITG_BUF)) {
+    fprintf(stderr, "blaster: --ditg: SIZE must be in %d..%d\n", DITG_HDR, DITG_BUF);
+    exit(2);
+  }
+  return blast(fd, &to, seconds, &pl);
 }
