@@ -107,6 +107,12 @@
  *                            starts again at the file's first byte.
  *                            Without -Fp the bytes after the header are
  *                            zeros (D-ITG's are random).
+ *   --small redraw|ditg      what becomes of a size drawn below the
+ *                            header (see itg_small_rule): redraw (the
+ *                            default) draws again and keeps the law's
+ *                            shape; ditg sends it at the header's length,
+ *                            as D-ITG does, so a flow sends D-ITG's own
+ *                            sizes
  *   --wire native|ditg       packet header profile (default native; a
  *                            ditg flow carries no flow token, so forged
  *                            datagrams can join it: see itg/wire.h)
@@ -175,7 +181,9 @@
  * is truncated, not clamped; itg_flow_size_note says how much of a size
  * law the header cuts). D-ITG instead truncates sizes to whole bytes (its
  * sizes of a continuous law average half a byte less) and sends a size
- * below its 16-byte header at 16 B.
+ * below its 16-byte header at 16 B, and one above 64000 B at 64000 B:
+ * --small ditg (ITG_SMALL_DITG) draws sizes by that rule instead
+ * (itg_flow_size_draw).
  */
 #ifndef ITG_FLOW_H
 #define ITG_FLOW_H
@@ -219,6 +227,24 @@ typedef enum itg_proto {
 } itg_proto;
 
 typedef enum itg_meter { ITG_METER_OWD = 0, ITG_METER_RTT = 1 } itg_meter;
+
+/* What becomes of a size draw that falls outside [header length, largest
+ * packet] (--small). */
+typedef enum itg_small_rule {
+  /* Drawn again until it falls inside (itg_dist_next_in), then rounded
+   * to the nearest byte: the law is truncated to the range, its shape
+   * kept inside it. */
+  ITG_SMALL_REDRAW = 0,
+  /* D-ITG 2.8.1's rule: the draw is truncated to whole bytes, a size
+   * below the header is sent at the header's length and one above
+   * ITG_FLOW_DITG_SIZE_MAX at that size (the law's mass below the header
+   * piles up at its length). */
+  ITG_SMALL_DITG = 1
+} itg_small_rule;
+
+/* D-ITG's largest payload (its MAX_PAYLOAD_SIZE), where ITG_SMALL_DITG
+ * cuts sizes. */
+#define ITG_FLOW_DITG_SIZE_MAX 64000u
 
 /* The kind of receiver a flow's sender signals with. */
 typedef enum itg_peer {
@@ -284,6 +310,7 @@ typedef struct itg_flow_cfg {
                            parser raised to the header length (size then
                            holds that length), for itg_flow_size_note to
                            tell; 0 when none */
+  itg_small_rule small; /* default ITG_SMALL_REDRAW */
 } itg_flow_cfg;
 
 /* Returns the name of a flow's meter, the one its delays are reported
@@ -346,8 +373,10 @@ ITG_API int itg_flow_parse_line(itg_flow_cfg *cfg, const char *line, char *err,
  * do the on and off period laws of an on/off flow; a size law's range
  * meets [header length, ITG_WIRE_MAX_PACKET] B, and a constant size lies
  * inside it (a size only D-ITG's header could carry is refused with a word
- * on --wire ditg). Returns 0, ITG_EINVAL (the message in err; a bad trace line is
- * named by its number), ITG_ENOENT (a trace file that does not exist),
+ * on --wire ditg; under ITG_SMALL_DITG any size is taken, since a size
+ * outside is sent at the nearer bound); a known small rule. Returns 0,
+ * ITG_EINVAL (the message in err; a bad trace line is named by its
+ * number), ITG_ENOENT (a trace file that does not exist),
  * ITG_EIO or ITG_ENOMEM. */
 ITG_API int itg_flow_validate(const itg_flow_cfg *cfg, char *err,
                               size_t errlen);
@@ -367,11 +396,23 @@ ITG_API int itg_dist_spec_make(const itg_dist_spec *spec, uint64_t seed,
 ITG_API double itg_dist_spec_draw(const itg_dist_spec *spec, itg_dist *d,
                                   double lo, double hi);
 
+/* Returns the next packet size in bytes of a flow whose size law is spec
+ * (d made from it by itg_dist_spec_make) and whose header is hdr bytes
+ * long (itg_wire_hdr_len of its profile and transport), by the flow's
+ * small rule: ITG_SMALL_REDRAW gives itg_dist_spec_draw's draw inside
+ * [hdr, ITG_WIRE_MAX_PACKET] rounded to the nearest byte; ITG_SMALL_DITG
+ * gives one draw truncated to whole bytes and held inside
+ * [hdr, ITG_FLOW_DITG_SIZE_MAX] (a NaN draw gives hdr). spec->scale must
+ * be > 0 and hdr at most ITG_FLOW_DITG_SIZE_MAX. */
+ITG_API uint32_t itg_flow_size_draw(const itg_dist_spec *spec, itg_dist *d,
+                                    itg_small_rule rule, size_t hdr);
+
 /* Says what the header does to the flow's size law: writes into buf
  * (always terminated when len > 0, cut short if too small; buf may be NULL
  * when len is 0) a sentence giving the share of the law's draws that fall
  * below the header length of the flow's wire profile and transport
- * (itg_dist_below at that length), that they are drawn again, and that
+ * (itg_dist_below at that length), that they are drawn again (under
+ * ITG_SMALL_DITG: that they are sent at the header's length), and that
  * share under --wire ditg's smaller header (with --wire ditg: that D-ITG
  * sends such draws at the header length), e.g. "size: 51.3 % of the draws
  * of exponential(50 B) fall below the 36-byte native header and are drawn

@@ -211,6 +211,10 @@ static int itg__size_check(const itg_flow_cfg *cfg, size_t hdr, char *err,
   const itg_dist_spec *size = &cfg->size;
   size_t ditg_hdr = itg_wire_hdr_len(ITG_WIRE_DITG, cfg->proto == ITG_PROTO_TCP);
   int rc;
+  if (cfg->small == ITG_SMALL_DITG) /* every draw is sent, at a bound if
+                                       outside */
+    return itg__flow_spec_check(size, 0, -INFINITY, INFINITY, "size", err,
+                                errlen);
   if (size->kind == ITG_DIST_CONSTANT && isfinite(size->scale) &&
       size->scale > 0) {
     double v = size->p[0] * size->scale;
@@ -322,6 +326,10 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
   hdr = itg_wire_hdr_len(cfg->wire, cfg->proto == ITG_PROTO_TCP);
   if (hdr == 0) {
     itg__err_set(err, errlen, "unknown wire profile %d", (int)cfg->wire);
+    return ITG_EINVAL;
+  }
+  if (cfg->small != ITG_SMALL_REDRAW && cfg->small != ITG_SMALL_DITG) {
+    itg__err_set(err, errlen, "unknown small rule %d", (int)cfg->small);
     return ITG_EINVAL;
   }
   if (cfg->peer != ITG_PEER_LIBITG && cfg->peer != ITG_PEER_DITG) {

@@ -68,6 +68,7 @@ typedef enum itg__opt_id {
   ITG__OPT_RECV_LOG,
   ITG__OPT_RECV_LOG_SERVER,
   ITG__OPT_WIRE,
+  ITG__OPT_SMALL,
   ITG__OPT_PAYLOAD_TYPE,
   ITG__OPT_PAYLOAD_FILE,
   ITG__OPT_PEER,
@@ -100,6 +101,7 @@ static const itg__opt itg__opts[] = {
     {"-x", "--recv-log", ITG__OPT_RECV_LOG, 1},
     {"-X", "--recv-log-server", ITG__OPT_RECV_LOG_SERVER, 1},
     {NULL, "--wire", ITG__OPT_WIRE, 1},
+    {NULL, "--small", ITG__OPT_SMALL, 1},
     {"-p", "--payload-type", ITG__OPT_PAYLOAD_TYPE, 1},
     {"-Fp", "--payload-file", ITG__OPT_PAYLOAD_FILE, 1},
     {NULL, "--peer", ITG__OPT_PEER, 1},
@@ -497,6 +499,11 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
     rc = itg__either(fp, opt, w, "native", "ditg", &second);
     if (rc == 0)
       c->wire = second ? ITG_WIRE_DITG : ITG_WIRE_NATIVE;
+    return rc;
+  case ITG__OPT_SMALL:
+    rc = itg__either(fp, opt, w, "redraw", "ditg", &second);
+    if (rc == 0)
+      c->small = second ? ITG_SMALL_DITG : ITG_SMALL_REDRAW;
     return rc;
   case ITG__OPT_PAYLOAD_TYPE:
     rc = itg__whole(fp, opt, w, 0, 2, "0-2", &u);

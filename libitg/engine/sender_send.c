@@ -96,9 +96,7 @@ static void next_on(itg__tx_flow *f) {
 }
 
 static size_t draw_size(itg__tx_flow *f) {
-  double b = itg_dist_spec_draw(&f->cfg.size, f->size, (double)f->hdr_len,
-                                ITG_WIRE_MAX_PACKET);
-  return (size_t)llround(b);
+  return itg_flow_size_draw(&f->cfg.size, f->size, f->cfg.small, f->hdr_len);
 }
 
 /* Decides the packets due by `now` (at least the first), at most max. */
