@@ -220,10 +220,40 @@ static void note_tx(fake *k, int tcp, const uint8_t *buf, size_t len) {
     k->last_tx_tod = h.tx_ns;
 }
 
+/* Checks the k->packets-th packet by the flow's payload type (SEND_FLOW's
+ * byte 10), as ITGRecv reads it: -p 0, D-ITG's full header; -p 1, the
+ * flow id and sequence number (and the size over TCP); -p 2, nothing.
+ * The bytes after those are zeros, the sender's filling without -Fp, so
+ * that a header written where none belongs shows. */
+static void note_pkt(fake *k, int tcp, const uint8_t *buf, size_t len) {
+  uint8_t type = k->send_flow[10];
+  size_t i, from = 0;
+  if (type == ITG__DITG_PAYLOAD_STANDARD) {
+    note_tx(k, tcp, buf, len);
+    return;
+  }
+  if (len < 4)
+    fake_fail(k, "a packet below D-ITG's least size, 4 B");
+  if (type == ITG__DITG_PAYLOAD_SHORT) {
+    from = tcp ? 12 : 8;
+    if (len < from || be32(buf) != be32(k->send_flow + 6) ||
+        be32(buf + 4) != (uint32_t)k->packets || (tcp && be32(buf + 8) != len))
+      fake_fail(k, "a packet without D-ITG's short header (-p 1)");
+  }
+  for (i = from; i < len; i++)
+    if (buf[i] != 0) {
+      fake_fail(k, "a header byte past the payload type's header");
+      break;
+    }
+}
+
 /* Takes the flow's packets: a TCP stream to its end (the sender closes it
- * before CLOSED_FLOW), cut at each header's size field. */
+ * before CLOSED_FLOW), cut at each header's size field (-p 0 and -p 1);
+ * with -p 2, which has none, its bytes alone. */
 static void take_tcp(fake *k, itg__sock dlst) {
   static uint8_t buf[ITG_WIRE_MAX_PACKET];
+  uint8_t type = k->send_flow[10];
+  size_t hl = type == ITG__DITG_PAYLOAD_SHORT ? 12 : ITG_WIRE_DITG_TCP_LEN;
   itg__sock d = accept_within(dlst);
   if (d == ITG__BAD_SOCK) {
     fake_fail(k, "no data connection");
@@ -231,19 +261,30 @@ static void take_tcp(fake *k, itg__sock dlst) {
   }
   for (;;) {
     uint32_t size;
-    int rc = read_exact(d, buf, ITG_WIRE_DITG_TCP_LEN);
+    int rc;
+    if (type == ITG__DITG_PAYLOAD_NONE) {
+      rc = read_exact(d, buf, 1);
+      if (rc == ITG_ECLOSED)
+        break;
+      k->bytes++;
+      if (rc != 0 || buf[0] != 0) {
+        fake_fail(k, "a broken data stream, or a header (-p 2)");
+        break;
+      }
+      continue;
+    }
+    rc = read_exact(d, buf, hl);
     if (rc == ITG_ECLOSED)
       break;
-    size = be32(buf + 16);
-    if (rc != 0 || size < ITG_WIRE_DITG_TCP_LEN || size > sizeof buf ||
-        read_exact(d, buf + ITG_WIRE_DITG_TCP_LEN,
-                   size - ITG_WIRE_DITG_TCP_LEN) != 0) {
+    size = be32(buf + hl - 4);
+    if (rc != 0 || size < hl || size > sizeof buf ||
+        read_exact(d, buf + hl, size - hl) != 0) {
       fake_fail(k, "a broken data stream");
       break;
     }
     k->packets++;
     k->bytes += size;
-    note_tx(k, 1, buf, size);
+    note_pkt(k, 1, buf, size);
   }
   itg__sock_close(d);
 }
@@ -264,7 +305,7 @@ static void take_udp(fake *k, itg__sock d) {
     for (i = 0; i < n; i++) {
       k->packets++;
       k->bytes += dg[i].len;
-      note_tx(k, 0, dg[i].buf, dg[i].len);
+      note_pkt(k, 0, dg[i].buf, dg[i].len);
     }
   } while (n > 0);
 }
@@ -467,7 +508,8 @@ static itg_flow_result run_against(fake *k, const char *more,
 /* A whole flow as ITGRecv sees it: SEND_FLOW's every byte, the packets
  * and bytes sent, two DISCOVERYs answered (one read with ACK_SEND_FLOW,
  * one during or after the data), CLOSED_FLOW then RELEASE. */
-static void check_ok(const char *more, uint8_t l4, uint64_t packets) {
+static void check_ok_type(const char *more, uint8_t l4, uint8_t payload,
+                          uint64_t packets) {
   static const uint8_t serial[10] = "noSerial";
   fake k;
   int64_t took;
@@ -485,14 +527,15 @@ static void check_ok(const char *more, uint8_t l4, uint64_t packets) {
   assert_int_equal(sf[4], 40);                   /* -b 40 */
   assert_int_equal(sf[5], ITG__DITG_L3_IPV4);
   assert_int_equal(be32(sf + 6), 0x01020304u);   /* the flow id */
-  assert_int_equal(sf[10], 0);                   /* the full header */
+  assert_int_equal(sf[10], payload);             /* the payload type */
   assert_memory_equal(sf + 11, serial, 10);
   assert_int_equal(sf[21], 0x34);                /* -rp 4660 */
   assert_int_equal(sf[22], 0x12);
   assert_memory_equal(sf + 23, "\x7f\x00\x00\x01", 4);
   assert_int_equal(res.flow_id, 0x01020304u);
   assert_int_equal(res.packets, packets);
-  assert_int_equal(k.packets, packets);
+  if (payload != ITG__DITG_PAYLOAD_NONE || l4 != ITG__DITG_L4_TCP)
+    assert_int_equal(k.packets, packets);
   assert_int_equal(k.bytes, res.bytes);
   assert_int_equal(res.data_port, k.data_port);
   assert_int_equal(res.received, 0); /* D-ITG never says */
@@ -507,6 +550,10 @@ static void check_ok(const char *more, uint8_t l4, uint64_t packets) {
              (long long)((k.closed_tod - k.last_tx_tod) / 1000));
 }
 
+static void check_ok(const char *more, uint8_t l4, uint64_t packets) {
+  check_ok_type(more, l4, ITG__DITG_PAYLOAD_STANDARD, packets);
+}
+
 static void test_udp_flow(void **state) {
   (void)state;
   check_ok("-s 1 -z 40 -C 2000 -c 100 -b 40 -rp 4660", ITG__DITG_L4_UDP,
@@ -517,6 +564,21 @@ static void test_tcp_flow(void **state) {
   (void)state;
   check_ok("-s 1 -T TCP -z 40 -C 2000 -u 20 300 -b 40 -rp 4660",
            ITG__DITG_L4_TCP, 40);
+}
+
+/* D-ITG's shorter payload types (-p 1, -p 2): SEND_FLOW names them, and
+ * each packet carries that header and no other, from D-ITG's least sizes
+ * (8 B, 12 B over TCP; 4 B). */
+static void test_payload_types(void **state) {
+  (void)state;
+  check_ok_type("-s 1 -p 1 -z 40 -C 2000 -u 8 300 -b 40 -rp 4660",
+                ITG__DITG_L4_UDP, ITG__DITG_PAYLOAD_SHORT, 40);
+  check_ok_type("-s 1 -p 1 -T TCP -z 40 -C 2000 -u 12 300 -b 40 -rp 4660",
+                ITG__DITG_L4_TCP, ITG__DITG_PAYLOAD_SHORT, 40);
+  check_ok_type("-s 1 -p 2 -z 40 -C 2000 -u 4 300 -b 40 -rp 4660",
+                ITG__DITG_L4_UDP, ITG__DITG_PAYLOAD_NONE, 40);
+  check_ok_type("-s 1 -p 2 -T TCP -z 40 -C 2000 -u 4 300 -b 40 -rp 4660",
+                ITG__DITG_L4_TCP, ITG__DITG_PAYLOAD_NONE, 40);
 }
 
 /* A receiver leaving D-ITG's script ends the flow with status and a
@@ -609,7 +671,7 @@ int main(void) {
       cmocka_unit_test(test_reader),   cmocka_unit_test(test_udp_flow),
       cmocka_unit_test(test_tcp_flow), cmocka_unit_test(test_malformed),
       cmocka_unit_test(test_closed),   cmocka_unit_test(test_silent),
-      cmocka_unit_test(test_options),
+      cmocka_unit_test(test_options),  cmocka_unit_test(test_payload_types),
   };
   itg__platform_init();
   return cmocka_run_group_tests(tests, NULL, NULL);

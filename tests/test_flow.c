@@ -357,11 +357,38 @@ static void test_payload_options(void **state) {
   (void)state;
   c = ok(W("-p", "0"));
   assert_string_equal(c.payload_file, "");
-  check_error(W("-p", "1"), ITG_EINVAL,
-              "-p: payload type 1 (flow id and sequence number only) is not "
-              "supported");
-  check_error(W("--payload-type", "2"), ITG_EINVAL,
-              "--payload-type: payload type 2 (no header) is not supported");
+  assert_int_equal(c.payload_type, ITG_PAYLOAD_FULL);
+  assert_int_equal(itg_flow_hdr_len(&c), 36);
+  /* -p 1 and -p 2 go to ITGRecv alone, and not with a round trip. */
+  c = ok(W("-p", "1"));
+  assert_int_equal(c.payload_type, ITG_PAYLOAD_SEQ);
+  check_invalid(&c, ITG_EINVAL,
+                "-p 1 (flow id and sequence number only) goes to D-ITG's "
+                "ITGRecv only (--peer ditg)");
+  c = ok(W("--payload-type", "2", "--wire", "ditg"));
+  check_invalid(&c, ITG_EINVAL, "-p 2 (no header) goes to D-ITG's ITGRecv");
+  c = ok(W("--peer", "ditg", "-p", "1", "-m", "rttm"));
+  check_invalid(&c, ITG_EINVAL, "-p 1 (flow id and sequence number only) "
+                                "has no send time for a round trip");
+  /* Their headers: 8 bytes (12 over TCP), and none, with D-ITG's least
+   * size of 4 B; a size below them is sent at them, or refused. */
+  c = ok(W("--peer", "ditg", "-p", "1", "-c", "8"));
+  check_invalid(&c, 0, "");
+  assert_int_equal(itg_flow_hdr_len(&c), 8);
+  c = ok(W("--peer", "ditg", "-p", "1", "-T", "TCP", "-c", "8"));
+  assert_int_equal(itg_flow_hdr_len(&c), 12);
+  check_invalid(&c, ITG_EINVAL, "smaller than the 12-byte header");
+  c = ok(W("--peer", "ditg", "-p", "2", "-T", "TCP", "-c", "4"));
+  assert_int_equal(itg_flow_hdr_len(&c), ITG_FLOW_NONE_MIN_SIZE);
+  check_invalid(&c, 0, "");
+  {
+    char buf[1024];
+    itg_flow_describe(&c, buf, sizeof buf);
+    assert_non_null(strstr(buf, " peer ditg payload-type 2"));
+  }
+  c.payload_type = (itg_payload_type)3;
+  check_invalid(&c, ITG_EINVAL, "unknown payload type 3");
+  assert_int_equal(itg_flow_hdr_len(&c), 0);
   check_error(W("-p", "3"), ITG_EINVAL, "-p: '3' is out of range (0-2)");
   check_error(W("-p"), ITG_EINVAL, "-p: missing value");
   check_error(W("-Fp", ""), ITG_EINVAL, "-Fp: empty file name");

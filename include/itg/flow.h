@@ -86,18 +86,22 @@
  *                            the optional word is absent; "[v6]:port" for
  *                            an IPv6 address with a port), under the -x
  *                            name, or one the server chooses without -x
- *   -p 0                     D-ITG's payload type: 0, the full header
- *                            (flow id, sequence number, send time), is
- *                            what libitg always sends. D-ITG's 1 keeps
- *                            the flow id and sequence number alone (its
- *                            receiver logs the receive time as the send
- *                            time: no delay, loss still counted) and 2
- *                            nothing (bytes alone: the receiver tells the
- *                            flow by its socket, and counts packets and
- *                            bytes, no loss, no delay); both are refused,
- *                            since libitg's receiver (native: the magic,
- *                            length and token it checks; ditg: the send
- *                            time it measures) needs the whole header.
+ *   -p 0|1|2 [--payload-type]
+ *                            D-ITG's payload type (itg_payload_type): 0
+ *                            (default), the full header (flow id,
+ *                            sequence number, send time); 1, the flow id
+ *                            and sequence number alone (8 bytes, 12 over
+ *                            TCP with the packet size; the receiver
+ *                            counts loss, not delay); 2, no header at all
+ *                            (the receiver tells the flow by its data
+ *                            port and counts packets and bytes; sizes
+ *                            from 4 B, D-ITG's least). 1 and 2 go to
+ *                            D-ITG's ITGRecv only (--peer ditg) and not
+ *                            with -m rttm; itg_flow_validate refuses
+ *                            them otherwise, since libitg's receiver
+ *                            checks the magic, length and token of its
+ *                            own header, or measures the send time of
+ *                            D-ITG's full one.
  *   -Fp file                 payload bytes from a file of 1 to
  *                            ITG_FLOW_PAYLOAD_MAX bytes, laid after each
  *                            packet's header as D-ITG lays them: they run
@@ -228,6 +232,19 @@ typedef enum itg_proto {
 
 typedef enum itg_meter { ITG_METER_OWD = 0, ITG_METER_RTT = 1 } itg_meter;
 
+/* D-ITG's payload types (-p): what each packet carries before its
+ * payload bytes, for a D-ITG receiver (--peer ditg). */
+typedef enum itg_payload_type {
+  ITG_PAYLOAD_FULL = 0, /* the flow's wire header (itg/wire.h) */
+  ITG_PAYLOAD_SEQ = 1,  /* u32 flow id, u32 sequence number (and the u32
+                           packet size over TCP), big endian */
+  ITG_PAYLOAD_NONE = 2  /* nothing: the payload bytes from the first */
+} itg_payload_type;
+
+/* The least size D-ITG sends of a flow of payload type 2 (ITGSend's
+ * NoneMinPayloadSize). */
+#define ITG_FLOW_NONE_MIN_SIZE 4u
+
 /* What becomes of a size draw that falls outside [header length, largest
  * packet] (--small). */
 typedef enum itg_small_rule {
@@ -311,6 +328,8 @@ typedef struct itg_flow_cfg {
                            holds that length), for itg_flow_size_note to
                            tell; 0 when none */
   itg_small_rule small; /* default ITG_SMALL_REDRAW */
+  itg_payload_type payload_type; /* default ITG_PAYLOAD_FULL; the others
+                                    with ITG_PEER_DITG only */
 } itg_flow_cfg;
 
 /* Returns the name of a flow's meter, the one its delays are reported
@@ -395,6 +414,14 @@ ITG_API int itg_dist_spec_make(const itg_dist_spec *spec, uint64_t seed,
  * > 0 (itg_flow_validate checks it) and lo <= hi. */
 ITG_API double itg_dist_spec_draw(const itg_dist_spec *spec, itg_dist *d,
                                   double lo, double hi);
+
+/* Returns the least size in bytes of the flow's packets, the length of
+ * the header it carries: itg_wire_hdr_len of its wire profile and
+ * transport for payload type 0, 8 (12 over TCP) for type 1, and
+ * ITG_FLOW_NONE_MIN_SIZE for type 2 (it carries none, but D-ITG sends no
+ * smaller packet); 0 for a NULL cfg, one this library cannot read, or an
+ * unknown profile or payload type. */
+ITG_API size_t itg_flow_hdr_len(const itg_flow_cfg *cfg);
 
 /* Returns the next packet size in bytes of a flow whose size law is spec
  * (d made from it by itg_dist_spec_make) and whose header is hdr bytes

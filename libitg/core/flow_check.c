@@ -350,6 +350,32 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
       return ITG_EINVAL;
     }
   }
+  if (cfg->payload_type != ITG_PAYLOAD_FULL &&
+      cfg->payload_type != ITG_PAYLOAD_SEQ &&
+      cfg->payload_type != ITG_PAYLOAD_NONE) {
+    itg__err_set(err, errlen, "unknown payload type %d",
+                 (int)cfg->payload_type);
+    return ITG_EINVAL;
+  }
+  if (cfg->payload_type != ITG_PAYLOAD_FULL) {
+    const char *why =
+        cfg->peer != ITG_PEER_DITG
+            ? "goes to D-ITG's ITGRecv only (--peer ditg): libitg's "
+              "receiver needs the whole header (flow id, sequence number "
+              "and send time; native: its magic, length and token too)"
+        : cfg->meter == ITG_METER_RTT
+            ? "has no send time for a round trip to measure (-m rttm "
+              "takes -p 0, as in D-ITG)"
+            : NULL;
+    if (why != NULL) {
+      itg__err_set(err, errlen, "-p %d (%s) %s", (int)cfg->payload_type,
+                   cfg->payload_type == ITG_PAYLOAD_SEQ
+                       ? "flow id and sequence number only"
+                       : "no header",
+                   why);
+      return ITG_EINVAL;
+    }
+  }
   if (cfg->tos < -1 || cfg->tos > 255) {
     itg__err_set(err, errlen, "DS byte %d is out of range (0-255, or -1)",
                       cfg->tos);
@@ -382,5 +408,5 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
        (rc = itg__flow_spec_check(&cfg->off, 1, 0, ITG_FLOW_IDT_MAX,
                                   "off period", err, errlen)) != 0))
     return rc;
-  return itg__size_check(cfg, hdr, err, errlen);
+  return itg__size_check(cfg, itg_flow_hdr_len(cfg), err, errlen);
 }

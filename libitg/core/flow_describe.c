@@ -108,7 +108,7 @@ static double itg__size_below(const itg_dist_spec *s, size_t hdr) {
 static double itg__cat_size_note(const itg_flow_cfg *cfg, char *buf,
                                  size_t len, size_t *pos) {
   int tcp = cfg->proto == ITG_PROTO_TCP;
-  size_t hdr = itg_wire_hdr_len(cfg->wire, tcp);
+  size_t hdr = itg_flow_hdr_len(cfg);
   size_t ditg = itg_wire_hdr_len(ITG_WIRE_DITG, tcp);
   const char *wire = cfg->wire == ITG_WIRE_DITG ? "ditg" : "native";
   int small = cfg->small == ITG_SMALL_DITG;
@@ -248,6 +248,8 @@ void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
     itg__cat(buf, len, &pos, " peer ditg");
   if (cfg->small == ITG_SMALL_DITG)
     itg__cat(buf, len, &pos, " small ditg");
+  if (cfg->payload_type != ITG_PAYLOAD_FULL)
+    itg__cat(buf, len, &pos, " payload-type %d", (int)cfg->payload_type);
   if (cfg->has_seed)
     itg__cat(buf, len, &pos, " seed %" PRIu64, cfg->seed);
   if (cfg->tos >= 0)

@@ -507,15 +507,8 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
     return rc;
   case ITG__OPT_PAYLOAD_TYPE:
     rc = itg__whole(fp, opt, w, 0, 2, "0-2", &u);
-    if (rc == 0 && u != 0) {
-      itg__err_set(fp->err, fp->errlen,
-                   "%s: payload type %s (%s) is not supported: libitg's "
-                   "receiver needs the whole header of type 0 (flow id, "
-                   "sequence number and send time)",
-                   opt, w, u == 1 ? "flow id and sequence number only"
-                                  : "no header");
-      rc = ITG_EINVAL;
-    }
+    if (rc == 0)
+      c->payload_type = (itg_payload_type)u;
     return rc;
   case ITG__OPT_PAYLOAD_FILE:
     if (*w == '\0') {
@@ -630,7 +623,7 @@ int itg_flow_parse_args(itg_flow_cfg *cfg, int argc, const char *const *argv,
       return rc;
   }
   if (fp.preset_size && fp.cfg.size.kind == ITG_DIST_CONSTANT) {
-    size_t hdr = itg_wire_hdr_len(fp.cfg.wire, fp.cfg.proto == ITG_PROTO_TCP);
+    size_t hdr = itg_flow_hdr_len(&fp.cfg);
     double nominal = fp.cfg.size.p[0] * fp.cfg.size.scale;
     if (nominal < (double)hdr) {
       fp.cfg.size_raised = (uint32_t)nominal;

@@ -71,7 +71,8 @@ typedef struct itg__tx_flow {
   itg_dist *size;
   itg_dist *on;   /* on/off flows: the periods' laws, else NULL */
   itg_dist *off;
-  size_t hdr_len;
+  size_t hdr_len; /* the bytes before the payload (0 for payload type 2) */
+  size_t min_len; /* the least size (itg_flow_hdr_len) */
   uint8_t *payload;   /* the -Fp file's bytes, NULL without one */
   size_t payload_len;
   itg__sock sig;

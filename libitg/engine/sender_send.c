@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/byteorder.h"
 #include "core/pacer.h"
 #include "core/payload.h"
 #include "engine/sender_send.h"
@@ -96,7 +97,7 @@ static void next_on(itg__tx_flow *f) {
 }
 
 static size_t draw_size(itg__tx_flow *f) {
-  return itg_flow_size_draw(&f->cfg.size, f->size, f->cfg.small, f->hdr_len);
+  return itg_flow_size_draw(&f->cfg.size, f->size, f->cfg.small, f->min_len);
 }
 
 /* Decides the packets due by `now` (at least the first), at most max. */
@@ -136,6 +137,17 @@ static void encode(const itg__tx_flow *f, const planned *p, int64_t tx_ns,
     memset(buf + f->hdr_len, 0, *dirty - f->hdr_len);
     *dirty = 0;
   }
+  if (f->cfg.payload_type == ITG_PAYLOAD_SEQ) {
+    /* D-ITG's short header: the sequence number's low 32 bits, as the
+     * full header keeps them, and the size over TCP. */
+    itg__put_be32(buf, f->id);
+    itg__put_be32(buf + 4, (uint32_t)p->seq);
+    if (f->cfg.proto == ITG_PROTO_TCP)
+      itg__put_be32(buf + 8, (uint32_t)p->size);
+    return;
+  }
+  if (f->cfg.payload_type == ITG_PAYLOAD_NONE)
+    return;
   memset(&h, 0, sizeof h);
   h.flags = f->cfg.meter == ITG_METER_RTT ? ITG_PKT_ECHO_REQUEST : 0;
   h.flow_id = f->id;

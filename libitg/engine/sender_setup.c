@@ -128,7 +128,9 @@ static int ditg_ask_flow(itg__tx_flow *f, const itg__addr *to,
                                       : ITG__DITG_METER_OWDM;
   m.ds = c->tos > 0 ? (uint8_t)c->tos : 0;
   m.flow_id = f->id;
-  m.payload = ITG__DITG_PAYLOAD_STANDARD; /* the full header */
+  m.payload = c->payload_type == ITG_PAYLOAD_SEQ    ? ITG__DITG_PAYLOAD_SHORT
+              : c->payload_type == ITG_PAYLOAD_NONE ? ITG__DITG_PAYLOAD_NONE
+                                                    : ITG__DITG_PAYLOAD_STANDARD;
   snprintf(m.serial, sizeof m.serial, "noSerial"); /* as ITGSend says */
   m.port = c->dst_port;
   if (to->ss.ss_family == AF_INET) {
@@ -331,7 +333,8 @@ int itg__tx_setup(itg__tx_flow *f, size_t index) {
   char msg[160];
   itg__addr to;
   int rc;
-  f->hdr_len = itg_wire_hdr_len(c->wire, tcp);
+  f->min_len = itg_flow_hdr_len(c);
+  f->hdr_len = c->payload_type == ITG_PAYLOAD_NONE ? 0 : f->min_len;
   rc = make_laws(f, index, msg, sizeof msg);
   if (rc < 0)
     goto out_fail;
