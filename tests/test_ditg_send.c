@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "core/checksum.h"
 #include "engine/ditg_sig.h"
 #include "itg/sender.h"
 
@@ -310,6 +311,38 @@ static void take_udp(fake *k, itg__sock d) {
   } while (n > 0);
 }
 
+/* Takes the ICMP messages waiting (sent before CLOSED_FLOW), as ITGRecv
+ * does past the IPv4 header and the 8-byte ICMP header, keeping those of
+ * type 15, the flows' here, and of the flow's identifier (the raw socket
+ * sees every ICMP message of the host). Each must have code 0, a valid
+ * checksum and the packet's sequence number. */
+static void take_icmp(fake *k, itg__sock d) {
+  static uint8_t buf[8][ITG_WIRE_MAX_PACKET + 60];
+  itg__dgram dg[8];
+  int i, n;
+  do {
+    for (i = 0; i < 8; i++) {
+      memset(&dg[i], 0, sizeof dg[i]);
+      dg[i].buf = buf[i];
+      dg[i].cap = sizeof buf[i];
+    }
+    n = itg__recv_batch(d, dg, 8);
+    for (i = 0; i < n; i++) {
+      const uint8_t *m = dg[i].buf + 4 * (dg[i].buf[0] & 0x0f);
+      size_t len = dg[i].len - 4 * (dg[i].buf[0] & 0x0f);
+      if (len < 8 || m[0] != 15 ||
+          (uint32_t)(m[4] << 8 | m[5]) != (be32(k->send_flow + 6) & 0xffff))
+        continue;
+      k->packets++;
+      k->bytes += len - 8;
+      if (m[1] != 0 || itg__inet_checksum(m, len) != 0 ||
+          (uint64_t)(m[6] << 8 | m[7]) != (k->packets & 0xffff))
+        fake_fail(k, "an ICMP header that is not the flow's");
+      note_pkt(k, 0, m + 8, len - 8);
+    }
+  } while (n > 0);
+}
+
 /* Reads the sender's next message type, counting and skipping the
  * ACK_DISCOVERYs, which ITGRecv takes (and ignores) wherever they come. */
 static int read_type(fake *k, itg__sock c, uint8_t *type) {
@@ -339,21 +372,24 @@ static void fake_flow(fake *k, itg__sock c) {
   const uint8_t *sf = k->send_flow;
   uint32_t id = be32(sf + 6);
   int udp = sf[1] == ITG__DITG_L4_UDP;
+  int icmp = sf[1] == ITG__DITG_L4_ICMP;
   itg__addr a;
   itg__sock d;
   uint8_t m[8];
   if (itg__addr_resolve("127.0.0.1", 0, 1, &a) != 0 ||
-      itg__sock_open(&a, udp, &d) != 0) {
+      (icmp ? itg__sock_open_icmp(&a, &d) : itg__sock_open(&a, udp, &d)) !=
+          0) {
     fake_fail(k, "no data socket");
     return;
   }
-  if (itg__sock_bind(d, &a) != 0 || itg__sock_local(d, &a) != 0 ||
-      (!udp && listen(d, 1) != 0)) {
+  if (!icmp && (itg__sock_bind(d, &a) != 0 || itg__sock_local(d, &a) != 0 ||
+                (!udp && listen(d, 1) != 0))) {
     fake_fail(k, "cannot open the data port");
     itg__sock_close(d);
     return;
   }
-  k->data_port = itg__addr_port(&a);
+  /* ICMP: ITGRecv answers port 0 */
+  k->data_port = icmp ? 0 : itg__addr_port(&a);
   m[0] = ITG__DITG_ACK_SEND_FLOW;
   id += k->mode == FK_WRONG_ID;
   m[1] = (uint8_t)(id >> 24);
@@ -382,7 +418,7 @@ static void fake_flow(fake *k, itg__sock c) {
     }
     k->acks_discovery++;
   }
-  if (!udp)
+  if (!udp && !icmp)
     take_tcp(k, d);
   if (k->mode == FK_OK) {
     /* and another once the flow runs or ends, for the control thread */
@@ -391,6 +427,8 @@ static void fake_flow(fake *k, itg__sock c) {
   }
   if (await_closed_flow(k, c, id) == 0 && udp)
     take_udp(k, d);
+  else if (k->got_closed && icmp)
+    take_icmp(k, d);
   itg__sock_close(d);
   if (!k->got_closed || k->mode == FK_CLOSE_CLOSED)
     return;
@@ -581,6 +619,24 @@ static void test_payload_types(void **state) {
                 ITG__DITG_L4_TCP, ITG__DITG_PAYLOAD_NONE, 40);
 }
 
+/* ICMP (root only: a raw socket): SEND_FLOW says ICMP; each message is of
+ * the flow's type, code 0, with a valid checksum, the flow's identifier
+ * and the packet's sequence number, and carries D-ITG's full header and
+ * the flow's sizes after that header. */
+static void test_icmp_flow(void **state) {
+  itg__addr a;
+  itg__sock probe;
+  (void)state;
+  if (itg__addr_resolve("127.0.0.1", 0, 1, &a) != 0 ||
+      itg__sock_open_icmp(&a, &probe) != 0) {
+    print_message("skipped: a raw ICMP socket needs root\n");
+    skip();
+  }
+  itg__sock_close(probe);
+  check_ok_type("-s 1 -T ICMP 15 -z 40 -C 2000 -u 16 300 -b 40 -rp 4660",
+                ITG__DITG_L4_ICMP, ITG__DITG_PAYLOAD_STANDARD, 40);
+}
+
 /* A receiver leaving D-ITG's script ends the flow with status and a
  * sentence holding `says`, in bounded time. */
 static void check_bad(fake_mode mode, int status, const char *says,
@@ -672,6 +728,7 @@ int main(void) {
       cmocka_unit_test(test_tcp_flow), cmocka_unit_test(test_malformed),
       cmocka_unit_test(test_closed),   cmocka_unit_test(test_silent),
       cmocka_unit_test(test_options),  cmocka_unit_test(test_payload_types),
+      cmocka_unit_test(test_icmp_flow),
   };
   itg__platform_init();
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -264,18 +264,28 @@ static void test_other_options(void **state) {
   c = ok(W("-t", "0", "-z", "5"));
   assert_true(c.duration_ns == 0 && c.max_packets == 5);
 
-  /* D-ITG's other transports are read (the sender refuses them); ICMP
-   * may be followed by its message type. */
+  /* D-ITG's other transports are read (the sender refuses them, but
+   * ICMP to ITGRecv); ICMP may be followed by its message type, 8 when
+   * it is not. */
   c = ok(W("-T", "sctp"));
   assert_int_equal(c.proto, ITG_PROTO_SCTP);
   check_invalid(&c, 0, "");
   c = ok(W("-T", "DCCP"));
   assert_int_equal(c.proto, ITG_PROTO_DCCP);
-  c = ok(W("-T", "ICMP", "8", "-t", "5"));
+  c = ok(W("-T", "ICMP", "15", "-t", "5"));
   assert_int_equal(c.proto, ITG_PROTO_ICMP);
+  assert_int_equal(c.icmp_type, 15);
   assert_true(c.duration_ns == 5000000);
   c = ok(W("-T", "ICMP", "-t", "5"));
   assert_int_equal(c.proto, ITG_PROTO_ICMP);
+  assert_int_equal(c.icmp_type, 8);
+  {
+    char d[512];
+    itg_flow_describe(&c, d, sizeof d);
+    assert_non_null(strstr(d, " icmp-type 8"));
+  }
+  c.icmp_type = 256;
+  check_invalid(&c, ITG_EINVAL, "ICMP type 256 is out of range (0-255)");
   check_error(W("-T", "ICMP", "256"), ITG_EINVAL, "unknown option '256'");
   assert_string_equal(itg_proto_name(ITG_PROTO_ICMP), "ICMP");
   assert_string_equal(itg_proto_name((itg_proto)9), "unknown");

@@ -18,8 +18,10 @@
  *   -sp port [--src-port]    source port to bind, 0-65535 (default 0: any)
  *   -Sdp port [--sig-port]   receiver's signaling port, 1-65535 (9000)
  *   -T UDP|TCP [--proto]     transport, any case (default UDP); D-ITG's
- *                            SCTP, DCCP and ICMP [type] are read, and
- *                            refused by the sender (see itg_proto)
+ *                            SCTP, DCCP and ICMP [type] are read (type:
+ *                            the ICMP type, 0-255, default 8), and
+ *                            refused by the sender but ICMP towards
+ *                            D-ITG's ITGRecv (see itg_proto)
  *   -D [--nodelay]           TCP: disable Nagle's algorithm (a flow that
  *                            is not TCP is refused by itg_flow_validate)
  *   Inter-departure time (one of; default -C 1000), and the itg_dist_spec
@@ -221,7 +223,12 @@ extern "C" {
  * itg_flow_validate knows, and that itg_sender_add_flow refuses with the
  * reason (the system has no such protocol, a raw socket needs a
  * privilege, or libitg does not send it); a receiver refuses such a flow
- * alone. */
+ * alone. ICMP goes to D-ITG's ITGRecv (--peer ditg) over IPv4, one-way:
+ * each packet is an ICMP message of the flow's icmp_type, code 0,
+ * identifier the flow id's low 16 bits and sequence number the packet's
+ * low 16 bits, carrying the flow's payload (its size) after that 8-byte
+ * header, as ITGSend sends it; it needs a raw socket (root or
+ * CAP_NET_RAW). */
 typedef enum itg_proto {
   ITG_PROTO_UDP = 0,
   ITG_PROTO_TCP = 1,
@@ -330,6 +337,8 @@ typedef struct itg_flow_cfg {
   itg_small_rule small; /* default ITG_SMALL_REDRAW */
   itg_payload_type payload_type; /* default ITG_PAYLOAD_FULL; the others
                                     with ITG_PEER_DITG only */
+  int icmp_type; /* ITG_PROTO_ICMP: the messages' ICMP type, 0-255
+                    (default 8, echo request, as D-ITG's) */
 } itg_flow_cfg;
 
 /* Returns the name of a flow's meter, the one its delays are reported

@@ -28,6 +28,7 @@ int itg_flow_cfg_init_size(itg_flow_cfg *out, size_t size) {
   cfg->ttl = -1;
   cfg->recv_log_port = ITG_DEFAULT_LOG_PORT;
   cfg->recv_log_transport = ITG_LOG_TCP;
+  cfg->icmp_type = 8;
   return itg__struct_out(out, size, cfg, sizeof *cfg);
 }
 

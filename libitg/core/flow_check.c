@@ -311,6 +311,11 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
     itg__err_set(err, errlen, "unknown transport %d", (int)cfg->proto);
     return ITG_EINVAL;
   }
+  if (cfg->icmp_type < 0 || cfg->icmp_type > 255) {
+    itg__err_set(err, errlen, "ICMP type %d is out of range (0-255)",
+                 cfg->icmp_type);
+    return ITG_EINVAL;
+  }
   /* D-ITG takes -D on any flow and ignores it but over TCP: a flow
    * asked to send without Nagle's delay that cannot is refused instead. */
   if (cfg->nodelay && cfg->proto != ITG_PROTO_TCP) {

@@ -238,6 +238,8 @@ void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
              (unsigned)cfg->src_port);
   if (cfg->sig_port != ITG_DEFAULT_SIG_PORT)
     itg__cat(buf, len, &pos, " sig %u", (unsigned)cfg->sig_port);
+  if (cfg->proto == ITG_PROTO_ICMP)
+    itg__cat(buf, len, &pos, " icmp-type %d", cfg->icmp_type);
   if (cfg->nodelay && cfg->proto == ITG_PROTO_TCP)
     itg__cat(buf, len, &pos, " nodelay");
   if (cfg->meter == ITG_METER_RTT)

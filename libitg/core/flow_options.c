@@ -395,7 +395,7 @@ static int itg__either(itg__fp *fp, const char *opt, const char *w,
 }
 
 /* -T UDP|TCP|SCTP|DCCP|ICMP [type]: ICMP may be followed by D-ITG's
- * message type, read for its syntax only (the sender refuses ICMP). */
+ * message type (a word that is not a number 0-255 is the next option). */
 static int itg__parse_proto(itg__fp *fp, const char *opt, const char *w) {
   static const itg_proto protos[] = {ITG_PROTO_UDP, ITG_PROTO_TCP,
                                      ITG_PROTO_SCTP, ITG_PROTO_DCCP,
@@ -413,8 +413,10 @@ static int itg__parse_proto(itg__fp *fp, const char *opt, const char *w) {
   fp->cfg.proto = protos[k];
   if (protos[k] == ITG_PROTO_ICMP && fp->i < fp->argc &&
       fp->argv[fp->i] != NULL &&
-      itg_parse_u64(fp->argv[fp->i], 0, 255, &type) == 0)
+      itg_parse_u64(fp->argv[fp->i], 0, 255, &type) == 0) {
+    fp->cfg.icmp_type = (int)type;
     fp->i++;
+  }
   return 0;
 }
 

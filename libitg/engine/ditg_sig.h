@@ -101,6 +101,7 @@ typedef enum itg__ditg_type {
 /* D-ITG's codes inside SEND_FLOW. */
 #define ITG__DITG_L4_TCP 1u
 #define ITG__DITG_L4_UDP 2u
+#define ITG__DITG_L4_ICMP 3u
 #define ITG__DITG_METER_OWDM 1u
 #define ITG__DITG_METER_RTTM 2u
 #define ITG__DITG_L3_IPV4 4u
