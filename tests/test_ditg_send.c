@@ -619,6 +619,48 @@ static void test_payload_types(void **state) {
                 ITG__DITG_L4_TCP, ITG__DITG_PAYLOAD_NONE, 40);
 }
 
+/* Flows of one sender share its packet buffers: a flow of no header
+ * (-p 2) sent beside one of D-ITG's full header carries none of that
+ * header's bytes (the fake finds only zeros in its packets), nor does a
+ * short header (-p 1) carry the rest of a longer one. */
+static void test_shared_buffers(void **state) {
+  static const char *const lines[2][2] = {
+      {"-s 1 -z 60 -C 2000 -c 100 -rp 4660", "-s 2 -p 2 -z 60 -C 2000 -c 100"},
+      {"-s 1 -z 60 -C 2000 -c 100 -rp 4660", "-s 2 -p 1 -z 60 -C 2000 -c 100"}};
+  int round;
+  (void)state;
+  for (round = 0; round < 2; round++) {
+    itg_sender_cfg cfg;
+    itg_sender *s;
+    fake k[2];
+    int i;
+    itg_sender_cfg_init(&cfg);
+    cfg.connect_timeout_ns = 5 * SEC;
+    assert_int_equal(itg_sender_new(&cfg, &s), 0);
+    for (i = 0; i < 2; i++) {
+      itg_flow_cfg c;
+      char line[256], err[256] = "";
+      fake_start(&k[i], FK_OK);
+      snprintf(line, sizeof line, "-a 127.0.0.1 -Sdp %u --peer ditg %s",
+               (unsigned)k[i].port, lines[round][i]);
+      itg_flow_cfg_init(&c);
+      if (itg_flow_parse_line(&c, line, err, sizeof err) <= 0)
+        fail_msg("%s: %s", line, err);
+      c.flow_id = (uint32_t)(i + 1);
+      assert_int_equal(itg_sender_add_flow(s, &c, err, sizeof err), 0);
+    }
+    itg_sender_start(s);
+    assert_int_equal(itg_sender_wait(s, WAIT), 0);
+    itg_sender_free(s);
+    for (i = 0; i < 2; i++) {
+      fake_join(&k[i]);
+      if (k[i].why[0] != '\0')
+        fail_msg("round %d, flow %d: %s", round, i + 1, k[i].why);
+      assert_int_equal(k[i].packets, 60);
+    }
+  }
+}
+
 /* ICMP (root only: a raw socket): SEND_FLOW says ICMP; each message is of
  * the flow's type, code 0, with a valid checksum, the flow's identifier
  * and the packet's sequence number, and carries D-ITG's full header and
@@ -729,6 +771,7 @@ int main(void) {
       cmocka_unit_test(test_closed),   cmocka_unit_test(test_silent),
       cmocka_unit_test(test_options),  cmocka_unit_test(test_payload_types),
       cmocka_unit_test(test_icmp_flow),
+      cmocka_unit_test(test_shared_buffers),
   };
   itg__platform_init();
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -149,8 +149,9 @@ struct itg_sender {
   /* sending thread */
   void (*on_sent_all)(itg_sender *s); /* flows have sent everything */
   uint8_t *pkt_bufs;
-  /* bytes of each packet buffer a payload file may have written: a flow
-   * without one zeros them, so no flow carries another's file */
+  /* bytes of each packet buffer that may hold what is not zero: another
+   * flow's header or payload file; a flow without a file zeros those past
+   * its own header, so no flow carries another's header or file */
   size_t pkt_dirty[ITG__TX_BATCH];
   itg__dgram dg[ITG__TX_BATCH];
   /* control thread: round-trip datagrams */

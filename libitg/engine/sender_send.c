@@ -132,8 +132,10 @@ static int plan(itg__tx_flow *f, int64_t now, planned *p, int max) {
 /* ---- sending -------------------------------------------------------- */
 
 /* Writes a packet into buf, whose bytes [0, *dirty) may hold another
- * packet's payload. The payload is laid at plan time's offset, so a
- * datagram encoded again after a partial batch carries the same bytes. */
+ * packet's header or payload (a flow of a longer header, or of another
+ * payload type, shares the buffer). The payload is laid at plan time's
+ * offset, so a datagram encoded again after a partial batch carries the
+ * same bytes. */
 static void encode(const itg__tx_flow *f, const planned *p, int64_t tx_ns,
                    uint8_t *buf, size_t *dirty) {
   itg_pkt_hdr h;
@@ -143,9 +145,10 @@ static void encode(const itg__tx_flow *f, const planned *p, int64_t tx_ns,
                       p->size - f->hdr_len);
     if (p->size > *dirty)
       *dirty = p->size;
-  } else if (*dirty > f->hdr_len) {
-    memset(buf + f->hdr_len, 0, *dirty - f->hdr_len);
-    *dirty = 0;
+  } else {
+    if (*dirty > f->hdr_len)
+      memset(buf + f->hdr_len, 0, *dirty - f->hdr_len);
+    *dirty = f->hdr_len;
   }
   if (f->cfg.payload_type == ITG_PAYLOAD_SEQ) {
     /* D-ITG's short header: the sequence number's low 32 bits, as the
@@ -177,7 +180,7 @@ static void encode_icmp(const itg__tx_flow *f, const planned *p,
                         int64_t tx_ns, uint8_t *buf, size_t *dirty) {
   size_t past = *dirty > ICMP_HDR ? *dirty - ICMP_HDR : 0;
   encode(f, p, tx_ns, buf + ICMP_HDR, &past);
-  *dirty = past > 0 ? past + ICMP_HDR : 0;
+  *dirty = past + ICMP_HDR;
   buf[0] = (uint8_t)f->cfg.icmp_type;
   buf[1] = 0;
   itg__put_be16(buf + 2, 0);
