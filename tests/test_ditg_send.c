@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "core/checksum.h"
 #include "engine/ditg_sig.h"
 #include "itg/sender.h"
 
@@ -220,10 +221,40 @@ static void note_tx(fake *k, int tcp, const uint8_t *buf, size_t len) {
     k->last_tx_tod = h.tx_ns;
 }
 
+/* Checks the k->packets-th packet by the flow's payload type (SEND_FLOW's
+ * byte 10), as ITGRecv reads it: -p 0, D-ITG's full header; -p 1, the
+ * flow id and sequence number (and the size over TCP); -p 2, nothing.
+ * The bytes after those are zeros, the sender's filling without -Fp, so
+ * that a header written where none belongs shows. */
+static void note_pkt(fake *k, int tcp, const uint8_t *buf, size_t len) {
+  uint8_t type = k->send_flow[10];
+  size_t i, from = 0;
+  if (type == ITG__DITG_PAYLOAD_STANDARD) {
+    note_tx(k, tcp, buf, len);
+    return;
+  }
+  if (len < 4)
+    fake_fail(k, "a packet below D-ITG's least size, 4 B");
+  if (type == ITG__DITG_PAYLOAD_SHORT) {
+    from = tcp ? 12 : 8;
+    if (len < from || be32(buf) != be32(k->send_flow + 6) ||
+        be32(buf + 4) != (uint32_t)k->packets || (tcp && be32(buf + 8) != len))
+      fake_fail(k, "a packet without D-ITG's short header (-p 1)");
+  }
+  for (i = from; i < len; i++)
+    if (buf[i] != 0) {
+      fake_fail(k, "a header byte past the payload type's header");
+      break;
+    }
+}
+
 /* Takes the flow's packets: a TCP stream to its end (the sender closes it
- * before CLOSED_FLOW), cut at each header's size field. */
+ * before CLOSED_FLOW), cut at each header's size field (-p 0 and -p 1);
+ * with -p 2, which has none, its bytes alone. */
 static void take_tcp(fake *k, itg__sock dlst) {
   static uint8_t buf[ITG_WIRE_MAX_PACKET];
+  uint8_t type = k->send_flow[10];
+  size_t hl = type == ITG__DITG_PAYLOAD_SHORT ? 12 : ITG_WIRE_DITG_TCP_LEN;
   itg__sock d = accept_within(dlst);
   if (d == ITG__BAD_SOCK) {
     fake_fail(k, "no data connection");
@@ -231,19 +262,30 @@ static void take_tcp(fake *k, itg__sock dlst) {
   }
   for (;;) {
     uint32_t size;
-    int rc = read_exact(d, buf, ITG_WIRE_DITG_TCP_LEN);
+    int rc;
+    if (type == ITG__DITG_PAYLOAD_NONE) {
+      rc = read_exact(d, buf, 1);
+      if (rc == ITG_ECLOSED)
+        break;
+      k->bytes++;
+      if (rc != 0 || buf[0] != 0) {
+        fake_fail(k, "a broken data stream, or a header (-p 2)");
+        break;
+      }
+      continue;
+    }
+    rc = read_exact(d, buf, hl);
     if (rc == ITG_ECLOSED)
       break;
-    size = be32(buf + 16);
-    if (rc != 0 || size < ITG_WIRE_DITG_TCP_LEN || size > sizeof buf ||
-        read_exact(d, buf + ITG_WIRE_DITG_TCP_LEN,
-                   size - ITG_WIRE_DITG_TCP_LEN) != 0) {
+    size = be32(buf + hl - 4);
+    if (rc != 0 || size < hl || size > sizeof buf ||
+        read_exact(d, buf + hl, size - hl) != 0) {
       fake_fail(k, "a broken data stream");
       break;
     }
     k->packets++;
     k->bytes += size;
-    note_tx(k, 1, buf, size);
+    note_pkt(k, 1, buf, size);
   }
   itg__sock_close(d);
 }
@@ -264,7 +306,39 @@ static void take_udp(fake *k, itg__sock d) {
     for (i = 0; i < n; i++) {
       k->packets++;
       k->bytes += dg[i].len;
-      note_tx(k, 0, dg[i].buf, dg[i].len);
+      note_pkt(k, 0, dg[i].buf, dg[i].len);
+    }
+  } while (n > 0);
+}
+
+/* Takes the ICMP messages waiting (sent before CLOSED_FLOW), as ITGRecv
+ * does past the IPv4 header and the 8-byte ICMP header, keeping those of
+ * type 15, the flows' here, and of the flow's identifier (the raw socket
+ * sees every ICMP message of the host). Each must have code 0, a valid
+ * checksum and the packet's sequence number. */
+static void take_icmp(fake *k, itg__sock d) {
+  static uint8_t buf[8][ITG_WIRE_MAX_PACKET + 60];
+  itg__dgram dg[8];
+  int i, n;
+  do {
+    for (i = 0; i < 8; i++) {
+      memset(&dg[i], 0, sizeof dg[i]);
+      dg[i].buf = buf[i];
+      dg[i].cap = sizeof buf[i];
+    }
+    n = itg__recv_batch(d, dg, 8);
+    for (i = 0; i < n; i++) {
+      const uint8_t *m = dg[i].buf + 4 * (dg[i].buf[0] & 0x0f);
+      size_t len = dg[i].len - 4 * (dg[i].buf[0] & 0x0f);
+      if (len < 8 || m[0] != 15 ||
+          (uint32_t)(m[4] << 8 | m[5]) != (be32(k->send_flow + 6) & 0xffff))
+        continue;
+      k->packets++;
+      k->bytes += len - 8;
+      if (m[1] != 0 || itg__inet_checksum(m, len) != 0 ||
+          (uint64_t)(m[6] << 8 | m[7]) != (k->packets & 0xffff))
+        fake_fail(k, "an ICMP header that is not the flow's");
+      note_pkt(k, 0, m + 8, len - 8);
     }
   } while (n > 0);
 }
@@ -298,21 +372,24 @@ static void fake_flow(fake *k, itg__sock c) {
   const uint8_t *sf = k->send_flow;
   uint32_t id = be32(sf + 6);
   int udp = sf[1] == ITG__DITG_L4_UDP;
+  int icmp = sf[1] == ITG__DITG_L4_ICMP;
   itg__addr a;
   itg__sock d;
   uint8_t m[8];
   if (itg__addr_resolve("127.0.0.1", 0, 1, &a) != 0 ||
-      itg__sock_open(&a, udp, &d) != 0) {
+      (icmp ? itg__sock_open_icmp(&a, &d) : itg__sock_open(&a, udp, &d)) !=
+          0) {
     fake_fail(k, "no data socket");
     return;
   }
-  if (itg__sock_bind(d, &a) != 0 || itg__sock_local(d, &a) != 0 ||
-      (!udp && listen(d, 1) != 0)) {
+  if (!icmp && (itg__sock_bind(d, &a) != 0 || itg__sock_local(d, &a) != 0 ||
+                (!udp && listen(d, 1) != 0))) {
     fake_fail(k, "cannot open the data port");
     itg__sock_close(d);
     return;
   }
-  k->data_port = itg__addr_port(&a);
+  /* ICMP: ITGRecv answers port 0 */
+  k->data_port = icmp ? 0 : itg__addr_port(&a);
   m[0] = ITG__DITG_ACK_SEND_FLOW;
   id += k->mode == FK_WRONG_ID;
   m[1] = (uint8_t)(id >> 24);
@@ -341,7 +418,7 @@ static void fake_flow(fake *k, itg__sock c) {
     }
     k->acks_discovery++;
   }
-  if (!udp)
+  if (!udp && !icmp)
     take_tcp(k, d);
   if (k->mode == FK_OK) {
     /* and another once the flow runs or ends, for the control thread */
@@ -350,6 +427,8 @@ static void fake_flow(fake *k, itg__sock c) {
   }
   if (await_closed_flow(k, c, id) == 0 && udp)
     take_udp(k, d);
+  else if (k->got_closed && icmp)
+    take_icmp(k, d);
   itg__sock_close(d);
   if (!k->got_closed || k->mode == FK_CLOSE_CLOSED)
     return;
@@ -467,7 +546,8 @@ static itg_flow_result run_against(fake *k, const char *more,
 /* A whole flow as ITGRecv sees it: SEND_FLOW's every byte, the packets
  * and bytes sent, two DISCOVERYs answered (one read with ACK_SEND_FLOW,
  * one during or after the data), CLOSED_FLOW then RELEASE. */
-static void check_ok(const char *more, uint8_t l4, uint64_t packets) {
+static void check_ok_type(const char *more, uint8_t l4, uint8_t payload,
+                          uint64_t packets) {
   static const uint8_t serial[10] = "noSerial";
   fake k;
   int64_t took;
@@ -485,14 +565,15 @@ static void check_ok(const char *more, uint8_t l4, uint64_t packets) {
   assert_int_equal(sf[4], 40);                   /* -b 40 */
   assert_int_equal(sf[5], ITG__DITG_L3_IPV4);
   assert_int_equal(be32(sf + 6), 0x01020304u);   /* the flow id */
-  assert_int_equal(sf[10], 0);                   /* the full header */
+  assert_int_equal(sf[10], payload);             /* the payload type */
   assert_memory_equal(sf + 11, serial, 10);
   assert_int_equal(sf[21], 0x34);                /* -rp 4660 */
   assert_int_equal(sf[22], 0x12);
   assert_memory_equal(sf + 23, "\x7f\x00\x00\x01", 4);
   assert_int_equal(res.flow_id, 0x01020304u);
   assert_int_equal(res.packets, packets);
-  assert_int_equal(k.packets, packets);
+  if (payload != ITG__DITG_PAYLOAD_NONE || l4 != ITG__DITG_L4_TCP)
+    assert_int_equal(k.packets, packets);
   assert_int_equal(k.bytes, res.bytes);
   assert_int_equal(res.data_port, k.data_port);
   assert_int_equal(res.received, 0); /* D-ITG never says */
@@ -507,6 +588,10 @@ static void check_ok(const char *more, uint8_t l4, uint64_t packets) {
              (long long)((k.closed_tod - k.last_tx_tod) / 1000));
 }
 
+static void check_ok(const char *more, uint8_t l4, uint64_t packets) {
+  check_ok_type(more, l4, ITG__DITG_PAYLOAD_STANDARD, packets);
+}
+
 static void test_udp_flow(void **state) {
   (void)state;
   check_ok("-s 1 -z 40 -C 2000 -c 100 -b 40 -rp 4660", ITG__DITG_L4_UDP,
@@ -517,6 +602,81 @@ static void test_tcp_flow(void **state) {
   (void)state;
   check_ok("-s 1 -T TCP -z 40 -C 2000 -u 20 300 -b 40 -rp 4660",
            ITG__DITG_L4_TCP, 40);
+}
+
+/* D-ITG's shorter payload types (-p 1, -p 2): SEND_FLOW names them, and
+ * each packet carries that header and no other, from D-ITG's least sizes
+ * (8 B, 12 B over TCP; 4 B). */
+static void test_payload_types(void **state) {
+  (void)state;
+  check_ok_type("-s 1 -p 1 -z 40 -C 2000 -u 8 300 -b 40 -rp 4660",
+                ITG__DITG_L4_UDP, ITG__DITG_PAYLOAD_SHORT, 40);
+  check_ok_type("-s 1 -p 1 -T TCP -z 40 -C 2000 -u 12 300 -b 40 -rp 4660",
+                ITG__DITG_L4_TCP, ITG__DITG_PAYLOAD_SHORT, 40);
+  check_ok_type("-s 1 -p 2 -z 40 -C 2000 -u 4 300 -b 40 -rp 4660",
+                ITG__DITG_L4_UDP, ITG__DITG_PAYLOAD_NONE, 40);
+  check_ok_type("-s 1 -p 2 -T TCP -z 40 -C 2000 -u 4 300 -b 40 -rp 4660",
+                ITG__DITG_L4_TCP, ITG__DITG_PAYLOAD_NONE, 40);
+}
+
+/* Flows of one sender share its packet buffers: a flow of no header
+ * (-p 2) sent beside one of D-ITG's full header carries none of that
+ * header's bytes (the fake finds only zeros in its packets), nor does a
+ * short header (-p 1) carry the rest of a longer one. */
+static void test_shared_buffers(void **state) {
+  static const char *const lines[2][2] = {
+      {"-s 1 -z 60 -C 2000 -c 100 -rp 4660", "-s 2 -p 2 -z 60 -C 2000 -c 100"},
+      {"-s 1 -z 60 -C 2000 -c 100 -rp 4660", "-s 2 -p 1 -z 60 -C 2000 -c 100"}};
+  int round;
+  (void)state;
+  for (round = 0; round < 2; round++) {
+    itg_sender_cfg cfg;
+    itg_sender *s;
+    fake k[2];
+    int i;
+    itg_sender_cfg_init(&cfg);
+    cfg.connect_timeout_ns = 5 * SEC;
+    assert_int_equal(itg_sender_new(&cfg, &s), 0);
+    for (i = 0; i < 2; i++) {
+      itg_flow_cfg c;
+      char line[256], err[256] = "";
+      fake_start(&k[i], FK_OK);
+      snprintf(line, sizeof line, "-a 127.0.0.1 -Sdp %u --peer ditg %s",
+               (unsigned)k[i].port, lines[round][i]);
+      itg_flow_cfg_init(&c);
+      if (itg_flow_parse_line(&c, line, err, sizeof err) <= 0)
+        fail_msg("%s: %s", line, err);
+      c.flow_id = (uint32_t)(i + 1);
+      assert_int_equal(itg_sender_add_flow(s, &c, err, sizeof err), 0);
+    }
+    itg_sender_start(s);
+    assert_int_equal(itg_sender_wait(s, WAIT), 0);
+    itg_sender_free(s);
+    for (i = 0; i < 2; i++) {
+      fake_join(&k[i]);
+      if (k[i].why[0] != '\0')
+        fail_msg("round %d, flow %d: %s", round, i + 1, k[i].why);
+      assert_int_equal(k[i].packets, 60);
+    }
+  }
+}
+
+/* ICMP (root only: a raw socket): SEND_FLOW says ICMP; each message is of
+ * the flow's type, code 0, with a valid checksum, the flow's identifier
+ * and the packet's sequence number, and carries D-ITG's full header and
+ * the flow's sizes after that header. */
+static void test_icmp_flow(void **state) {
+  itg__addr a;
+  itg__sock probe;
+  (void)state;
+  if (itg__addr_resolve("127.0.0.1", 0, 1, &a) != 0 ||
+      itg__sock_open_icmp(&a, &probe) != 0) {
+    print_message("skipped: a raw ICMP socket needs root\n");
+    skip();
+  }
+  itg__sock_close(probe);
+  check_ok_type("-s 1 -T ICMP 15 -z 40 -C 2000 -u 16 300 -b 40 -rp 4660",
+                ITG__DITG_L4_ICMP, ITG__DITG_PAYLOAD_STANDARD, 40);
 }
 
 /* A receiver leaving D-ITG's script ends the flow with status and a
@@ -610,7 +770,9 @@ int main(void) {
       cmocka_unit_test(test_reader),   cmocka_unit_test(test_udp_flow),
       cmocka_unit_test(test_tcp_flow), cmocka_unit_test(test_malformed),
       cmocka_unit_test(test_closed),   cmocka_unit_test(test_silent),
-      cmocka_unit_test(test_options),
+      cmocka_unit_test(test_options),  cmocka_unit_test(test_payload_types),
+      cmocka_unit_test(test_icmp_flow),
+      cmocka_unit_test(test_shared_buffers),
   };
   itg__platform_init();
   return cmocka_run_group_tests(tests, NULL, NULL);

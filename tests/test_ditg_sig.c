@@ -137,6 +137,8 @@ static void test_sniff(void **state) {
 typedef struct events {
   _Atomic int dropped, refused, ended;
   char last_drop[160];
+  char refusals[800]; /* every refusal's reason, one a line: read once
+                         the receiver has stopped */
 } events;
 
 static void on_flow(const itg_flow_event *ev, void *user) {
@@ -145,6 +147,8 @@ static void on_flow(const itg_flow_event *ev, void *user) {
     snprintf(e->last_drop, sizeof e->last_drop, "%s", ev->message);
     atomic_fetch_add(&e->dropped, 1);
   } else if (ev->kind == ITG_FLOW_REFUSED) {
+    size_t n = strlen(e->refusals);
+    snprintf(e->refusals + n, sizeof e->refusals - n, "%s\n", ev->message);
     atomic_fetch_add(&e->refused, 1);
   } else if (ev->kind == ITG_FLOW_ENDED) {
     atomic_fetch_add(&e->ended, 1);
@@ -360,8 +364,9 @@ static void test_conversation(void **state) {
 /* Flows side by side on one connection, as an ITGSend script opens them:
  * each answered with its own id, its packets its own, its end answered
  * when asked, in any order. What this receiver does not take is refused
- * (ERR_MSG_2 with the flow's id): an id open already, ICMP, a payload
- * without send times; a log server (ERR_MSG_4). The open flows go on. */
+ * (ERR_MSG_2 with the flow's id): an id open already, ICMP, payloads
+ * without send times (-p 1, -p 2), each with its reason; a log server
+ * (ERR_MSG_4). The open flows go on. */
 static void test_flows_side_by_side(void **state) {
   events e;
   itg_receiver *r = start_receiver(&e, 10000);
@@ -379,6 +384,11 @@ static void test_flows_side_by_side(void **state) {
   send_msg(fd, &m);
   assert_int_equal(recv_exact(fd, ans, 5), 0);
   assert_int_equal(ans[0], ITG__DITG_ERR_MSG_2);
+  send_flow_msg(&m, 5, ITG__DITG_L4_UDP);
+  m.payload = 2; /* -p 2: no header */
+  send_msg(fd, &m);
+  assert_int_equal(recv_exact(fd, ans, 5), 0);
+  assert_int_equal(ans[0], ITG__DITG_ERR_MSG_2);
   /* A log server asked for once flows are open: ITGRecv takes it only
    * before them. */
   itg__ditg_init(&m, ITG__DITG_SEND_FLOW_LOG);
@@ -392,9 +402,16 @@ static void test_flows_side_by_side(void **state) {
   close_flow(fd, 2);
   close_flow(fd, 1);
   release(fd);
-  assert_int_equal(atomic_load(&e.refused), 3);
+  assert_int_equal(atomic_load(&e.refused), 4);
   assert_int_equal(atomic_load(&e.ended), 2);
   stop(r);
+  /* ITGSend has no message for these refusals: the receiver says why. */
+  assert_non_null(strstr(e.refusals, "D-ITG flow: -p 1 (flow id and "
+                                     "sequence only) is refused: this "
+                                     "receiver logs each packet's send "
+                                     "time, which only -p 0 carries\n"));
+  assert_non_null(strstr(e.refusals, "D-ITG flow: -p 2 (no header) is "
+                                     "refused"));
 }
 
 /* ITGSend -X: SEND_FLOW_LOG before the first flow is taken (the flows'

@@ -264,18 +264,28 @@ static void test_other_options(void **state) {
   c = ok(W("-t", "0", "-z", "5"));
   assert_true(c.duration_ns == 0 && c.max_packets == 5);
 
-  /* D-ITG's other transports are read (the sender refuses them); ICMP
-   * may be followed by its message type. */
+  /* D-ITG's other transports are read (the sender refuses them, but
+   * ICMP to ITGRecv); ICMP may be followed by its message type, 8 when
+   * it is not. */
   c = ok(W("-T", "sctp"));
   assert_int_equal(c.proto, ITG_PROTO_SCTP);
   check_invalid(&c, 0, "");
   c = ok(W("-T", "DCCP"));
   assert_int_equal(c.proto, ITG_PROTO_DCCP);
-  c = ok(W("-T", "ICMP", "8", "-t", "5"));
+  c = ok(W("-T", "ICMP", "15", "-t", "5"));
   assert_int_equal(c.proto, ITG_PROTO_ICMP);
+  assert_int_equal(c.icmp_type, 15);
   assert_true(c.duration_ns == 5000000);
   c = ok(W("-T", "ICMP", "-t", "5"));
   assert_int_equal(c.proto, ITG_PROTO_ICMP);
+  assert_int_equal(c.icmp_type, 8);
+  {
+    char d[512];
+    itg_flow_describe(&c, d, sizeof d);
+    assert_non_null(strstr(d, " icmp-type 8"));
+  }
+  c.icmp_type = 256;
+  check_invalid(&c, ITG_EINVAL, "ICMP type 256 is out of range (0-255)");
   check_error(W("-T", "ICMP", "256"), ITG_EINVAL, "unknown option '256'");
   assert_string_equal(itg_proto_name(ITG_PROTO_ICMP), "ICMP");
   assert_string_equal(itg_proto_name((itg_proto)9), "unknown");
@@ -357,11 +367,38 @@ static void test_payload_options(void **state) {
   (void)state;
   c = ok(W("-p", "0"));
   assert_string_equal(c.payload_file, "");
-  check_error(W("-p", "1"), ITG_EINVAL,
-              "-p: payload type 1 (flow id and sequence number only) is not "
-              "supported");
-  check_error(W("--payload-type", "2"), ITG_EINVAL,
-              "--payload-type: payload type 2 (no header) is not supported");
+  assert_int_equal(c.payload_type, ITG_PAYLOAD_FULL);
+  assert_int_equal(itg_flow_hdr_len(&c), 36);
+  /* -p 1 and -p 2 go to ITGRecv alone, and not with a round trip. */
+  c = ok(W("-p", "1"));
+  assert_int_equal(c.payload_type, ITG_PAYLOAD_SEQ);
+  check_invalid(&c, ITG_EINVAL,
+                "-p 1 (flow id and sequence number only) goes to D-ITG's "
+                "ITGRecv only (--peer ditg)");
+  c = ok(W("--payload-type", "2", "--wire", "ditg"));
+  check_invalid(&c, ITG_EINVAL, "-p 2 (no header) goes to D-ITG's ITGRecv");
+  c = ok(W("--peer", "ditg", "-p", "1", "-m", "rttm"));
+  check_invalid(&c, ITG_EINVAL, "-p 1 (flow id and sequence number only) "
+                                "has no send time for a round trip");
+  /* Their headers: 8 bytes (12 over TCP), and none, with D-ITG's least
+   * size of 4 B; a size below them is sent at them, or refused. */
+  c = ok(W("--peer", "ditg", "-p", "1", "-c", "8"));
+  check_invalid(&c, 0, "");
+  assert_int_equal(itg_flow_hdr_len(&c), 8);
+  c = ok(W("--peer", "ditg", "-p", "1", "-T", "TCP", "-c", "8"));
+  assert_int_equal(itg_flow_hdr_len(&c), 12);
+  check_invalid(&c, ITG_EINVAL, "smaller than the 12-byte header");
+  c = ok(W("--peer", "ditg", "-p", "2", "-T", "TCP", "-c", "4"));
+  assert_int_equal(itg_flow_hdr_len(&c), ITG_FLOW_NONE_MIN_SIZE);
+  check_invalid(&c, 0, "");
+  {
+    char buf[1024];
+    itg_flow_describe(&c, buf, sizeof buf);
+    assert_non_null(strstr(buf, " peer ditg payload-type 2"));
+  }
+  c.payload_type = (itg_payload_type)3;
+  check_invalid(&c, ITG_EINVAL, "unknown payload type 3");
+  assert_int_equal(itg_flow_hdr_len(&c), 0);
   check_error(W("-p", "3"), ITG_EINVAL, "-p: '3' is out of range (0-2)");
   check_error(W("-p"), ITG_EINVAL, "-p: missing value");
   check_error(W("-Fp", ""), ITG_EINVAL, "-Fp: empty file name");
@@ -668,7 +705,7 @@ static void test_size_note(void **state) {
                       "size: 33 % of the draws of exponential(50 B) fall "
                       "below the 20-byte ditg header and are drawn again "
                       "(the law is cut there, its mean moves up); D-ITG "
-                      "would send them at 20 B");
+                      "would send them at 20 B (--small ditg does so)");
   /* Counter-Strike, active: 22.5 % below 36 B. */
   c = ok(W("CSa"));
   share = itg_flow_size_note(&c, note, sizeof note);
@@ -1484,6 +1521,98 @@ static void test_spec_draw(void **state) {
   itg_dist_free(d);
 }
 
+/* --small ditg: D-ITG's size rule, the draw truncated to whole bytes and
+ * held inside [header, 64000], against libitg's default of drawing again
+ * and rounding. The sizes are checked one by one against the same draws
+ * taken from a twin dist of the same seed. */
+static void test_small_rule(void **state) {
+  itg_flow_cfg c;
+  itg_dist *d, *twin;
+  char note[400], desc[600];
+  int i, below = 0, above = 0, unlike_rounding = 0;
+  (void)state;
+  c = ok(W("-c", "100"));
+  assert_int_equal(c.small, ITG_SMALL_REDRAW);
+  c = ok(W("--small", "DITG", "--small", "redraw"));
+  assert_int_equal(c.small, ITG_SMALL_REDRAW);
+  check_error(W("--small", "clamp"), ITG_EINVAL, "--small");
+  /* A normal of mean 30 B and deviation 25 B under D-ITG's 16-byte
+   * header: about 29 % of its draws fall below 16 B. */
+  c = ok(W("-n", "30", "25", "--wire", "ditg", "--small", "ditg"));
+  assert_int_equal(c.small, ITG_SMALL_DITG);
+  check_invalid(&c, 0, "");
+  assert_int_equal(itg_dist_spec_make(&c.size, 42, &d), 0);
+  assert_int_equal(itg_dist_spec_make(&c.size, 42, &twin), 0);
+  for (i = 0; i < NDRAWS; i++) {
+    double raw = itg_dist_next(twin);
+    uint32_t want = raw < 16 ? 16 : (uint32_t)floor(raw);
+    uint32_t got = itg_flow_size_draw(&c.size, d, c.small, 16);
+    if (got != want)
+      fail_msg("draw %d: %.17g gave %u, want %u", i, raw, got, want);
+    below += raw < 16;
+    unlike_rounding += raw >= 16 && llround(raw) != (long long)want;
+  }
+  itg_dist_free(d);
+  itg_dist_free(twin);
+  assert_in_range(below, 2600, 3200);
+  assert_true(unlike_rounding > 1000);
+  /* The same seed under the default rule: the draws below 16 B are drawn
+   * again and the rest rounded, so no size is 16 B more often than the
+   * law's mass there says. */
+  c.small = ITG_SMALL_REDRAW;
+  assert_int_equal(itg_dist_spec_make(&c.size, 42, &d), 0);
+  below = 0;
+  for (i = 0; i < NDRAWS; i++) {
+    uint32_t got = itg_flow_size_draw(&c.size, d, c.small, 16);
+    assert_true(got >= 16);
+    below += got == 16;
+  }
+  itg_dist_free(d);
+  assert_true(below < 200);
+  /* Sizes above D-ITG's 64000 B are sent at 64000 B, a NaN draw at the
+   * header's length. */
+  c = ok(W("-u", "60000", "70000", "--small", "ditg"));
+  check_invalid(&c, 0, "");
+  assert_int_equal(itg_dist_spec_make(&c.size, 3, &d), 0);
+  assert_int_equal(itg_dist_spec_make(&c.size, 3, &twin), 0);
+  for (i = 0; i < 1000; i++) {
+    double raw = itg_dist_next(twin);
+    uint32_t got = itg_flow_size_draw(&c.size, d, c.small, 36);
+    assert_int_equal(got, raw > 64000 ? 64000 : (uint32_t)floor(raw));
+    above += got == 64000;
+  }
+  itg_dist_free(d);
+  itg_dist_free(twin);
+  assert_in_range(above, 500, 700);
+  /* A constant below the header is refused by the default rule and sent
+   * at the header's length by D-ITG's, as D-ITG sends -c 10 at 16 B. */
+  c = ok(W("-c", "10", "--wire", "ditg"));
+  check_invalid(&c, ITG_EINVAL, "smaller than the 16-byte header");
+  c = ok(W("-c", "10", "--wire", "ditg", "--small", "ditg"));
+  check_invalid(&c, 0, "");
+  assert_int_equal(itg_dist_spec_make(&c.size, 1, &d), 0);
+  for (i = 0; i < 10; i++)
+    assert_int_equal(itg_flow_size_draw(&c.size, d, c.small, 16), 16);
+  itg_dist_free(d);
+  assert_true(itg_flow_size_note(&c, note, sizeof note) == 1);
+  assert_string_equal(note, "size: every draw of constant(10 B) falls below "
+                            "the 16-byte ditg header: every packet is sent "
+                            "at 16 B (--small ditg)");
+  c = ok(W("-e", "50", "--small", "ditg"));
+  itg_flow_size_note(&c, note, sizeof note);
+  assert_string_equal(note,
+                      "size: 51.3 % of the draws of exponential(50 B) fall "
+                      "below the 36-byte native header and are sent at 36 B "
+                      "(--small ditg, D-ITG's rule: they pile up there, the "
+                      "mean moves up); --wire ditg (D-ITG's 16-byte header) "
+                      "lowers that to 27.4 %");
+  itg_flow_describe(&c, desc, sizeof desc);
+  assert_non_null(strstr(desc, " small ditg; size: 51.3 %"));
+  /* An unknown rule set by hand. */
+  c.small = (itg_small_rule)7;
+  check_invalid(&c, ITG_EINVAL, "unknown small rule 7");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults),
@@ -1511,6 +1640,7 @@ int main(void) {
       cmocka_unit_test(test_spec_make_means),
       cmocka_unit_test(test_spec_make_trace),
       cmocka_unit_test(test_spec_draw),
+      cmocka_unit_test(test_small_rule),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -160,7 +160,7 @@ static void sender_refusal(itg_proto proto, char *err, size_t len) {
 
 /* SCTP, DCCP and ICMP are refused with the reason the kernel gives, as a
  * direct socket() call sees it: no such protocol, no privilege for a raw
- * socket, or libitg's own limit. */
+ * socket, or libitg's own limit (ICMP goes to ITGRecv only). */
 static void test_other_transports(void **state) {
   static const itg_proto protos[] = {ITG_PROTO_SCTP, ITG_PROTO_DCCP,
                                      ITG_PROTO_ICMP};
@@ -183,7 +183,12 @@ static void test_other_transports(void **state) {
       assert_int_equal(e, 0);
       assert_int_equal(probe, 0);
       snprintf(want, sizeof want,
-               "-T %s: libitg sends UDP and TCP flows only", name);
+               protos[i] == ITG_PROTO_ICMP
+                   ? "-T ICMP: libitg sends ICMP to D-ITG's ITGRecv only "
+                     "(--peer ditg), one-way"
+                   : "-T %s: libitg sends UDP, TCP and (to ITGRecv) ICMP "
+                     "flows only",
+               name);
     }
     sender_refusal(protos[i], err, sizeof err);
     if (strstr(err, want) == NULL)
@@ -199,9 +204,28 @@ static void test_other_transports(void **state) {
   if (pid == 0) {
     if (setgid(65534) != 0 || setuid(65534) != 0)
       _exit(2);
+    itg_sender_cfg sc;
+    itg_sender *s;
+    itg_flow_cfg c;
+    int rc;
     sender_refusal(ITG_PROTO_ICMP, err, sizeof err);
-    _exit(itg__sock_probe(ITG_PROTO_ICMP) == ITG_EPERM &&
-                  strstr(err, "-T ICMP: a raw socket needs root") != NULL
+    if (itg__sock_probe(ITG_PROTO_ICMP) != ITG_EPERM ||
+        strstr(err, "-T ICMP: a raw socket needs root") == NULL)
+      _exit(1);
+    /* an ICMP flow to ITGRecv, which root could send, is refused alone */
+    itg_flow_cfg_init(&c);
+    c.proto = ITG_PROTO_ICMP;
+    c.peer = ITG_PEER_DITG;
+    c.wire = ITG_WIRE_DITG;
+    itg_sender_cfg_init(&sc);
+    if (itg_sender_new(&sc, &s) != 0)
+      _exit(1);
+    rc = itg_sender_add_flow(s, &c, err, sizeof err);
+    itg_flow_cfg_init(&c);
+    c.wire = ITG_WIRE_NATIVE;
+    _exit(rc == ITG_EPERM &&
+                  strstr(err, "-T ICMP: a raw socket needs root") != NULL &&
+                  itg_sender_add_flow(s, &c, err, sizeof err) == 0
               ? 0
               : 1);
   }

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "core/checksum.h"
 #include "helpers/rng.h"
 #include "helpers/vectors.h"
 #include "itg/wire.h"
@@ -341,6 +342,27 @@ static void test_decode_random_bytes(void **state) {
   assert_true(accepted > 1000);
 }
 
+/* The Internet checksum of ICMP messages: RFC 1071's worked example, an
+ * odd length, the carries folded back, and a message carrying its own
+ * checksum summing to zero. */
+static void test_inet_checksum(void **state) {
+  static const uint8_t rfc[8] = {0x00, 0x01, 0xf2, 0x03,
+                                 0xf4, 0xf5, 0xf6, 0xf7};
+  static const uint8_t odd[3] = {0x12, 0x34, 0x56};
+  static const uint8_t ones[4] = {0xff, 0xff, 0xff, 0xff};
+  uint8_t msg[13] = {8, 0, 0, 0, 0x12, 0x34, 0, 1, 'a', 'b', 'c', 'd', 'e'};
+  uint16_t c;
+  (void)state;
+  assert_int_equal(itg__inet_checksum(rfc, sizeof rfc), 0x220d);
+  assert_int_equal(itg__inet_checksum(odd, sizeof odd), (uint16_t)~0x6834);
+  assert_int_equal(itg__inet_checksum(ones, sizeof ones), 0);
+  assert_int_equal(itg__inet_checksum(NULL, 0), 0xffff);
+  c = itg__inet_checksum(msg, sizeof msg);
+  msg[2] = (uint8_t)(c >> 8);
+  msg[3] = (uint8_t)c;
+  assert_int_equal(itg__inet_checksum(msg, sizeof msg), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_native_vectors),
@@ -352,6 +374,7 @@ int main(void) {
       cmocka_unit_test(test_ditg_random_roundtrip),
       cmocka_unit_test(test_unwrap_random),
       cmocka_unit_test(test_decode_random_bytes),
+      cmocka_unit_test(test_inet_checksum),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,8 +18,10 @@
  *   -sp port [--src-port]    source port to bind, 0-65535 (default 0: any)
  *   -Sdp port [--sig-port]   receiver's signaling port, 1-65535 (9000)
  *   -T UDP|TCP [--proto]     transport, any case (default UDP); D-ITG's
- *                            SCTP, DCCP and ICMP [type] are read, and
- *                            refused by the sender (see itg_proto)
+ *                            SCTP, DCCP and ICMP [type] are read (type:
+ *                            the ICMP type, 0-255, default 8), and
+ *                            refused by the sender but ICMP towards
+ *                            D-ITG's ITGRecv (see itg_proto)
  *   -D [--nodelay]           TCP: disable Nagle's algorithm (a flow that
  *                            is not TCP is refused by itg_flow_validate)
  *   Inter-departure time (one of; default -C 1000), and the itg_dist_spec
@@ -86,18 +88,22 @@
  *                            the optional word is absent; "[v6]:port" for
  *                            an IPv6 address with a port), under the -x
  *                            name, or one the server chooses without -x
- *   -p 0                     D-ITG's payload type: 0, the full header
- *                            (flow id, sequence number, send time), is
- *                            what libitg always sends. D-ITG's 1 keeps
- *                            the flow id and sequence number alone (its
- *                            receiver logs the receive time as the send
- *                            time: no delay, loss still counted) and 2
- *                            nothing (bytes alone: the receiver tells the
- *                            flow by its socket, and counts packets and
- *                            bytes, no loss, no delay); both are refused,
- *                            since libitg's receiver (native: the magic,
- *                            length and token it checks; ditg: the send
- *                            time it measures) needs the whole header.
+ *   -p 0|1|2 [--payload-type]
+ *                            D-ITG's payload type (itg_payload_type): 0
+ *                            (default), the full header (flow id,
+ *                            sequence number, send time); 1, the flow id
+ *                            and sequence number alone (8 bytes, 12 over
+ *                            TCP with the packet size; the receiver
+ *                            counts loss, not delay); 2, no header at all
+ *                            (the receiver tells the flow by its data
+ *                            port and counts packets and bytes; sizes
+ *                            from 4 B, D-ITG's least). 1 and 2 go to
+ *                            D-ITG's ITGRecv only (--peer ditg) and not
+ *                            with -m rttm; itg_flow_validate refuses
+ *                            them otherwise, since libitg's receiver
+ *                            checks the magic, length and token of its
+ *                            own header, or measures the send time of
+ *                            D-ITG's full one.
  *   -Fp file                 payload bytes from a file of 1 to
  *                            ITG_FLOW_PAYLOAD_MAX bytes, laid after each
  *                            packet's header as D-ITG lays them: they run
@@ -107,6 +113,12 @@
  *                            starts again at the file's first byte.
  *                            Without -Fp the bytes after the header are
  *                            zeros (D-ITG's are random).
+ *   --small redraw|ditg      what becomes of a size drawn below the
+ *                            header (see itg_small_rule): redraw (the
+ *                            default) draws again and keeps the law's
+ *                            shape; ditg sends it at the header's length,
+ *                            as D-ITG does, so a flow sends D-ITG's own
+ *                            sizes
  *   --wire native|ditg       packet header profile (default native; a
  *                            ditg flow carries no flow token, so forged
  *                            datagrams can join it: see itg/wire.h)
@@ -175,7 +187,9 @@
  * is truncated, not clamped; itg_flow_size_note says how much of a size
  * law the header cuts). D-ITG instead truncates sizes to whole bytes (its
  * sizes of a continuous law average half a byte less) and sends a size
- * below its 16-byte header at 16 B.
+ * below its 16-byte header at 16 B, and one above 64000 B at 64000 B:
+ * --small ditg (ITG_SMALL_DITG) draws sizes by that rule instead
+ * (itg_flow_size_draw).
  */
 #ifndef ITG_FLOW_H
 #define ITG_FLOW_H
@@ -209,7 +223,12 @@ extern "C" {
  * itg_flow_validate knows, and that itg_sender_add_flow refuses with the
  * reason (the system has no such protocol, a raw socket needs a
  * privilege, or libitg does not send it); a receiver refuses such a flow
- * alone. */
+ * alone. ICMP goes to D-ITG's ITGRecv (--peer ditg) over IPv4, one-way:
+ * each packet is an ICMP message of the flow's icmp_type, code 0,
+ * identifier the flow id's low 16 bits and sequence number the packet's
+ * low 16 bits, carrying the flow's payload (its size) after that 8-byte
+ * header, as ITGSend sends it; it needs a raw socket (root or
+ * CAP_NET_RAW). */
 typedef enum itg_proto {
   ITG_PROTO_UDP = 0,
   ITG_PROTO_TCP = 1,
@@ -219,6 +238,37 @@ typedef enum itg_proto {
 } itg_proto;
 
 typedef enum itg_meter { ITG_METER_OWD = 0, ITG_METER_RTT = 1 } itg_meter;
+
+/* D-ITG's payload types (-p): what each packet carries before its
+ * payload bytes, for a D-ITG receiver (--peer ditg). */
+typedef enum itg_payload_type {
+  ITG_PAYLOAD_FULL = 0, /* the flow's wire header (itg/wire.h) */
+  ITG_PAYLOAD_SEQ = 1,  /* u32 flow id, u32 sequence number (and the u32
+                           packet size over TCP), big endian */
+  ITG_PAYLOAD_NONE = 2  /* nothing: the payload bytes from the first */
+} itg_payload_type;
+
+/* The least size D-ITG sends of a flow of payload type 2 (ITGSend's
+ * NoneMinPayloadSize). */
+#define ITG_FLOW_NONE_MIN_SIZE 4u
+
+/* What becomes of a size draw that falls outside [header length, largest
+ * packet] (--small). */
+typedef enum itg_small_rule {
+  /* Drawn again until it falls inside (itg_dist_next_in), then rounded
+   * to the nearest byte: the law is truncated to the range, its shape
+   * kept inside it. */
+  ITG_SMALL_REDRAW = 0,
+  /* D-ITG 2.8.1's rule: the draw is truncated to whole bytes, a size
+   * below the header is sent at the header's length and one above
+   * ITG_FLOW_DITG_SIZE_MAX at that size (the law's mass below the header
+   * piles up at its length). */
+  ITG_SMALL_DITG = 1
+} itg_small_rule;
+
+/* D-ITG's largest payload (its MAX_PAYLOAD_SIZE), where ITG_SMALL_DITG
+ * cuts sizes. */
+#define ITG_FLOW_DITG_SIZE_MAX 64000u
 
 /* The kind of receiver a flow's sender signals with. */
 typedef enum itg_peer {
@@ -329,6 +379,11 @@ typedef struct itg_flow_cfg {
                            tell; 0 when none */
   itg_catchup catchup; /* owed departures after a hold-up: default
                           ITG_CATCHUP_LAW (--catchup, -j) */
+  itg_small_rule small; /* default ITG_SMALL_REDRAW */
+  itg_payload_type payload_type; /* default ITG_PAYLOAD_FULL; the others
+                                    with ITG_PEER_DITG only */
+  int icmp_type; /* ITG_PROTO_ICMP: the messages' ICMP type, 0-255
+                    (default 8, echo request, as D-ITG's) */
 } itg_flow_cfg;
 
 /* Returns the name of a flow's meter, the one its delays are reported
@@ -391,8 +446,10 @@ ITG_API int itg_flow_parse_line(itg_flow_cfg *cfg, const char *line, char *err,
  * do the on and off period laws of an on/off flow; a size law's range
  * meets [header length, ITG_WIRE_MAX_PACKET] B, and a constant size lies
  * inside it (a size only D-ITG's header could carry is refused with a word
- * on --wire ditg). Returns 0, ITG_EINVAL (the message in err; a bad trace line is
- * named by its number), ITG_ENOENT (a trace file that does not exist),
+ * on --wire ditg; under ITG_SMALL_DITG any size is taken, since a size
+ * outside is sent at the nearer bound); a known small rule. Returns 0,
+ * ITG_EINVAL (the message in err; a bad trace line is named by its
+ * number), ITG_ENOENT (a trace file that does not exist),
  * ITG_EIO or ITG_ENOMEM. */
 ITG_API int itg_flow_validate(const itg_flow_cfg *cfg, char *err,
                               size_t errlen);
@@ -412,11 +469,31 @@ ITG_API int itg_dist_spec_make(const itg_dist_spec *spec, uint64_t seed,
 ITG_API double itg_dist_spec_draw(const itg_dist_spec *spec, itg_dist *d,
                                   double lo, double hi);
 
+/* Returns the least size in bytes of the flow's packets, the length of
+ * the header it carries: itg_wire_hdr_len of its wire profile and
+ * transport for payload type 0, 8 (12 over TCP) for type 1, and
+ * ITG_FLOW_NONE_MIN_SIZE for type 2 (it carries none, but D-ITG sends no
+ * smaller packet); 0 for a NULL cfg, one this library cannot read, or an
+ * unknown profile or payload type. */
+ITG_API size_t itg_flow_hdr_len(const itg_flow_cfg *cfg);
+
+/* Returns the next packet size in bytes of a flow whose size law is spec
+ * (d made from it by itg_dist_spec_make) and whose header is hdr bytes
+ * long (itg_wire_hdr_len of its profile and transport), by the flow's
+ * small rule: ITG_SMALL_REDRAW gives itg_dist_spec_draw's draw inside
+ * [hdr, ITG_WIRE_MAX_PACKET] rounded to the nearest byte; ITG_SMALL_DITG
+ * gives one draw truncated to whole bytes and held inside
+ * [hdr, ITG_FLOW_DITG_SIZE_MAX] (a NaN draw gives hdr). spec->scale must
+ * be > 0 and hdr at most ITG_FLOW_DITG_SIZE_MAX. */
+ITG_API uint32_t itg_flow_size_draw(const itg_dist_spec *spec, itg_dist *d,
+                                    itg_small_rule rule, size_t hdr);
+
 /* Says what the header does to the flow's size law: writes into buf
  * (always terminated when len > 0, cut short if too small; buf may be NULL
  * when len is 0) a sentence giving the share of the law's draws that fall
  * below the header length of the flow's wire profile and transport
- * (itg_dist_below at that length), that they are drawn again, and that
+ * (itg_dist_below at that length), that they are drawn again (under
+ * ITG_SMALL_DITG: that they are sent at the header's length), and that
  * share under --wire ditg's smaller header (with --wire ditg: that D-ITG
  * sends such draws at the header length), e.g. "size: 51.3 % of the draws
  * of exponential(50 B) fall below the 36-byte native header and are drawn

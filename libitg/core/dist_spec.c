@@ -35,3 +35,19 @@ double itg_dist_spec_draw(const itg_dist_spec *spec, itg_dist *d, double lo,
              spec->scale;
   return fmin(fmax(v, lo), hi);
 }
+
+uint32_t itg_flow_size_draw(const itg_dist_spec *spec, itg_dist *d,
+                            itg_small_rule rule, size_t hdr) {
+  double b;
+  if (rule != ITG_SMALL_DITG)
+    return (uint32_t)llround(
+        itg_dist_spec_draw(spec, d, (double)hdr, ITG_WIRE_MAX_PACKET));
+  /* D-ITG casts the draw to int, which truncates towards zero; the
+   * comparisons run on the double so that no draw overflows the cast. */
+  b = trunc(itg_dist_next(d) * spec->scale);
+  if (!(b >= (double)hdr))
+    return (uint32_t)hdr;
+  if (b > ITG_FLOW_DITG_SIZE_MAX)
+    return ITG_FLOW_DITG_SIZE_MAX;
+  return (uint32_t)b;
+}

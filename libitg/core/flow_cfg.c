@@ -28,5 +28,23 @@ int itg_flow_cfg_init_size(itg_flow_cfg *out, size_t size) {
   cfg->ttl = -1;
   cfg->recv_log_port = ITG_DEFAULT_LOG_PORT;
   cfg->recv_log_transport = ITG_LOG_TCP;
+  cfg->icmp_type = 8;
   return itg__struct_out(out, size, cfg, sizeof *cfg);
+}
+
+size_t itg_flow_hdr_len(const itg_flow_cfg *caller) {
+  itg_flow_cfg cfg;
+  int tcp;
+  if (caller == NULL || ITG__CFG_IN(&cfg, caller, itg_flow_cfg, NULL, 0) != 0)
+    return 0;
+  tcp = cfg.proto == ITG_PROTO_TCP;
+  switch (cfg.payload_type) {
+  case ITG_PAYLOAD_FULL:
+    return itg_wire_hdr_len(cfg.wire, tcp);
+  case ITG_PAYLOAD_SEQ:
+    return tcp ? 12 : 8;
+  case ITG_PAYLOAD_NONE:
+    return ITG_FLOW_NONE_MIN_SIZE;
+  }
+  return 0;
 }

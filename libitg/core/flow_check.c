@@ -212,6 +212,10 @@ static int itg__size_check(const itg_flow_cfg *cfg, size_t hdr, char *err,
   const itg_dist_spec *size = &cfg->size;
   size_t ditg_hdr = itg_wire_hdr_len(ITG_WIRE_DITG, cfg->proto == ITG_PROTO_TCP);
   int rc;
+  if (cfg->small == ITG_SMALL_DITG) /* every draw is sent, at a bound if
+                                       outside */
+    return itg__flow_spec_check(size, 0, -INFINITY, INFINITY, "size", err,
+                                errlen);
   if (size->kind == ITG_DIST_CONSTANT && isfinite(size->scale) &&
       size->scale > 0) {
     double v = size->p[0] * size->scale;
@@ -308,6 +312,11 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
     itg__err_set(err, errlen, "unknown transport %d", (int)cfg->proto);
     return ITG_EINVAL;
   }
+  if (cfg->icmp_type < 0 || cfg->icmp_type > 255) {
+    itg__err_set(err, errlen, "ICMP type %d is out of range (0-255)",
+                 cfg->icmp_type);
+    return ITG_EINVAL;
+  }
   /* D-ITG takes -D on any flow and ignores it but over TCP: a flow
    * asked to send without Nagle's delay that cannot is refused instead. */
   if (cfg->nodelay && cfg->proto != ITG_PROTO_TCP) {
@@ -330,6 +339,10 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
                  (int)cfg->catchup);
     return ITG_EINVAL;
   }
+  if (cfg->small != ITG_SMALL_REDRAW && cfg->small != ITG_SMALL_DITG) {
+    itg__err_set(err, errlen, "unknown small rule %d", (int)cfg->small);
+    return ITG_EINVAL;
+  }
   if (cfg->peer != ITG_PEER_LIBITG && cfg->peer != ITG_PEER_DITG) {
     itg__err_set(err, errlen, "unknown peer %d", (int)cfg->peer);
     return ITG_EINVAL;
@@ -345,6 +358,32 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
                                      : NULL;
     if (why != NULL) {
       itg__err_set(err, errlen, "a D-ITG receiver (--peer ditg) %s", why);
+      return ITG_EINVAL;
+    }
+  }
+  if (cfg->payload_type != ITG_PAYLOAD_FULL &&
+      cfg->payload_type != ITG_PAYLOAD_SEQ &&
+      cfg->payload_type != ITG_PAYLOAD_NONE) {
+    itg__err_set(err, errlen, "unknown payload type %d",
+                 (int)cfg->payload_type);
+    return ITG_EINVAL;
+  }
+  if (cfg->payload_type != ITG_PAYLOAD_FULL) {
+    const char *why =
+        cfg->peer != ITG_PEER_DITG
+            ? "goes to D-ITG's ITGRecv only (--peer ditg): libitg's "
+              "receiver needs the whole header (flow id, sequence number "
+              "and send time; native: its magic, length and token too)"
+        : cfg->meter == ITG_METER_RTT
+            ? "has no send time for a round trip to measure (-m rttm "
+              "takes -p 0, as in D-ITG)"
+            : NULL;
+    if (why != NULL) {
+      itg__err_set(err, errlen, "-p %d (%s) %s", (int)cfg->payload_type,
+                   cfg->payload_type == ITG_PAYLOAD_SEQ
+                       ? "flow id and sequence number only"
+                       : "no header",
+                   why);
       return ITG_EINVAL;
     }
   }
@@ -380,5 +419,5 @@ int itg_flow_validate(const itg_flow_cfg *caller, char *err, size_t errlen) {
        (rc = itg__flow_spec_check(&cfg->off, 1, 0, ITG_FLOW_IDT_MAX,
                                   "off period", err, errlen)) != 0))
     return rc;
-  return itg__size_check(cfg, hdr, err, errlen);
+  return itg__size_check(cfg, itg_flow_hdr_len(cfg), err, errlen);
 }

@@ -109,9 +109,10 @@ static double itg__size_below(const itg_dist_spec *s, size_t hdr) {
 static double itg__cat_size_note(const itg_flow_cfg *cfg, char *buf,
                                  size_t len, size_t *pos) {
   int tcp = cfg->proto == ITG_PROTO_TCP;
-  size_t hdr = itg_wire_hdr_len(cfg->wire, tcp);
+  size_t hdr = itg_flow_hdr_len(cfg);
   size_t ditg = itg_wire_hdr_len(ITG_WIRE_DITG, tcp);
   const char *wire = cfg->wire == ITG_WIRE_DITG ? "ditg" : "native";
+  int small = cfg->small == ITG_SMALL_DITG;
   double share, ditg_share;
   if (hdr == 0)
     return NAN;
@@ -137,19 +138,32 @@ static double itg__cat_size_note(const itg_flow_cfg *cfg, char *buf,
   if (share >= 1) {
     itg__cat(buf, len, pos, "every draw of ");
     itg__cat_law(buf, len, pos, &cfg->size, 0);
-    itg__cat(buf, len, pos,
-             " falls below the %zu-byte %s header: the flow is refused", hdr,
+    itg__cat(buf, len, pos, " falls below the %zu-byte %s header: ", hdr,
              wire);
+    if (small)
+      itg__cat(buf, len, pos, "every packet is sent at %zu B (--small ditg)",
+               hdr);
+    else
+      itg__cat(buf, len, pos, "the flow is refused");
   } else {
     itg__cat(buf, len, pos, "%.3g %% of the draws of ", share * 100);
     itg__cat_law(buf, len, pos, &cfg->size, 0);
-    itg__cat(buf, len, pos,
-             " fall below the %zu-byte %s header and are drawn again (the "
-             "law is cut there, its mean moves up)",
-             hdr, wire);
+    itg__cat(buf, len, pos, " fall below the %zu-byte %s header and ", hdr,
+             wire);
+    if (small)
+      itg__cat(buf, len, pos,
+               "are sent at %zu B (--small ditg, D-ITG's rule: they pile up "
+               "there, the mean moves up)",
+               hdr);
+    else
+      itg__cat(buf, len, pos,
+               "are drawn again (the law is cut there, its mean moves up)");
   }
   if (cfg->wire == ITG_WIRE_DITG) {
-    itg__cat(buf, len, pos, "; D-ITG would send them at %zu B", hdr);
+    if (!small)
+      itg__cat(buf, len, pos,
+               "; D-ITG would send them at %zu B (--small ditg does so)",
+               hdr);
   } else {
     ditg_share = itg__size_below(&cfg->size, ditg);
     itg__cat(buf, len, pos,
@@ -225,6 +239,8 @@ void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
              (unsigned)cfg->src_port);
   if (cfg->sig_port != ITG_DEFAULT_SIG_PORT)
     itg__cat(buf, len, &pos, " sig %u", (unsigned)cfg->sig_port);
+  if (cfg->proto == ITG_PROTO_ICMP)
+    itg__cat(buf, len, &pos, " icmp-type %d", cfg->icmp_type);
   if (cfg->nodelay && cfg->proto == ITG_PROTO_TCP)
     itg__cat(buf, len, &pos, " nodelay");
   if (cfg->meter == ITG_METER_RTT)
@@ -235,6 +251,10 @@ void itg_flow_describe(const itg_flow_cfg *caller, char *buf, size_t len) {
     itg__cat(buf, len, &pos, " peer ditg");
   if (cfg->catchup != ITG_CATCHUP_LAW && itg__catchup_name(cfg->catchup))
     itg__cat(buf, len, &pos, " catchup %s", itg__catchup_name(cfg->catchup));
+  if (cfg->small == ITG_SMALL_DITG)
+    itg__cat(buf, len, &pos, " small ditg");
+  if (cfg->payload_type != ITG_PAYLOAD_FULL)
+    itg__cat(buf, len, &pos, " payload-type %d", (int)cfg->payload_type);
   if (cfg->has_seed)
     itg__cat(buf, len, &pos, " seed %" PRIu64, cfg->seed);
   if (cfg->tos >= 0)

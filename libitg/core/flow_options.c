@@ -69,6 +69,7 @@ typedef enum itg__opt_id {
   ITG__OPT_RECV_LOG,
   ITG__OPT_RECV_LOG_SERVER,
   ITG__OPT_WIRE,
+  ITG__OPT_SMALL,
   ITG__OPT_PAYLOAD_TYPE,
   ITG__OPT_PAYLOAD_FILE,
   ITG__OPT_PEER,
@@ -103,6 +104,7 @@ static const itg__opt itg__opts[] = {
     {"-x", "--recv-log", ITG__OPT_RECV_LOG, 1},
     {"-X", "--recv-log-server", ITG__OPT_RECV_LOG_SERVER, 1},
     {NULL, "--wire", ITG__OPT_WIRE, 1},
+    {NULL, "--small", ITG__OPT_SMALL, 1},
     {"-p", "--payload-type", ITG__OPT_PAYLOAD_TYPE, 1},
     {"-Fp", "--payload-file", ITG__OPT_PAYLOAD_FILE, 1},
     {NULL, "--peer", ITG__OPT_PEER, 1},
@@ -413,7 +415,7 @@ static int itg__parse_catchup(itg__fp *fp, const char *opt, const char *w) {
 }
 
 /* -T UDP|TCP|SCTP|DCCP|ICMP [type]: ICMP may be followed by D-ITG's
- * message type, read for its syntax only (the sender refuses ICMP). */
+ * message type (a word that is not a number 0-255 is the next option). */
 static int itg__parse_proto(itg__fp *fp, const char *opt, const char *w) {
   static const itg_proto protos[] = {ITG_PROTO_UDP, ITG_PROTO_TCP,
                                      ITG_PROTO_SCTP, ITG_PROTO_DCCP,
@@ -431,8 +433,10 @@ static int itg__parse_proto(itg__fp *fp, const char *opt, const char *w) {
   fp->cfg.proto = protos[k];
   if (protos[k] == ITG_PROTO_ICMP && fp->i < fp->argc &&
       fp->argv[fp->i] != NULL &&
-      itg_parse_u64(fp->argv[fp->i], 0, 255, &type) == 0)
+      itg_parse_u64(fp->argv[fp->i], 0, 255, &type) == 0) {
+    fp->cfg.icmp_type = (int)type;
     fp->i++;
+  }
   return 0;
 }
 
@@ -518,17 +522,15 @@ static int itg__parse_opt(itg__fp *fp, const itg__opt *o, const char *opt) {
     if (rc == 0)
       c->wire = second ? ITG_WIRE_DITG : ITG_WIRE_NATIVE;
     return rc;
+  case ITG__OPT_SMALL:
+    rc = itg__either(fp, opt, w, "redraw", "ditg", &second);
+    if (rc == 0)
+      c->small = second ? ITG_SMALL_DITG : ITG_SMALL_REDRAW;
+    return rc;
   case ITG__OPT_PAYLOAD_TYPE:
     rc = itg__whole(fp, opt, w, 0, 2, "0-2", &u);
-    if (rc == 0 && u != 0) {
-      itg__err_set(fp->err, fp->errlen,
-                   "%s: payload type %s (%s) is not supported: libitg's "
-                   "receiver needs the whole header of type 0 (flow id, "
-                   "sequence number and send time)",
-                   opt, w, u == 1 ? "flow id and sequence number only"
-                                  : "no header");
-      rc = ITG_EINVAL;
-    }
+    if (rc == 0)
+      c->payload_type = (itg_payload_type)u;
     return rc;
   case ITG__OPT_PAYLOAD_FILE:
     if (*w == '\0') {
@@ -654,7 +656,7 @@ int itg_flow_parse_args(itg_flow_cfg *cfg, int argc, const char *const *argv,
       return rc;
   }
   if (fp.preset_size && fp.cfg.size.kind == ITG_DIST_CONSTANT) {
-    size_t hdr = itg_wire_hdr_len(fp.cfg.wire, fp.cfg.proto == ITG_PROTO_TCP);
+    size_t hdr = itg_flow_hdr_len(&fp.cfg);
     double nominal = fp.cfg.size.p[0] * fp.cfg.size.scale;
     if (nominal < (double)hdr) {
       fp.cfg.size_raised = (uint32_t)nominal;

@@ -108,11 +108,14 @@ typedef enum itg__ditg_type {
 /* D-ITG's codes inside SEND_FLOW. */
 #define ITG__DITG_L4_TCP 1u
 #define ITG__DITG_L4_UDP 2u
+#define ITG__DITG_L4_ICMP 3u
 #define ITG__DITG_METER_OWDM 1u
 #define ITG__DITG_METER_RTTM 2u
 #define ITG__DITG_L3_IPV4 4u
 #define ITG__DITG_L3_IPV6 6u
-#define ITG__DITG_PAYLOAD_STANDARD 0u
+#define ITG__DITG_PAYLOAD_STANDARD 0u /* -p 0 */
+#define ITG__DITG_PAYLOAD_SHORT 1u    /* -p 1 */
+#define ITG__DITG_PAYLOAD_NONE 2u     /* -p 2 */
 
 /* A message; each type uses the fields its description above names. */
 typedef struct itg__ditg_msg {

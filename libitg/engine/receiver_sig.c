@@ -495,9 +495,15 @@ static void ditg_send_flow(itg__rx_conn *c, const itg__ditg_msg *d) {
   else if (d->meter != ITG__DITG_METER_OWDM &&
            d->meter != ITG__DITG_METER_RTTM)
     no = "D-ITG flow: unknown meter";
+  else if (d->payload == ITG__DITG_PAYLOAD_SHORT)
+    no = "D-ITG flow: -p 1 (flow id and sequence only) is refused: this "
+         "receiver logs each packet's send time, which only -p 0 carries";
+  else if (d->payload == ITG__DITG_PAYLOAD_NONE)
+    no = "D-ITG flow: -p 2 (no header) is refused: this receiver tells "
+         "flows by their id and logs each packet's send time, which only "
+         "-p 0 carries";
   else if (d->payload != ITG__DITG_PAYLOAD_STANDARD)
-    no = "D-ITG flow: only the standard payload (-p 0) carries the send "
-         "time and sequence this receiver logs";
+    no = "D-ITG flow: unknown payload type";
   else if (d->flow_id == 0)
     no = "D-ITG flow: flow id 0";
   c->ditg_asked = 1;

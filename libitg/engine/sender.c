@@ -68,10 +68,17 @@ out_free_s:
 }
 
 /* D-ITG's SCTP, DCCP and ICMP flows: the system is asked first, so that
- * the reason given is the one that matters here. */
-static int refuse_proto(itg_proto proto, char *err, size_t errlen) {
+ * the reason given is the one that matters here. An ICMP flow to D-ITG's
+ * receiver, one-way, is taken when the system lets it open its socket
+ * (returns 0). */
+static int refuse_proto(const itg_flow_cfg *flow, char *err, size_t errlen) {
+  itg_proto proto = flow->proto;
   const char *name = itg_proto_name(proto);
   int rc = itg__sock_probe(proto);
+  int icmp_ok = proto == ITG_PROTO_ICMP && flow->peer == ITG_PEER_DITG &&
+                flow->meter == ITG_METER_OWD;
+  if (rc == 0 && icmp_ok)
+    return 0;
   if (rc == ITG_ENOTSUP)
     itg__err_set(err, errlen,
                  "-T %s: this system has no %s (the kernel refuses its "
@@ -82,9 +89,15 @@ static int refuse_proto(itg_proto proto, char *err, size_t errlen) {
   else if (rc < 0)
     itg__err_set(err, errlen, "-T %s: cannot open a socket: %s", name,
                  itg_strerror(rc));
+  else if (proto == ITG_PROTO_ICMP)
+    itg__err_set(err, errlen,
+                 "-T ICMP: libitg sends ICMP to D-ITG's ITGRecv only "
+                 "(--peer ditg), one-way (-m owdm; ITGSend sends no ICMP "
+                 "round trip either): itg-recv does not receive ICMP");
   else
     itg__err_set(err, errlen,
-                 "-T %s: libitg sends UDP and TCP flows only", name);
+                 "-T %s: libitg sends UDP, TCP and (to ITGRecv) ICMP flows "
+                 "only", name);
   return rc < 0 ? rc : ITG_ENOTSUP;
 }
 
@@ -111,8 +124,9 @@ int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *caller, char *err,
   rc = itg_flow_validate(flow, err, errlen);
   if (rc < 0)
     return rc;
-  if (flow->proto != ITG_PROTO_UDP && flow->proto != ITG_PROTO_TCP)
-    return refuse_proto(flow->proto, err, errlen);
+  if (flow->proto != ITG_PROTO_UDP && flow->proto != ITG_PROTO_TCP &&
+      (rc = refuse_proto(flow, err, errlen)) != 0)
+    return rc;
   for (i = 0; i < s->n; i++)
     if (flow->flow_id != 0 && s->flows[i]->cfg.flow_id == flow->flow_id) {
       itg__err_set(err, errlen, "flow id %u is already used by flow %zu",

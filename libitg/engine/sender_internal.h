@@ -72,7 +72,8 @@ typedef struct itg__tx_flow {
   itg_dist *size;
   itg_dist *on;   /* on/off flows: the periods' laws, else NULL */
   itg_dist *off;
-  size_t hdr_len;
+  size_t hdr_len; /* the bytes before the payload (0 for payload type 2) */
+  size_t min_len; /* the least size (itg_flow_hdr_len) */
   uint8_t *payload;   /* the -Fp file's bytes, NULL without one */
   size_t payload_len;
   itg__sock sig;
@@ -150,8 +151,9 @@ struct itg_sender {
   /* sending thread */
   void (*on_sent_all)(itg_sender *s); /* flows have sent everything */
   uint8_t *pkt_bufs;
-  /* bytes of each packet buffer a payload file may have written: a flow
-   * without one zeros them, so no flow carries another's file */
+  /* bytes of each packet buffer that may hold what is not zero: another
+   * flow's header or payload file; a flow without a file zeros those past
+   * its own header, so no flow carries another's header or file */
   size_t pkt_dirty[ITG__TX_BATCH];
   itg__dgram dg[ITG__TX_BATCH];
   /* control thread: round-trip datagrams */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/byteorder.h"
+#include "core/checksum.h"
 #include "core/pacer.h"
 #include "core/payload.h"
 #include "engine/sender_send.h"
@@ -71,6 +73,9 @@ static int flow_over(const itg__tx_flow *f, int64_t now) {
          f->cu.law_ns >= f->end_ns || now >= f->stop_ns;
 }
 
+/* An ICMP message's header: type, code, checksum, identifier, sequence. */
+#define ICMP_HDR 8u
+
 /* The next IDT in ns, and the next size in bytes (see flow.h for the
  * bounds and the rounding). */
 static int64_t draw_idt_ns(itg__tx_flow *f) {
@@ -97,9 +102,13 @@ static int64_t next_on(itg__tx_flow *f, int64_t law) {
 }
 
 static size_t draw_size(itg__tx_flow *f) {
-  double b = itg_dist_spec_draw(&f->cfg.size, f->size, (double)f->hdr_len,
-                                ITG_WIRE_MAX_PACKET);
-  return (size_t)llround(b);
+  size_t b = itg_flow_size_draw(&f->cfg.size, f->size, f->cfg.small,
+                                f->min_len);
+  /* An ICMP message holds the packet after its own 8-byte header, in the
+   * same largest datagram. */
+  if (f->cfg.proto == ITG_PROTO_ICMP && b > ITG_WIRE_MAX_PACKET - ICMP_HDR)
+    b = ITG_WIRE_MAX_PACKET - ICMP_HDR;
+  return b;
 }
 
 /* Decides the packets due by `now` (at least the first), at most max,
@@ -141,8 +150,10 @@ static int plan(itg__tx_flow *f, int64_t now, planned *p, int max) {
 /* ---- sending -------------------------------------------------------- */
 
 /* Writes a packet into buf, whose bytes [0, *dirty) may hold another
- * packet's payload. The payload is laid at plan time's offset, so a
- * datagram encoded again after a partial batch carries the same bytes. */
+ * packet's header or payload (a flow of a longer header, or of another
+ * payload type, shares the buffer). The payload is laid at plan time's
+ * offset, so a datagram encoded again after a partial batch carries the
+ * same bytes. */
 static void encode(const itg__tx_flow *f, const planned *p, int64_t tx_ns,
                    uint8_t *buf, size_t *dirty) {
   itg_pkt_hdr h;
@@ -152,10 +163,22 @@ static void encode(const itg__tx_flow *f, const planned *p, int64_t tx_ns,
                       p->size - f->hdr_len);
     if (p->size > *dirty)
       *dirty = p->size;
-  } else if (*dirty > f->hdr_len) {
-    memset(buf + f->hdr_len, 0, *dirty - f->hdr_len);
-    *dirty = 0;
+  } else {
+    if (*dirty > f->hdr_len)
+      memset(buf + f->hdr_len, 0, *dirty - f->hdr_len);
+    *dirty = f->hdr_len;
   }
+  if (f->cfg.payload_type == ITG_PAYLOAD_SEQ) {
+    /* D-ITG's short header: the sequence number's low 32 bits, as the
+     * full header keeps them, and the size over TCP. */
+    itg__put_be32(buf, f->id);
+    itg__put_be32(buf + 4, (uint32_t)p->seq);
+    if (f->cfg.proto == ITG_PROTO_TCP)
+      itg__put_be32(buf + 8, (uint32_t)p->size);
+    return;
+  }
+  if (f->cfg.payload_type == ITG_PAYLOAD_NONE)
+    return;
   memset(&h, 0, sizeof h);
   h.flags = f->cfg.meter == ITG_METER_RTT ? ITG_PKT_ECHO_REQUEST : 0;
   h.flow_id = f->id;
@@ -165,6 +188,23 @@ static void encode(const itg__tx_flow *f, const planned *p, int64_t tx_ns,
   h.token = f->token;
   itg_wire_encode(f->cfg.wire, f->cfg.proto == ITG_PROTO_TCP, &h, buf,
                   p->size);
+}
+
+/* Writes an ICMP flow's message into buf (as encode does, dirty counted
+ * from buf): the 8-byte header, then the packet encode lays. The
+ * identifier and sequence number are the low 16 bits of the flow id and
+ * of the packet's (ITGSend leaves them unset). */
+static void encode_icmp(const itg__tx_flow *f, const planned *p,
+                        int64_t tx_ns, uint8_t *buf, size_t *dirty) {
+  size_t past = *dirty > ICMP_HDR ? *dirty - ICMP_HDR : 0;
+  encode(f, p, tx_ns, buf + ICMP_HDR, &past);
+  *dirty = past + ICMP_HDR;
+  buf[0] = (uint8_t)f->cfg.icmp_type;
+  buf[1] = 0;
+  itg__put_be16(buf + 2, 0);
+  itg__put_be16(buf + 4, (uint16_t)f->id);
+  itg__put_be16(buf + 6, (uint16_t)p->seq);
+  itg__put_be16(buf + 2, itg__inet_checksum(buf, p->size + ICMP_HDR));
 }
 
 /* Starts f's schedule at `mono`, the stamp of its first packet. A flow's
@@ -239,19 +279,23 @@ static void account(itg__tx_flow *f, planned *p, int n, int64_t tx_ns,
  * refuses is counted and skipped; a full socket buffer is waited out. */
 static void send_udp(itg__tx_flow *f, planned *p, int k) {
   itg_sender *s = f->s;
+  int icmp = f->cfg.proto == ITG_PROTO_ICMP;
   int64_t tx_ns, mono;
   int i, done = 0;
   while (done < k) {
     int n;
     for (i = done; i < k; i++) {
       s->dg[i].buf = s->pkt_bufs + (size_t)i * ITG_WIRE_MAX_PACKET;
-      s->dg[i].len = p[i].size;
+      s->dg[i].len = p[i].size + (icmp ? ICMP_HDR : 0);
       s->dg[i].peer = NULL;
     }
     mono = (int64_t)uv_hrtime();
     tx_ns = itg__real_ns();
     for (i = done; i < k; i++)
-      encode(f, &p[i], tx_ns, s->dg[i].buf, &s->pkt_dirty[i]);
+      if (icmp)
+        encode_icmp(f, &p[i], tx_ns, s->dg[i].buf, &s->pkt_dirty[i]);
+      else
+        encode(f, &p[i], tx_ns, s->dg[i].buf, &s->pkt_dirty[i]);
     n = itg__send_batch(f->data, s->dg + done, k - done);
     if (n > 0) {
       account(f, p + done, n, tx_ns, mono);
@@ -302,7 +346,7 @@ static void finish(itg__tx_flow *f) {
 static int depart(itg__tx_flow *f, int64_t now) {
   planned p[ITG__TX_BATCH];
   int k = plan(f, now, p, ITG__TX_BATCH);
-  if (k > 0 && f->cfg.proto == ITG_PROTO_UDP) {
+  if (k > 0 && f->cfg.proto != ITG_PROTO_TCP) {
     send_udp(f, p, k);
   } else if (k > 0) {
     int rc = send_tcp(f, p, k);

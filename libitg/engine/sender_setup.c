@@ -164,12 +164,16 @@ static int ditg_ask_flow(itg__tx_flow *f, const itg__addr *to,
   itg__ditg_msg m, a;
   int rc;
   itg__ditg_init(&m, ITG__DITG_SEND_FLOW);
-  m.l4 = c->proto == ITG_PROTO_TCP ? ITG__DITG_L4_TCP : ITG__DITG_L4_UDP;
+  m.l4 = c->proto == ITG_PROTO_TCP    ? ITG__DITG_L4_TCP
+         : c->proto == ITG_PROTO_ICMP ? ITG__DITG_L4_ICMP
+                                      : ITG__DITG_L4_UDP;
   m.meter = c->meter == ITG_METER_RTT ? ITG__DITG_METER_RTTM
                                       : ITG__DITG_METER_OWDM;
   m.ds = c->tos > 0 ? (uint8_t)c->tos : 0;
   m.flow_id = f->id;
-  m.payload = ITG__DITG_PAYLOAD_STANDARD; /* the full header */
+  m.payload = c->payload_type == ITG_PAYLOAD_SEQ    ? ITG__DITG_PAYLOAD_SHORT
+              : c->payload_type == ITG_PAYLOAD_NONE ? ITG__DITG_PAYLOAD_NONE
+                                                    : ITG__DITG_PAYLOAD_STANDARD;
   snprintf(m.serial, sizeof m.serial, "noSerial"); /* as ITGSend says */
   m.port = c->dst_port;
   if (to->ss.ss_family == AF_INET) {
@@ -182,7 +186,8 @@ static int ditg_ask_flow(itg__tx_flow *f, const itg__addr *to,
   rc = ditg_exchange(f, &m, ITG__DITG_ACK_SEND_FLOW, &a, msg, len);
   if (rc < 0)
     return rc;
-  if (a.port == 0 || a.flow_id != f->id) {
+  /* ICMP has no port: ITGRecv answers what it holds, 0 or not */
+  if ((a.port == 0 && c->proto != ITG_PROTO_ICMP) || a.flow_id != f->id) {
     snprintf(msg, len, "the D-ITG receiver answered SEND_FLOW with flow id "
              "%u on port %u", (unsigned)a.flow_id, (unsigned)a.port);
     return ITG_EPROTO;
@@ -265,10 +270,17 @@ static int open_data(itg__tx_flow *f, const itg__addr *to, uint16_t *port,
                      : to->ss.ss_family == AF_INET ? "0.0.0.0"
                                                    : "::";
   int udp = c->proto == ITG_PROTO_UDP;
+  int icmp = c->proto == ITG_PROTO_ICMP;
   itg__addr from;
   int rc = itg__addr_resolve(host, c->src_port, 1, &from);
   if (rc == 0)
-    rc = itg__sock_open(to, udp, &f->data);
+    rc = icmp ? itg__sock_open_icmp(to, &f->data)
+              : itg__sock_open(to, udp, &f->data);
+  if (rc == ITG_EINVAL && icmp) {
+    /* ITGSend refuses ICMP over IPv6 too */
+    snprintf(msg, len, "-T ICMP: libitg sends ICMP over IPv4 only");
+    return ITG_ENOTSUP;
+  }
   if (rc < 0) {
     snprintf(msg, len, "cannot open the data socket: %s", itg_strerror(rc));
     return rc;
@@ -284,8 +296,17 @@ static int open_data(itg__tx_flow *f, const itg__addr *to, uint16_t *port,
   }
   if (!udp && c->nodelay)
     itg__sock_set_nodelay(f->data, 1);
-  if (udp)
+  if (udp || icmp)
     itg__sock_set_bufs(f->data, 4 * 1024 * 1024, 0);
+  if (icmp) {
+    /* a raw socket has no port: bound only to a source address asked */
+    *port = 0;
+    rc = c->src_host[0] != '\0' ? itg__sock_bind(f->data, &from) : 0;
+    if (rc < 0)
+      snprintf(msg, len, "cannot bind the data socket to %.100s: %s", host,
+               itg_strerror(rc));
+    return rc;
+  }
   if (udp && c->meter == ITG_METER_RTT)
     itg__sock_set_rx_timestamps(f->data); /* else user-space times */
   rc = itg__sock_bind(f->data, &from);
@@ -374,7 +395,8 @@ int itg__tx_setup(itg__tx_flow *f, size_t index) {
   char msg[160];
   itg__addr to;
   int rc;
-  f->hdr_len = itg_wire_hdr_len(c->wire, tcp);
+  f->min_len = itg_flow_hdr_len(c);
+  f->hdr_len = c->payload_type == ITG_PAYLOAD_NONE ? 0 : f->min_len;
   rc = make_laws(f, index, msg, sizeof msg);
   if (rc < 0)
     goto out_fail;

@@ -147,6 +147,14 @@ int itg__sock_open(const itg__addr *a, int dgram, itg__sock *out);
  * an unknown value. */
 int itg__sock_probe(itg_proto proto);
 
+/* Creates a raw IPv4 ICMP socket (SOCK_RAW, IPPROTO_ICMP), close-on-exec,
+ * for sending ICMP messages whose 8-byte header the caller writes (the
+ * kernel writes the IP header). Returns 0 with *out set, ITG_EINVAL (an
+ * address that is not IPv4), ITG_EPERM (without root or CAP_NET_RAW),
+ * ITG_ENOTSUP (always on Windows) or another code mapped by
+ * itg__sock_last_error. */
+int itg__sock_open_icmp(const itg__addr *a, itg__sock *out);
+
 /* Ties a socket to one network interface (SO_BINDTODEVICE): it then
  * takes only what arrives on that interface and sends out of it alone.
  * Returns 0, ITG_EADDR (no interface of that name), ITG_EPERM (the

@@ -5,6 +5,7 @@
  * interval series in ITGDec's files or as CSV; and the records as a D-ITG
  * log for ITGDec. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,12 @@ static const char usage_text[] =
     "  -P          print each packet's size on standard output\n"
     "  -I          print on standard output the time between each\n"
     "              packet's receive time and the previous one's, in s\n"
+    "  -x [NAME]   write each packet's delay, in s, to eachdelay.dat and\n"
+    "              the difference of each delay from the previous\n"
+    "              packet's to eachjitter.dat (eachdelay_NAME.dat and\n"
+    "              eachjitter_NAME.dat with NAME), as ITGDec\n"
+    "  -i          print no summary (unless -v), as ITGDec; -w is taken\n"
+    "              and does nothing, as in ITGDec\n"
     "  -f N        count only flows numbered N or less (-l, -o, -P, -I\n"
     "              and -r still write every packet, as ITGDec)\n"
     "  -f t        count every packet as one flow, 1 (127.0.0.1:9999 to\n"
@@ -132,6 +139,9 @@ typedef struct options {
   int text_input;   /* -t */
   int sizes;        /* -P */
   int gaps;         /* -I */
+  int quiet;        /* -i: no summary unless -v */
+  char each_delay[ITG_PATH_MAX];  /* -x: "" when not asked */
+  char each_jitter[ITG_PATH_MAX];
   uint32_t max_flow; /* -f N; 0: every flow */
   int one_flow;     /* -f t */
   const char *text_path;     /* -l */
@@ -242,14 +252,14 @@ static const char *optional_word(int argc, char **argv, int *i,
 static int has_outputs(const options *o) {
   return o->text_path != NULL || o->octave_path != NULL ||
          o->sender_path != NULL || o->split_suffix != NULL || o->sizes ||
-         o->gaps || o->nseries > 0;
+         o->gaps || o->each_delay[0] != '\0' || o->nseries > 0;
 }
 
 /* Returns 1 if the packets are written one by one (a second pass). */
 static int writes_packets(const options *o) {
   return o->text_path != NULL || o->octave_path != NULL ||
          o->sender_path != NULL || o->split_suffix != NULL || o->sizes ||
-         o->gaps || o->plot_dir != NULL;
+         o->gaps || o->plot_dir != NULL || o->each_delay[0] != '\0';
 }
 
 /* --plot's series, in the order of PLOT_SERIES, and their names. */
@@ -307,6 +317,18 @@ static int parse_args(int argc, char **argv, options *o) {
       o->sizes = 1;
     } else if (strcmp(a, "-I") == 0) {
       o->gaps = 1;
+    } else if (strcmp(a, "-i") == 0) {
+      o->quiet = 1;
+    } else if (strcmp(a, "-w") == 0) {
+      /* ITGDec 2.8.1 sets a flag that none of its code reads */
+    } else if (strcmp(a, "-x") == 0) {
+      const char *name = optional_word(argc, argv, &i, o);
+      if (name != NULL && strlen(name) > ITG_PATH_MAX - 16)
+        return bad_usage("-x: the name is too long:", name);
+      snprintf(o->each_delay, sizeof o->each_delay, "eachdelay%s%s.dat",
+               name != NULL ? "_" : "", name != NULL ? name : "");
+      snprintf(o->each_jitter, sizeof o->each_jitter, "eachjitter%s%s.dat",
+               name != NULL ? "_" : "", name != NULL ? name : "");
     } else if (strcmp(a, "-l") == 0) {
       value = &o->text_path;
     } else if (strcmp(a, "-o") == 0) {
@@ -413,12 +435,13 @@ static int parse_args(int argc, char **argv, options *o) {
                               usage_text);
   /* An output named as a log would destroy it before it is read. */
   for (size_t k = 0; k < o->nlogs; k++) {
-    const char *outs[5 + MAX_SERIES] = {o->text_path, o->octave_path,
+    const char *outs[7 + MAX_SERIES] = {o->text_path, o->octave_path,
                                         o->combined_path, o->export_path,
-                                        o->sender_path};
+                                        o->sender_path, o->each_delay,
+                                        o->each_jitter};
     for (size_t s = 0; s < o->nseries; s++)
-      outs[5 + s] = o->series[s].path;
-    for (size_t j = 0; j < 5 + o->nseries; j++)
+      outs[7 + s] = o->series[s].path;
+    for (size_t j = 0; j < 7 + o->nseries; j++)
       if (j != 4 && outs[j] != NULL && strcmp(outs[j], o->logs[k]) == 0)
         return bad_usage("an output file would overwrite the log", o->logs[k]);
     if (o->sender_path != NULL && strcmp(o->sender_path, o->logs[k]) == 0)
@@ -461,6 +484,9 @@ typedef struct pass {
   itg_stats_meter meter;    /* the packets written */
   FILE *text, *octave;
   FILE *delays;             /* --plot: each packet's delay */
+  FILE *each_delay, *each_jitter; /* -x */
+  int have_delay;
+  double prev_delay; /* -x: the last packet's delay, s */
   itg_ditg_writer *combined;
   split_file *split;
   size_t nsplit, capsplit;
@@ -656,6 +682,19 @@ static int write_packet(pass *p, const itg_logrec *r) {
   if (o->gaps && p->have_prev &&
       printf("%lf\n", (double)(rx - p->prev_rx) / 1e9) < 0)
     return ITG_EIO;
+  if (p->each_delay != NULL) {
+    /* ITGDec's -x: each packet's delay, and from the second on its
+     * difference from the previous packet's (of any flow) */
+    double d = (double)(rx - tx) / 1e9;
+    if (fprintf(p->each_delay, "%lf\n", d) < 0 ||
+        (p->have_delay &&
+         fprintf(p->each_jitter, "%lf\n", fabs(p->prev_delay - d)) < 0)) {
+      snprintf(p->what, sizeof p->what, "%s", o->each_delay);
+      return ITG_EIO;
+    }
+    p->prev_delay = d;
+    p->have_delay = 1;
+  }
   if (p->text != NULL && (rc = itg__ditg_text_line(p->text, r, p->meter,
                                                     f)) != 0) {
     snprintf(p->what, sizeof p->what, "%s", o->text_path);
@@ -1030,7 +1069,10 @@ static int do_outputs(pass *p, itg_stats *stats) {
                              &series[k])) != 0)
       goto out_close;
   if ((status = open_out(o->text_path, &p->text)) != 0 ||
-      (status = open_out(o->octave_path, &p->octave)) != 0)
+      (status = open_out(o->octave_path, &p->octave)) != 0 ||
+      (o->each_delay[0] != '\0' &&
+       ((status = open_out(o->each_delay, &p->each_delay)) != 0 ||
+        (status = open_out(o->each_jitter, &p->each_jitter)) != 0)))
     goto out_close;
   if (o->plot_dir != NULL && p->meter != ITG_STATS_SENT) {
     char path[ITG_PATH_MAX + 16];
@@ -1056,6 +1098,8 @@ out_close:
   close_out(p->text, &rc);
   close_out(p->octave, &rc);
   close_out(p->delays, &rc);
+  close_out(p->each_delay, &rc);
+  close_out(p->each_jitter, &rc);
   {
     int crc = itg_ditg_writer_close(p->combined);
     if (rc == 0)
@@ -1301,7 +1345,7 @@ int main(int argc, char **argv) {
   }
   if (o.json)
     rc = report_json(&o, argc, argv, stats);
-  else if (o.summary || !has_outputs(&o))
+  else if (o.summary || (!has_outputs(&o) && !o.quiet))
     rc = itg__cli_report_text(stats);
   else
     rc = 0;

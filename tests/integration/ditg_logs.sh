@@ -478,6 +478,13 @@ opt "-l" t.txt opt.log -l t.txt
 opt "-o" o.txt opt.log -o o.txt
 opt "-P" stdout opt.log -P
 opt "-I" stdout opt.log -I
+opt "-x" eachdelay.dat opt.log -x
+opt "-x" eachjitter.dat opt.log -x
+opt "-x NAME" eachjitter_run.dat opt.log -x run
+# -i: no summary (ITGDec prints only its banner); -w: nothing at all
+opt "-i" eachdelay_q.dat opt.log -x q -i
+check "-i: no summary" [ ! -s "$WORK/ours/stdout" ]
+opt "-w" delay.dat opt.log -w -d 100
 opt "-d" delay.dat opt.log -d 100
 opt "-j FILE" j.dat opt.log -j 150 j.dat
 opt "-b" bitrate.dat opt.log -b 100

@@ -9,7 +9,9 @@
 # are printed: D-ITG waits out the IDT that crosses an on period's end,
 # and its pacing falls short). D-ITG's programs crash or hang at times: a
 # case where they fail is tried once more, then skipped with a line
-# saying so.
+# saying so. --small ditg sends a normal size law's draws below D-ITG's
+# 16-byte header at 16 B, as ITGSend does; the default rule draws them
+# again.
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 LAWS="$TOOLS/ditg_laws.py"
@@ -69,8 +71,54 @@ s = set(int(x) for x in wirestats.load(sys.argv[1])["len"])
 print(s.pop() if len(s) == 1 else "mixed" if s else "none")' "$1" "$TOOLS"
 }
 
+# small_sizes CAPTURE: "SHARE MIN": the share of a capture's packets of
+# 16 payload bytes, and the smallest payload.
+small_sizes() {
+  python3 -c 'import sys
+sys.path.insert(0, sys.argv[2]); import wirestats
+n = wirestats.load(sys.argv[1])["len"].astype(int)
+print("%.4f %d" % ((n == 16).mean(), n.min()) if len(n) else "0 0")' \
+    "$1" "$TOOLS"
+}
+
+# in_band SHARE LOW HIGH: LOW <= SHARE <= HIGH.
+in_band() {
+  python3 -c 'import sys; sys.exit(not float(sys.argv[2]) <= float(sys.argv[1]) <= float(sys.argv[3]))' "$@"
+}
+
 start_recv "$WORK/recv.log"
 skipped=0
+
+# Normal sizes of mean 30 B and deviation 25 B: a share
+# Phi((16 - 30) / 25) = 0.288 of the draws fall below 16 B; over 500
+# packets the share at 16 B lies within five standard deviations, 0.19 to
+# 0.39, under D-ITG's rule, and near 0.01 under the default one (the
+# draws in [16, 16.5) B).
+tap_send 4 "$WORK/sm.bin" "$WORK/sm.out" -a 127.0.0.1 -Sdp "$RECV_PORT" \
+  --wire ditg --small ditg -n 30 25 -s 11 -C 500 -z 500
+check "itg-send --small ditg exits 0" [ $? -eq 0 ]
+wait "$TAP_PID"
+set -- $(small_sizes "$WORK/sm.bin")
+echo "  --small ditg: $1 of the packets at 16 B, smallest $2 B"
+check "--small ditg: D-ITG's share of packets at its 16-byte header" \
+  in_band "$1" 0.19 0.39
+check "--small ditg: no packet below 16 B" [ "$2" -eq 16 ]
+tap_send 4 "$WORK/rd.bin" "$WORK/rd.out" -a 127.0.0.1 -Sdp "$RECV_PORT" \
+  --wire ditg -n 30 25 -s 11 -C 500 -z 500
+check "itg-send --small redraw exits 0" [ $? -eq 0 ]
+wait "$TAP_PID"
+set -- $(small_sizes "$WORK/rd.bin")
+echo "  --small redraw (default): $1 of the packets at 16 B, smallest $2 B"
+check "--small redraw: the draws below 16 B drawn again" in_band "$1" 0 0.05
+if ditg 4 "$WORK/dsm.bin" "$WORK/dsm.out" -n 30 25 -C 500 -z 500; then
+  set -- $(small_sizes "$WORK/dsm.bin")
+  echo "  ITGSend: $1 of the packets at 16 B, smallest $2 B"
+  check "ITGSend's share of packets at 16 B, as --small ditg's" \
+    in_band "$1" 0.19 0.39
+else
+  echo "  skipped: ITGSend -n 30 25: D-ITG failed twice: $(cat "$WORK/why")"
+  skipped=$((skipped + 1))
+fi
 for codec in G.711.1 G.711.2 G.729.2 G.729.3 G.723.1; do
   for variant in RTP CRTP-VAD; do
     case "$variant" in

@@ -3,7 +3,8 @@
 # which ports/debian/setup.sh installs) opens a UDP and a TCP flow, and
 # a round-trip one, each naming its receiver log (-x), then a script of a
 # UDP and a TCP flow side by side on one signaling connection (into
-# itg-recv's own log); itg-dec's count, bytes and loss must match what
+# itg-recv's own log), and flows of D-ITG's payload types 1 and 2, which
+# itg-recv refuses with the reason; itg-dec's count, bytes and loss must match what
 # ITGSend's own log (read by ITGDec) says it sent. ITGSend sometimes
 # crashes or hangs on its own: such a run (a crash, or a hang after
 # itg-recv opened its flows) is tried once more, then that case is
@@ -119,6 +120,15 @@ printf '%s\n' "$to -C 400 -c 120 -z 300" "$to -T TCP -C 400 -c 80 -z 200" \
   >"$WORK/script.txt"
 send_case script 2 "$WORK/script.txt"
 script=$?
+# D-ITG's shorter payloads carry no send time: itg-recv refuses them and
+# says why (ITGSend, which has no message for it, prints its bind error).
+for p in 1 2; do
+  # shellcheck disable=SC2086
+  timeout -k 5 30 ITGSend $to -p $p -C 100 -c 100 -z 20 \
+    >"$WORK/p$p.out" 2>&1
+  check "ITGSend -p $p: itg-recv says why it refuses the flow" \
+    wait_until 10 grep -q "refused: D-ITG flow: -p $p (.*) is refused: .*only -p 0 carries" "$RECV_OUT"
+done
 
 stop_recv
 check "itg-recv exits 0" [ $? -eq 0 ]

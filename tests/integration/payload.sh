@@ -3,7 +3,8 @@
 # lays them: running on from packet to packet, a packet finding fewer left
 # than its room padded with zeros, the next starting over at the file's
 # first byte. Seen by wiretap at two offsets past the 36-byte header; the
-# receiver takes every packet. -p 1 and -p 2 are refused, naming -p.
+# receiver takes every packet. -p 1 and -p 2 towards itg-recv are refused,
+# naming -p and --peer ditg, where they go.
 # needs: root (packet capture: wiretap)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -85,7 +86,7 @@ check "the receiver took all 112 packets" \
 for t in 1 2; do
   "$BIN/itg-send" -a 127.0.0.1 -p "$t" -t 100 >"$WORK/out" 2>"$WORK/err"
   check "itg-send -p $t exits 2" [ $? -eq 2 ]
-  check "itg-send -p $t says why" grep -q -- "-p: payload type $t .* is not supported" "$WORK/err"
+  check "itg-send -p $t says why" grep -q -- "-p $t (.*) goes to D-ITG's ITGRecv only (--peer ditg)" "$WORK/err"
 done
 : >"$WORK/empty.bin"
 "$BIN/itg-send" -a 127.0.0.1 -Fp "$WORK/empty.bin" -t 100 >"$WORK/out" 2>"$WORK/err"

@@ -1,6 +1,6 @@
 /* wiretap: the packets sent to one port, as the kernel saw them pass.
  *
- *   wiretap [-p udp|tcp] [-n COUNT] [-d] [-o OFFSET] IFACE PORT SECONDS OUTFILE
+ *   wiretap [-p udp|tcp|icmp] [-n COUNT] [-d] [-o OFFSET] IFACE PORT SECONDS OUTFILE
  *
  * Watches IFACE for IPv4 and IPv6 packets of the protocol (UDP unless -p
  * says otherwise) addressed to PORT (0: to any port), for SECONDS and at
@@ -18,6 +18,11 @@
  *
  * which tell apart the flows of a capture of every port, and a TCP
  * segment sent again from the first sending of its bytes.
+ *
+ * -p icmp takes IPv4 ICMP messages (PORT must be 0): the payload is what
+ * follows the message's 8-byte header, and with -d bytes 16-19 hold the
+ * type times 256 plus the code, bytes 20-23 the identifier times 65536
+ * plus the sequence number.
  *
  * TCP segments with no payload (handshake, bare acknowledgements) are left
  * out. "wiretap: ready" on stderr says the capture runs; the last line says
@@ -92,7 +97,7 @@ static void on_signal(int sig) {
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: wiretap [-p udp|tcp] [-n COUNT] [-d] [-o OFFSET] IFACE PORT SECONDS "
+  fprintf(stderr, "usage: wiretap [-p udp|tcp|icmp] [-n COUNT] [-d] [-o OFFSET] IFACE PORT SECONDS "
                   "OUTFILE\n");
   exit(2);
 }
@@ -116,8 +121,9 @@ static void put_le(uint8_t *p, uint64_t v, int bytes) {
 }
 
 /* Accepts the packets of the wanted protocol whose destination port is
- * PORT (any port if PORT is 0), starting at the network header (a
- * SOCK_DGRAM packet socket), and keeps SNAP_LEN bytes of each. IPv4
+ * PORT (any port if PORT is 0: with ICMP, which has no port, every
+ * message), starting at the network header (a SOCK_DGRAM packet socket),
+ * and keeps SNAP_LEN bytes of each. IPv4
  * fragments after the first carry no transport header and are refused;
  * IPv6 packets count only when the transport header follows the fixed
  * header directly. */
@@ -226,12 +232,20 @@ static int read_payload(const struct tap *t, const uint8_t *p, uint32_t caplen, 
   }
   uint32_t hdr;
   *seq = 0;
-  if (t->proto == IPPROTO_UDP) {
+  if (t->proto == IPPROTO_ICMP) {
+    if (caplen < l4 + 8 || ip_payload < 8)
+      return 0;
+    hdr = 8;
+    *len = ip_payload - 8;
+    *dport = be16(p + l4);
+    *seq = (uint32_t)be16(p + l4 + 4) << 16 | be16(p + l4 + 6);
+  } else if (t->proto == IPPROTO_UDP) {
     if (caplen < l4 + 8)
       return 0;
     hdr = 8;
     uint32_t udp_len = be16(p + l4 + 4);
     *len = udp_len >= 8 ? udp_len - 8 : 0;
+    *dport = be16(p + l4 + 2);
   } else {
     if (caplen < l4 + 20)
       return 0;
@@ -240,8 +254,8 @@ static int read_payload(const struct tap *t, const uint8_t *p, uint32_t caplen, 
       return 0;
     *len = ip_payload - hdr;
     *seq = (uint32_t)be16(p + l4 + 4) << 16 | be16(p + l4 + 6);
+    *dport = be16(p + l4 + 2);
   }
-  *dport = be16(p + l4 + 2);
   memset(head, 0, 4);
   uint32_t start = l4 + hdr + t->offset;
   uint32_t have = caplen > start ? caplen - start : 0;
@@ -341,6 +355,8 @@ int main(int argc, char **argv) {
       t.proto = IPPROTO_UDP;
     else if (c == 'p' && !strcmp(optarg, "tcp"))
       t.proto = IPPROTO_TCP;
+    else if (c == 'p' && !strcmp(optarg, "icmp"))
+      t.proto = IPPROTO_ICMP;
     else if (c == 'n')
       t.limit = parse_count(optarg, 1, ~0ull >> 1, "COUNT");
     else if (c == 'd')
@@ -356,6 +372,8 @@ int main(int argc, char **argv) {
     usage();
   const char *iface = argv[optind];
   unsigned port = (unsigned)parse_count(argv[optind + 1], 0, 65535, "PORT");
+  if (t.proto == IPPROTO_ICMP && port != 0)
+    usage();
   char *end;
   double seconds = strtod(argv[optind + 2], &end);
   if (end == argv[optind + 2] || *end || !(seconds > 0 && seconds <= 86400)) {

@@ -104,6 +104,23 @@ int itg__sock_probe(itg_proto proto) {
   }
 }
 
+int itg__sock_open_icmp(const itg__addr *a, itg__sock *out) {
+  int fd;
+  if (a->ss.ss_family != AF_INET)
+    return ITG_EINVAL;
+#ifdef SOCK_CLOEXEC
+  fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+#else
+  fd = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+  if (fd >= 0)
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+#endif
+  if (fd < 0)
+    return itg__sock_fail();
+  *out = fd;
+  return 0;
+}
+
 int itg__sock_open(const itg__addr *a, int dgram, itg__sock *out) {
   int family = a->ss.ss_family;
   int type = dgram ? SOCK_DGRAM : SOCK_STREAM;

@@ -51,6 +51,12 @@ int itg__sock_probe(itg_proto proto) {
   }
 }
 
+int itg__sock_open_icmp(const itg__addr *a, itg__sock *out) {
+  (void)out;
+  /* As itg__sock_probe says: no raw ICMP on Windows. */
+  return a->ss.ss_family == AF_INET ? ITG_ENOTSUP : ITG_EINVAL;
+}
+
 int itg__sock_open(const itg__addr *a, int dgram, itg__sock *out) {
   int family = a->ss.ss_family;
   int type = dgram ? SOCK_DGRAM : SOCK_STREAM;

@@ -2,7 +2,8 @@ package org.libitg;
 
 /**
  * The transport of a flow. SCTP, DCCP and ICMP are D-ITG's: a sender
- * refuses them, a receiver refuses such a flow (its event names them).
+ * refuses them (but ICMP to D-ITG's ITGRecv, as root), a receiver refuses
+ * such a flow (its event names them).
  */
 public enum Proto {
   UDP(itg_proto.ITG_PROTO_UDP),
