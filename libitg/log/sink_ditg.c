@@ -17,6 +17,7 @@
 #include "platform/platform.h"
 
 #define CONNECT_NS 2000000000LL  /* connecting, and each answer awaited */
+#define DATA_RETRY_NS 5000000LL  /* between tries of ITGLog's data port */
 /* ITGLog stops at the stop message without reading what its data channel
  * still holds: the stop follows the last records after this long, the
  * time ITGLog's loop takes to read them. */
@@ -66,6 +67,25 @@ static int recv_all(itg__sock s, uint8_t *buf, size_t len) {
   return 0;
 }
 
+/* Opens the data channel to the port the server named. ITGLog names its
+ * TCP data port before it listens on it, so a connection refused there is
+ * tried again, every DATA_RETRY_NS, until CONNECT_NS have passed. */
+static int connect_data(ditg_sink *d, const itg__addr *at) {
+  int64_t deadline = (int64_t)uv_hrtime() + CONNECT_NS;
+  int rc;
+  for (;;) {
+    rc = itg__sock_open(at, d->transport == ITG__DLP_UDP, &d->data);
+    if (rc == 0)
+      rc = itg__sock_connect(d->data, at, CONNECT_NS);
+    if (rc != ITG_ECONNREFUSED || d->transport == ITG__DLP_UDP ||
+        (int64_t)uv_hrtime() + DATA_RETRY_NS > deadline)
+      return rc;
+    itg__sock_close(d->data);
+    d->data = ITG__BAD_SOCK;
+    itg__sleep_until((int64_t)uv_hrtime() + DATA_RETRY_NS);
+  }
+}
+
 /* The handshake: greeting, request, the data port; then the data channel
  * to that port of the same server. */
 static int handshake(ditg_sink *d, const itg__addr *server) {
@@ -94,8 +114,7 @@ static int handshake(ditg_sink *d, const itg__addr *server) {
   if (rc != 0)
     return rc;
   itg__addr_set_port(&data_at, port);
-  rc = itg__sock_open(&data_at, d->transport == ITG__DLP_UDP, &d->data);
-  return rc == 0 ? itg__sock_connect(d->data, &data_at, CONNECT_NS) : rc;
+  return connect_data(d, &data_at);
 }
 
 static int ditg_open(const itg_logger_cfg *cfg, void *arg,
