@@ -234,9 +234,12 @@ typedef struct itg_agent_cfg {
                                    picks a free port */
   uint8_t token[ITG_REMOTE_TOKEN_MAX]; /* the shared token (required) */
   size_t token_len;             /* 1..ITG_REMOTE_TOKEN_MAX */
-  itg_logserver_net allow[ITG_AGENT_MAX_NETS]; /* networks clients may
-                                   come from, besides loopback (always
-                                   allowed); itg_logserver_net_parse */
+  itg_logserver_net allow[ITG_AGENT_MAX_NETS]; /* the networks clients
+                                   may come from, as
+                                   itg_logserver_net_list_parse reads
+                                   them; none (the default): loopback
+                                   only. Given, they replace loopback:
+                                   name it to keep it */
   uint32_t allow_count;
   uint32_t auth_timeout_ms;     /* a client has this long, from its
                                    connection, to prove it holds the
@@ -285,10 +288,6 @@ ITG_API uint16_t itg_agent_port(const itg_agent *a);
 
 /* Returns the receiver's signaling port in use (after start). */
 ITG_API uint16_t itg_agent_receiver_port(const itg_agent *a);
-
-/* Waits until the agent has stopped (itg_agent_stop), at most timeout_ns
- * (< 0: no limit). Returns 0 or ITG_ETIMEDOUT. */
-ITG_API int itg_agent_wait(itg_agent *a, int64_t timeout_ns);
 
 /* Stops serving, ends the flows, stops the receiver. Safe from any
  * thread; idempotent. Returns 0. */
