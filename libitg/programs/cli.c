@@ -1,6 +1,8 @@
 /* Shared program helpers (see cli.h). */
 #include "programs/cli.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 
@@ -36,6 +38,38 @@ int itg__cli_cpu(const char *prog, const char *usage, const char *v,
     return itg__cli_bad_usage(prog, msg, usage);
   }
   *cpu = (int)n;
+  return 0;
+}
+
+int itg__cli_read_token(const char *prog, const char *path,
+                        unsigned char *buf, size_t cap, size_t *len) {
+  char msg[700];
+  const char *why = NULL;
+  FILE *f = fopen(path, "rb");
+  size_t n = 0;
+  if (f == NULL) {
+    why = strerror(errno);
+  } else {
+    int c;
+    n = fread(buf, 1, cap, f);
+    /* What the buffer did not take may only be the trailing white space. */
+    while (n == cap && (c = fgetc(f)) != EOF && why == NULL)
+      if (!isspace(c))
+        why = "longer than a token may be";
+    if (ferror(f))
+      why = "cannot be read";
+    fclose(f);
+  }
+  while (why == NULL && n > 0 && isspace(buf[n - 1]))
+    n--;
+  if (why == NULL && n == 0)
+    why = "empty";
+  if (why != NULL) {
+    snprintf(msg, sizeof msg, "--token-file %.512s: %s", path, why);
+    itg__cli_error(prog, msg);
+    return ITG__CLI_EXIT_USAGE;
+  }
+  *len = n;
   return 0;
 }
 

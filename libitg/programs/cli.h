@@ -31,6 +31,14 @@ int itg__cli_copy_value(const char *prog, const char *usage, const char *opt,
 int itg__cli_cpu(const char *prog, const char *usage, const char *v,
                  int *cpu);
 
+/* Reads a token file (--token-file: a token on the command line would
+ * show in ps) into buf[0..cap): the file's bytes, its trailing white space
+ * left out (a file written by echo ends with a newline). Returns 0 with
+ * *len set, or prints "PROG: --token-file PATH: REASON" (cannot be read,
+ * empty, longer than cap bytes) and returns ITG__CLI_EXIT_USAGE. */
+int itg__cli_read_token(const char *prog, const char *path,
+                        unsigned char *buf, size_t cap, size_t *len);
+
 /* Prints "PROG (libitg VERSION)" on stdout. */
 void itg__cli_print_version(const char *prog);
 
