@@ -13,13 +13,14 @@ Experiment files, the flows of a distributed run with the ranks they run
 on, are read by itg.Experiment. Errors raise itg.Error subclasses named
 after the library's error table (itg.InvalidArgument is itg.EINVAL, ...).
 Submodules: itg.wire (packet headers), itg.log (log records and files),
-itg.dist (random laws).
+itg.dist (random laws), itg.remote (agents that run flows on command, and
+the connection that drives one).
 """
 from __future__ import annotations
 
 import atexit
 
-from . import dist, errors, log, wire
+from . import dist, errors, log, remote, wire
 from ._itg import ffi as _ffi
 from ._itg import lib as _lib
 from .dist import Dist, read_trace
@@ -50,7 +51,7 @@ def clock_mono_ns() -> int:
 
 
 __all__ = [
-    "dist", "errors", "log", "wire",
+    "dist", "errors", "log", "remote", "wire",
     "Dist", "read_trace", "DistSpec", "FlowConfig",
     "Experiment", "ExperimentFlow", "Placement",
     "Damage", "LogHeader", "LogReader", "LogRecord", "RecordBatch", "read_log", "record_dtype",
