@@ -32,7 +32,8 @@ MAY_INCLUDE = {
     "engine": {"engine", "log", "core", "platform", "public"},
     "mpi": {"mpi", "engine", "log", "core", "platform", "public"},
     "programs": {"public", "libitg/programs/cli.h",
-                 "libitg/programs/report.h", "libitg/programs/ditg_out.h"},
+                 "libitg/programs/report.h", "libitg/programs/ditg_out.h",
+                 "libitg/programs/agent_cli.h"},
 }
 
 # Threads, locks and sockets, which core/ may not own.
