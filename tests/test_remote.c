@@ -322,9 +322,11 @@ static void test_start_results(void **state) {
   const char *lines[3] = {l1, "  # a comment", l2};
   int64_t off, rtt, at;
   (void)state;
-  snprintf(l1, sizeof l1, "-a 127.0.0.1 -Sdp %u -T UDP -C 200 -c 100 -z 20",
+  snprintf(l1, sizeof l1,
+           "-a 127.0.0.1 -rp 0 -Sdp %u -T UDP -C 200 -c 100 -z 20",
            (unsigned)itg_remote_receiver_port(r));
-  snprintf(l2, sizeof l2, "-a 127.0.0.1 -Sdp %u -T TCP -C 200 -c 64 -z 10",
+  snprintf(l2, sizeof l2,
+           "-a 127.0.0.1 -rp 0 -Sdp %u -T TCP -C 200 -c 64 -z 10",
            (unsigned)itg_remote_receiver_port(r));
   assert_int_equal(itg_remote_clock(r, 3, &off, &rtt), 0);
   at = itg_clock_real_ns() + off + 300 * MS;
@@ -413,7 +415,8 @@ static void test_refusals_busy_stop(void **state) {
   const char *bad[2] = {good, "-a 127.0.0.1 -T UDP --no-such-option"};
   const char *one[1] = {good};
   (void)state;
-  snprintf(good, sizeof good, "-a 127.0.0.1 -Sdp %u -T UDP -C 100 -c 100 -t 60000",
+  snprintf(good, sizeof good,
+           "-a 127.0.0.1 -rp 0 -Sdp %u -T UDP -C 100 -c 100 -t 60000",
            (unsigned)itg_remote_receiver_port(r));
   assert_int_equal(itg_remote_start(r, bad, 2, 0, err, sizeof err),
                    ITG_EINVAL);

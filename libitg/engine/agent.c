@@ -39,6 +39,7 @@ int itg_agent_cfg_init_size(itg_agent_cfg *out, size_t size) {
 
 /* Returns the first field of cfg out of range, or NULL. */
 static const char *cfg_fault(const itg_agent_cfg *cfg) {
+  char path[ITG_PATH_MAX];
   if (cfg->token_len == 0 || cfg->token_len > ITG_REMOTE_TOKEN_MAX)
     return "token: 1 to 256 bytes";
   if (cfg->allow_count > ITG_AGENT_MAX_NETS)
@@ -58,6 +59,9 @@ static const char *cfg_fault(const itg_agent_cfg *cfg) {
   if (strchr(cfg->send_log, '/') != NULL || strchr(cfg->recv_log, '/') != NULL ||
       strchr(cfg->send_log, '\\') != NULL || strchr(cfg->recv_log, '\\') != NULL)
     return "send_log and recv_log are names in log_dir, without '/'";
+  if (itg__agent_path(path, sizeof path, cfg->log_dir, cfg->send_log) != 0 ||
+      itg__agent_path(path, sizeof path, cfg->log_dir, cfg->recv_log) != 0)
+    return "log_dir and a log's name make a path too long";
   if (cfg->log_server[0] != '\0' && cfg->log_server_port == 0)
     return "log_server_port: 1 to 65 535";
   return NULL;
@@ -94,8 +98,8 @@ int itg_agent_new(const itg_agent_cfg *caller, itg_agent **out, char *err,
   memcpy(rc_cfg.bind_host, cfg.recv_host, sizeof rc_cfg.bind_host);
   rc_cfg.sig_port = cfg.recv_port;
   if (cfg.recv_log[0] != '\0')
-    snprintf(rc_cfg.log_path, sizeof rc_cfg.log_path, "%s%s%.256s",
-             cfg.log_dir, cfg.log_dir[0] != '\0' ? "/" : "", cfg.recv_log);
+    itg__agent_path(rc_cfg.log_path, sizeof rc_cfg.log_path, cfg.log_dir,
+                    cfg.recv_log);
   memcpy(rc_cfg.log_dir, cfg.log_dir, sizeof rc_cfg.log_dir);
   rc_cfg.on_flow = itg__agent_on_flow;
   rc_cfg.user = a;

@@ -65,6 +65,10 @@ struct itg_agent {
 /* The receiver's flow events: ended flows and the logs they named. */
 void itg__agent_on_flow(const itg_flow_event *ev, void *user);
 
+/* Writes dir/name (name alone when dir is "") into dst[0..len). Returns
+ * 0, or -1 when it does not fit. */
+int itg__agent_path(char *dst, size_t len, const char *dir, const char *name);
+
 /* Adds name (a file's name in log_dir) to the logs LOG may read. */
 void itg__agent_log_add(struct itg_agent *a, const char *name);
 

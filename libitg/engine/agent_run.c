@@ -33,6 +33,16 @@ static int answer_ok(struct itg_agent *a) {
   return answer(a, &m);
 }
 
+int itg__agent_path(char *dst, size_t len, const char *dir, const char *name) {
+  size_t d = strlen(dir), sep = d > 0, n = strlen(name);
+  if (d + sep + n >= len)
+    return -1;
+  memcpy(dst, dir, d);
+  dst[d] = '/';
+  memcpy(dst + d + sep, name, n + 1);
+  return 0;
+}
+
 void itg__agent_log_add(struct itg_agent *a, const char *name) {
   uint32_t i;
   uv_mutex_lock(&a->lock);
@@ -161,10 +171,8 @@ static int start_flows(struct itg_agent *a, const itg_flow_cfg *flows,
       cfg.log_server_port = a->cfg.log_server_port;
       cfg.log_transport = a->cfg.log_transport;
     } else {
-      if (snprintf(cfg.log_path, sizeof cfg.log_path, "%s%s%s",
-                   a->cfg.log_dir, a->cfg.log_dir[0] != '\0' ? "/" : "",
-                   a->cfg.send_log) >= (int)sizeof cfg.log_path)
-        return answer_err(a, ITG_EINVAL, "the sender log's path is too long");
+      itg__agent_path(cfg.log_path, sizeof cfg.log_path, a->cfg.log_dir,
+                      a->cfg.send_log);
       itg__agent_log_add(a, a->cfg.send_log);
     }
   }
@@ -262,8 +270,9 @@ static int cmd_log(struct itg_agent *a, const itg__rm_msg *m) {
   if (!log_known(a, m->text))
     return answer_err(a, ITG_ENOENT, "no log named '%s' was written here",
                       m->text);
-  snprintf(path, sizeof path, "%s%s%s", a->cfg.log_dir,
-           a->cfg.log_dir[0] != '\0' ? "/" : "", m->text);
+  if (itg__agent_path(path, sizeof path, a->cfg.log_dir, m->text) != 0)
+    return answer_err(a, ITG_EINVAL, "log '%s': the path is too long",
+                      m->text);
   fd = uv_fs_open(NULL, &req, path, UV_FS_O_RDONLY, 0, NULL);
   uv_fs_req_cleanup(&req);
   if (fd < 0)

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "itg.h"
+#include "programs/agent_cli.h"
 #include "programs/cli.h"
 
 static const char prog[] = "itg-send";
@@ -18,7 +19,8 @@ static const char usage_text[] =
     "options: -l FILE sender log, -L ADDR[:PORT] [TCP|UDP] log server,\n"
     "  -q D records per log write,\n"
     "  --wait hybrid|sleep|spin (-poll: spin), --cpu N, -h/--help, "
-    "--version\n";
+    "--version\n"
+    "       itg-send -Q|--daemon [agent options]   (the agent: itg-agent)\n";
 
 static const char help_text[] =
     "\n"
@@ -39,6 +41,8 @@ static const char help_text[] =
     "  -poll            the same as --wait spin (D-ITG's word)\n"
     "  --cpu N          pin the sending thread to CPU N\n"
     "  -F SCRIPT        read the flows from SCRIPT, one per line\n"
+    "  -Q, --daemon     (first word) run as the remote control agent, as\n"
+    "                   itg-agent does, with its options: itg-send -Q --help\n"
     "  -h, --help       this help;  --version  the version\n"
     "\n"
     "Flow options (D-ITG's words; long forms in brackets):\n"
@@ -442,7 +446,14 @@ static int send_all(const options *o, const flows *fl) {
 int main(int argc, char **argv) {
   options o;
   flows fl = {NULL, 0, 0};
-  int status = parse_args(argc, argv, &o);
+  int status;
+  /* D-ITG's daemon mode: the agent, its options after the word. */
+  if (argc > 1 && (strcmp(argv[1], "-Q") == 0 ||
+                   strcmp(argv[1], "--daemon") == 0)) {
+    argv[1] = argv[0];
+    return itg__agent_cli_main("itg-send --daemon", argc - 1, argv + 1);
+  }
+  status = parse_args(argc, argv, &o);
   if (status < 0)
     status = o.script != NULL ? read_script(o.script, &fl)
                               : flow_from_args(&o, &fl);
