@@ -1,7 +1,6 @@
 /* Shared program helpers (see cli.h). */
 #include "programs/cli.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -41,6 +40,11 @@ int itg__cli_cpu(const char *prog, const char *usage, const char *v,
   return 0;
 }
 
+/* The white space a token file may end with. */
+static int blank(int c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 int itg__cli_read_token(const char *prog, const char *path,
                         unsigned char *buf, size_t cap, size_t *len) {
   char msg[700];
@@ -54,13 +58,13 @@ int itg__cli_read_token(const char *prog, const char *path,
     n = fread(buf, 1, cap, f);
     /* What the buffer did not take may only be the trailing white space. */
     while (n == cap && (c = fgetc(f)) != EOF && why == NULL)
-      if (!isspace(c))
+      if (!blank(c))
         why = "longer than a token may be";
     if (ferror(f))
       why = "cannot be read";
     fclose(f);
   }
-  while (why == NULL && n > 0 && isspace(buf[n - 1]))
+  while (why == NULL && n > 0 && blank(buf[n - 1]))
     n--;
   if (why == NULL && n == 0)
     why = "empty";

@@ -32,8 +32,8 @@ int itg__cli_cpu(const char *prog, const char *usage, const char *v,
                  int *cpu);
 
 /* Reads a token file (--token-file: a token on the command line would
- * show in ps) into buf[0..cap): the file's bytes, its trailing white space
- * left out (a file written by echo ends with a newline). Returns 0 with
+ * show in ps) into buf[0..cap): the file's bytes, its trailing spaces,
+ * tabs, CRs and LFs left out (a file written by echo ends with a newline). Returns 0 with
  * *len set, or prints "PROG: --token-file PATH: REASON" (cannot be read,
  * empty, longer than cap bytes) and returns ITG__CLI_EXIT_USAGE. */
 int itg__cli_read_token(const char *prog, const char *path,
