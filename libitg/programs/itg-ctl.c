@@ -7,11 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <uv.h>
 
 #include "itg.h"
-#include "itg/remote.h"
 #include "programs/cli.h"
 #include "programs/report.h"
 #include "programs/run_report.h"
@@ -280,7 +278,7 @@ static int parse_args(int argc, char **argv, options *o) {
   if (o->token_file == NULL)
     return itg__cli_bad_usage(PROG, "no --token-file", usage_text);
   if (o->progress < 0)
-    o->progress = isatty(STDERR_FILENO);
+    o->progress = uv_guess_handle(2) == UV_TTY;
   return 0;
 }
 
