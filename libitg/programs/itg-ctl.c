@@ -367,7 +367,7 @@ static int write_line(const options *o, const itg_experiment *e, size_t i,
 /* Says what agent a failed at: err, or rc's sentence. */
 static void fail(agent *a, int rc, const char *what, const char *err) {
   a->rc = rc;
-  snprintf(a->error, sizeof a->error, "%s: %s", what,
+  snprintf(a->error, sizeof a->error, "%s: %.500s", what,
            err != NULL && err[0] != '\0' ? err : itg_strerror(rc));
 }
 
