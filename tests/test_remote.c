@@ -446,6 +446,103 @@ static void test_refusals_busy_stop(void **state) {
   itg_agent_free(a);
 }
 
+/* A receiver that never answers: a port that listens but never accepts
+ * (the kernel completes the connections, nobody reads them). */
+typedef struct mute {
+  uv_loop_t loop;
+  uv_tcp_t tcp;
+  uint16_t port;
+} mute;
+
+static void on_mute_conn(uv_stream_t *s, int status) {
+  (void)s;
+  (void)status;
+}
+
+static void mute_up(mute *m) {
+  struct sockaddr_in sin;
+  struct sockaddr_storage ss;
+  int len = (int)sizeof ss;
+  itg__addr addr;
+  assert_int_equal(uv_loop_init(&m->loop), 0);
+  assert_int_equal(uv_tcp_init(&m->loop, &m->tcp), 0);
+  assert_int_equal(uv_ip4_addr("127.0.0.1", 0, &sin), 0);
+  assert_int_equal(uv_tcp_bind(&m->tcp, (struct sockaddr *)&sin, 0), 0);
+  assert_int_equal(uv_listen((uv_stream_t *)&m->tcp, 8, on_mute_conn), 0);
+  assert_int_equal(
+      uv_tcp_getsockname(&m->tcp, (struct sockaddr *)&ss, &len), 0);
+  memcpy(&addr.ss, &ss, sizeof ss);
+  addr.len = (socklen_t)len;
+  m->port = itg__addr_port(&addr);
+}
+
+static void mute_down(mute *m) {
+  uv_close((uv_handle_t *)&m->tcp, NULL);
+  uv_run(&m->loop, UV_RUN_DEFAULT);
+  uv_loop_close(&m->loop);
+}
+
+/* While a START's flows are set up with a receiver that does not answer
+ * (seconds, up to the sender's connect timeout), the agent goes on
+ * serving: a silent client is still dropped in time, a client that came
+ * after the controller left is told to wait rather than given the sender
+ * in the middle of its set-up, and STOP ends the set-up. */
+static void test_setup_off_loop(void **state) {
+  itg_agent *a = agent_up(300, NULL);
+  itg__rm_msg auth, m;
+  uint8_t nonce[ITG__RM_NONCE];
+  uint8_t frame[ITG__FRAME_HDR_LEN + 256];
+  char line[128];
+  const char *lines[1] = {line};
+  itg_remote *r;
+  itg_remote_status st;
+  mute mu;
+  raw *c, *silent;
+  int64_t t0;
+  int len;
+  (void)state;
+  mute_up(&mu);
+  snprintf(line, sizeof line, "-a 127.0.0.1 -rp 0 -Sdp %u -C 10 -z 5",
+           (unsigned)mu.port);
+  c = raw_open(a, NULL);
+  raw_auth_for(c, token, sizeof token - 1, &auth, nonce);
+  raw_send(c, &auth);
+  assert_int_equal(raw_recv(c, &m, TIMEOUT), 0);
+  assert_int_equal(m.type, ITG__RM_AUTH_OK);
+  itg__rm_init(&m, ITG__RM_START);
+  m.lines = lines;
+  m.n = 1;
+  len = itg__rm_encode(&m, frame, sizeof frame);
+  assert_true(len > 0);
+  assert_int_equal(itg__ctl_send_bytes(c->s, frame, (size_t)len, TIMEOUT), 0);
+  t0 = itg_clock_mono_ns();
+  silent = raw_open(a, NULL);
+  /* The controller leaves during the set-up. */
+  raw_close(c);
+  assert_int_equal(raw_recv(silent, &m, TIMEOUT), 0);
+  assert_int_equal(m.type, ITG__RM_CHALLENGE);
+  raw_expect_refusal(silent, ITG_ETIMEDOUT);
+  raw_close(silent);
+  r = client(a);
+  assert_int_equal(itg_remote_status(r, &st), ITG_EBUSY);
+  /* Dropped within its timeout, long before the set-up's 5 s. */
+  assert_true(itg_clock_mono_ns() - t0 < 4 * SEC);
+  assert_int_equal(itg_remote_stop(r), 0);
+  for (int64_t end = itg_clock_mono_ns() + TIMEOUT;
+       itg_clock_mono_ns() < end;) {
+    int rc = itg_remote_status(r, &st);
+    if (rc == 0)
+      break;
+    assert_int_equal(rc, ITG_EBUSY);
+    uv_sleep(20); /* the poll's period */
+  }
+  assert_int_equal(st.state, ITG_REMOTE_ENDED);
+  assert_int_equal(st.flows, 1);
+  itg_remote_close(r);
+  itg_agent_free(a);
+  mute_down(&mu);
+}
+
 static void test_limits(void **state) {
   itg_agent *a = agent_up(5000, NULL);
   itg_remote *r = client(a);
@@ -512,6 +609,7 @@ int main(void) {
       cmocka_unit_test(test_garbage),
       cmocka_unit_test(test_start_results),
       cmocka_unit_test(test_refusals_busy_stop),
+      cmocka_unit_test(test_setup_off_loop),
       cmocka_unit_test(test_limits),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
