@@ -565,6 +565,16 @@ static void test_limits(void **state) {
   assert_int_equal(itg_remote_connect("127.0.0.1", 1, token, 0, TIMEOUT, &r,
                                       err, sizeof err),
                    ITG_EINVAL);
+  /* Sizes no layout has (itg/common.h). */
+  {
+    itg_remote_status st[2];
+    assert_int_equal(itg_remote_status_size(r, st, sizeof st), ITG_EINVAL);
+    assert_int_equal(itg_remote_status_size(r, st, 1), ITG_EINVAL);
+    assert_int_equal(itg_remote_status_size(r, st, sizeof st[0]), 0);
+    assert_int_equal(itg_agent_cfg_init_size(&cfg, 1), ITG_EINVAL);
+    assert_int_equal(itg_agent_cfg_init_size(&cfg, sizeof cfg + 1),
+                     ITG_EINVAL);
+  }
   itg_remote_close(r);
   /* No agent without a token. */
   itg_agent_cfg_init(&cfg);
