@@ -303,6 +303,110 @@ static void test_garbage(void **state) {
   itg_agent_free(a);
 }
 
+/* An impostor: a server that challenges and accepts any proof, as one
+ * that does not hold the token must, then answers with a proof of its
+ * own made without the token. */
+typedef struct impostor {
+  uv_loop_t loop;
+  uv_tcp_t server, conn;
+  uv_thread_t thread;
+  uint16_t port;
+  itg__frame_reader fr;
+  uint8_t buf[ITG__FRAME_HDR_LEN + ITG__RM_MAX_AUTH_BODY];
+  uv_write_t w1, w2;
+  uint8_t out1[64], out2[128];
+} impostor;
+
+static void imp_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b) {
+  impostor *im = h->data;
+  size_t room;
+  uint8_t *p = itg__frame_reader_space(&im->fr, im->buf, sizeof im->buf, &room);
+  (void)hint;
+  *b = uv_buf_init((char *)p, (unsigned)room);
+}
+
+static void imp_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b) {
+  impostor *im = s->data;
+  const uint32_t max = ITG__RM_MAX_AUTH_BODY;
+  uint8_t *frame;
+  itg__rm_msg m;
+  uv_buf_t out;
+  int len;
+  (void)b;
+  if (n < 0) {
+    uv_close((uv_handle_t *)&im->conn, NULL);
+    uv_close((uv_handle_t *)&im->server, NULL);
+    return;
+  }
+  itg__frame_reader_commit(&im->fr, (size_t)n);
+  len = itg__frame_reader_next(&im->fr, im->buf, sizeof im->buf,
+                               itg__rm_measure, (void *)&max, &frame);
+  if (len <= 0)
+    return;
+  itg__rm_init(&m, ITG__RM_AUTH_OK);
+  memset(m.mac, 0x11, sizeof m.mac);
+  snprintf(m.text, sizeof m.text, "impostor");
+  m.port = 9;
+  len = itg__rm_encode(&m, im->out2, sizeof im->out2);
+  out = uv_buf_init((char *)im->out2, (unsigned)len);
+  uv_write(&im->w2, (uv_stream_t *)&im->conn, &out, 1, NULL);
+}
+
+static void imp_conn(uv_stream_t *s, int status) {
+  impostor *im = s->data;
+  itg__rm_msg m;
+  uv_buf_t out;
+  int len;
+  (void)status;
+  uv_tcp_init(&im->loop, &im->conn);
+  im->conn.data = im;
+  uv_accept(s, (uv_stream_t *)&im->conn);
+  itg__rm_init(&m, ITG__RM_CHALLENGE);
+  len = itg__rm_encode(&m, im->out1, sizeof im->out1);
+  out = uv_buf_init((char *)im->out1, (unsigned)len);
+  uv_write(&im->w1, (uv_stream_t *)&im->conn, &out, 1, NULL);
+  uv_read_start((uv_stream_t *)&im->conn, imp_alloc, imp_read);
+}
+
+static void imp_main(void *arg) {
+  impostor *im = arg;
+  uv_run(&im->loop, UV_RUN_DEFAULT);
+}
+
+/* The client checks the agent's proof too: a server without the token is
+ * not taken for the agent, though it let the client in. */
+static void test_agent_proof(void **state) {
+  impostor *im = calloc(1, sizeof *im);
+  struct sockaddr_in sin;
+  struct sockaddr_storage ss;
+  int len = (int)sizeof ss;
+  itg__addr addr;
+  itg_remote *r = NULL;
+  char err[256];
+  (void)state;
+  assert_non_null(im);
+  assert_int_equal(uv_loop_init(&im->loop), 0);
+  uv_tcp_init(&im->loop, &im->server);
+  im->server.data = im;
+  assert_int_equal(uv_ip4_addr("127.0.0.1", 0, &sin), 0);
+  assert_int_equal(uv_tcp_bind(&im->server, (struct sockaddr *)&sin, 0), 0);
+  assert_int_equal(uv_listen((uv_stream_t *)&im->server, 1, imp_conn), 0);
+  uv_tcp_getsockname(&im->server, (struct sockaddr *)&ss, &len);
+  memcpy(&addr.ss, &ss, sizeof ss);
+  addr.len = (socklen_t)len;
+  im->port = itg__addr_port(&addr);
+  assert_int_equal(uv_thread_create(&im->thread, imp_main, im), 0);
+  assert_int_equal(itg_remote_connect("127.0.0.1", im->port, token,
+                                      sizeof token - 1, TIMEOUT, &r, err,
+                                      sizeof err),
+                   ITG_EPERM);
+  assert_null(r);
+  assert_non_null(strstr(err, "did not prove"));
+  uv_thread_join(&im->thread);
+  uv_loop_close(&im->loop);
+  free(im);
+}
+
 /* ---- the commands --------------------------------------------------- */
 
 static int collect(const void *data, size_t len, void *user) {
@@ -446,6 +550,103 @@ static void test_refusals_busy_stop(void **state) {
   itg_agent_free(a);
 }
 
+/* A receiver that never answers: a port that listens but never accepts
+ * (the kernel completes the connections, nobody reads them). */
+typedef struct mute {
+  uv_loop_t loop;
+  uv_tcp_t tcp;
+  uint16_t port;
+} mute;
+
+static void on_mute_conn(uv_stream_t *s, int status) {
+  (void)s;
+  (void)status;
+}
+
+static void mute_up(mute *m) {
+  struct sockaddr_in sin;
+  struct sockaddr_storage ss;
+  int len = (int)sizeof ss;
+  itg__addr addr;
+  assert_int_equal(uv_loop_init(&m->loop), 0);
+  assert_int_equal(uv_tcp_init(&m->loop, &m->tcp), 0);
+  assert_int_equal(uv_ip4_addr("127.0.0.1", 0, &sin), 0);
+  assert_int_equal(uv_tcp_bind(&m->tcp, (struct sockaddr *)&sin, 0), 0);
+  assert_int_equal(uv_listen((uv_stream_t *)&m->tcp, 8, on_mute_conn), 0);
+  assert_int_equal(
+      uv_tcp_getsockname(&m->tcp, (struct sockaddr *)&ss, &len), 0);
+  memcpy(&addr.ss, &ss, sizeof ss);
+  addr.len = (socklen_t)len;
+  m->port = itg__addr_port(&addr);
+}
+
+static void mute_down(mute *m) {
+  uv_close((uv_handle_t *)&m->tcp, NULL);
+  uv_run(&m->loop, UV_RUN_DEFAULT);
+  uv_loop_close(&m->loop);
+}
+
+/* While a START's flows are set up with a receiver that does not answer
+ * (seconds, up to the sender's connect timeout), the agent goes on
+ * serving: a silent client is still dropped in time, a client that came
+ * after the controller left is told to wait rather than given the sender
+ * in the middle of its set-up, and STOP ends the set-up. */
+static void test_setup_off_loop(void **state) {
+  itg_agent *a = agent_up(300, NULL);
+  itg__rm_msg auth, m;
+  uint8_t nonce[ITG__RM_NONCE];
+  uint8_t frame[ITG__FRAME_HDR_LEN + 256];
+  char line[128];
+  const char *lines[1] = {line};
+  itg_remote *r;
+  itg_remote_status st;
+  mute mu;
+  raw *c, *silent;
+  int64_t t0;
+  int len;
+  (void)state;
+  mute_up(&mu);
+  snprintf(line, sizeof line, "-a 127.0.0.1 -rp 0 -Sdp %u -C 10 -z 5",
+           (unsigned)mu.port);
+  c = raw_open(a, NULL);
+  raw_auth_for(c, token, sizeof token - 1, &auth, nonce);
+  raw_send(c, &auth);
+  assert_int_equal(raw_recv(c, &m, TIMEOUT), 0);
+  assert_int_equal(m.type, ITG__RM_AUTH_OK);
+  itg__rm_init(&m, ITG__RM_START);
+  m.lines = lines;
+  m.n = 1;
+  len = itg__rm_encode(&m, frame, sizeof frame);
+  assert_true(len > 0);
+  assert_int_equal(itg__ctl_send_bytes(c->s, frame, (size_t)len, TIMEOUT), 0);
+  t0 = itg_clock_mono_ns();
+  silent = raw_open(a, NULL);
+  /* The controller leaves during the set-up. */
+  raw_close(c);
+  assert_int_equal(raw_recv(silent, &m, TIMEOUT), 0);
+  assert_int_equal(m.type, ITG__RM_CHALLENGE);
+  raw_expect_refusal(silent, ITG_ETIMEDOUT);
+  raw_close(silent);
+  r = client(a);
+  assert_int_equal(itg_remote_status(r, &st), ITG_EBUSY);
+  /* Dropped within its timeout, long before the set-up's 5 s. */
+  assert_true(itg_clock_mono_ns() - t0 < 4 * SEC);
+  assert_int_equal(itg_remote_stop(r), 0);
+  for (int64_t end = itg_clock_mono_ns() + TIMEOUT;
+       itg_clock_mono_ns() < end;) {
+    int rc = itg_remote_status(r, &st);
+    if (rc == 0)
+      break;
+    assert_int_equal(rc, ITG_EBUSY);
+    uv_sleep(20); /* the poll's period */
+  }
+  assert_int_equal(st.state, ITG_REMOTE_ENDED);
+  assert_int_equal(st.flows, 1);
+  itg_remote_close(r);
+  itg_agent_free(a);
+  mute_down(&mu);
+}
+
 static void test_limits(void **state) {
   itg_agent *a = agent_up(5000, NULL);
   itg_remote *r = client(a);
@@ -468,6 +669,16 @@ static void test_limits(void **state) {
   assert_int_equal(itg_remote_connect("127.0.0.1", 1, token, 0, TIMEOUT, &r,
                                       err, sizeof err),
                    ITG_EINVAL);
+  /* Sizes no layout has (itg/common.h). */
+  {
+    itg_remote_status st[2];
+    assert_int_equal(itg_remote_status_size(r, st, sizeof st), ITG_EINVAL);
+    assert_int_equal(itg_remote_status_size(r, st, 1), ITG_EINVAL);
+    assert_int_equal(itg_remote_status_size(r, st, sizeof st[0]), 0);
+    assert_int_equal(itg_agent_cfg_init_size(&cfg, 1), ITG_EINVAL);
+    assert_int_equal(itg_agent_cfg_init_size(&cfg, sizeof cfg + 1),
+                     ITG_EINVAL);
+  }
   itg_remote_close(r);
   /* No agent without a token. */
   itg_agent_cfg_init(&cfg);
@@ -510,8 +721,10 @@ int main(void) {
       cmocka_unit_test(test_not_allowed),
       cmocka_unit_test(test_silent_dropped),
       cmocka_unit_test(test_garbage),
+      cmocka_unit_test(test_agent_proof),
       cmocka_unit_test(test_start_results),
       cmocka_unit_test(test_refusals_busy_stop),
+      cmocka_unit_test(test_setup_off_loop),
       cmocka_unit_test(test_limits),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -246,6 +246,8 @@ static int conn_auth(itg__agent_conn *c, const itg__rm_msg *m) {
 }
 
 static void on_results(uv_timer_t *t);
+static void setup_work(uv_work_t *w);
+static void setup_done(uv_work_t *w, int status);
 
 /* Takes one whole frame. Returns 0 to go on, -1 when c is closing or
  * closed. */
@@ -265,10 +267,18 @@ static int conn_frame(itg__agent_conn *c, const uint8_t *frame, size_t len) {
     return -1;
   }
   if (rc == 0) {
-    /* RESULTS waits: the poll answers; nothing else is read meanwhile. */
+    /* The answer comes later; the requests that follow wait for it in
+     * the reader (its end, or a reset, is still seen). */
     a->waiting = c;
-    uv_read_stop((uv_stream_t *)&c->tcp);
-    uv_timer_start(&a->results, on_results, RESULTS_POLL_MS, RESULTS_POLL_MS);
+    if (m.type != ITG__RM_START) {
+      uv_timer_start(&a->results, on_results, RESULTS_POLL_MS,
+                     RESULTS_POLL_MS);
+      return -1;
+    }
+    a->setup.data = a;
+    a->setting_up = 1;
+    if (uv_queue_work(&a->loop, &a->setup, setup_work, setup_done) != 0)
+      setup_done(&a->setup, UV_ENOMEM);
     return -1;
   }
   if (conn_send(c, a->answer, (size_t)rc) != 0)
@@ -283,16 +293,28 @@ static int conn_frame(itg__agent_conn *c, const uint8_t *frame, size_t len) {
   return 0;
 }
 
-static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
-static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf);
+static void conn_take(itg__agent_conn *c);
 
-/* A RESULTS waiting: answered once the flows end or its wait is over;
- * then the controller's requests are read again. */
+/* Sends the waiting request's answer (a->answer[0..len), or an ERR for
+ * len < 0) and reads the controller's requests again. */
+static void answer_waiting(itg_agent *a, int len) {
+  itg__agent_conn *c = a->waiting;
+  a->waiting = NULL;
+  if (c == NULL)
+    return; /* the controller has gone */
+  if (len < 0) {
+    conn_refuse(c, len, "cannot answer: %s", itg_strerror(len));
+    return;
+  }
+  if (conn_send(c, a->answer, (size_t)len) == 0)
+    conn_take(c);
+}
+
+/* A RESULTS waiting: answered once the flows end or its wait is over. */
 static void on_results(uv_timer_t *t) {
   itg_agent *a = t->data;
-  itg__agent_conn *c = a->waiting;
   int len;
-  if (c == NULL) {
+  if (a->waiting == NULL) {
     uv_timer_stop(t);
     return;
   }
@@ -300,13 +322,40 @@ static void on_results(uv_timer_t *t) {
   if (len == 0)
     return;
   uv_timer_stop(t);
-  a->waiting = NULL;
-  if (len < 0) {
-    conn_refuse(c, len, "cannot answer: %s", itg_strerror(len));
-    return;
+  answer_waiting(a, len);
+}
+
+/* START's set-up, on a worker thread: each flow's signaling with its
+ * receiver may take up to the connect timeout, which the loop, serving
+ * the other connections and their timeouts, does not wait for. */
+static void setup_work(uv_work_t *w) {
+  itg_agent *a = w->data;
+  a->setup_rc = itg_sender_start(a->tx);
+}
+
+static void setup_done(uv_work_t *w, int status) {
+  itg_agent *a = w->data;
+  a->setting_up = 0;
+  answer_waiting(a, itg__agent_start_done(
+                        a, status == 0 ? a->setup_rc : itg__uv_err(status)));
+}
+
+/* Takes the whole frames the reader holds, one at a time, until one is
+ * to wait for its answer (a->waiting) or ends the connection. */
+static void conn_take(itg__agent_conn *c) {
+  uint8_t *frame;
+  int len;
+  while (c->agent->waiting != c &&
+         (len = itg__frame_reader_next(&c->fr, c->buf, c->cap,
+                                       itg__rm_measure, &c->max_body,
+                                       &frame)) != 0) {
+    if (len < 0) {
+      conn_refuse(c, len, "malformed message: %s", itg_strerror(len));
+      return;
+    }
+    if (conn_frame(c, frame, (size_t)len) != 0)
+      return;
   }
-  if (conn_send(c, a->answer, (size_t)len) == 0)
-    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 }
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
@@ -325,8 +374,6 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
   itg__agent_conn *c = s->data;
-  uint8_t *frame;
-  int len;
   (void)buf;
   if (n < 0) {
     conn_close(c);
@@ -335,12 +382,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
   if (n == 0 || c->closing)
     return;
   itg__frame_reader_commit(&c->fr, (size_t)n);
-  while ((len = itg__frame_reader_next(&c->fr, c->buf, c->cap, itg__rm_measure,
-                                       &c->max_body, &frame)) > 0)
-    if (conn_frame(c, frame, (size_t)len) != 0)
-      return;
-  if (len < 0)
-    conn_refuse(c, len, "malformed message: %s", itg_strerror(len));
+  conn_take(c);
 }
 
 /* ---- the control port ------------------------------------------------ */
@@ -431,6 +473,8 @@ static void on_sweep(uv_timer_t *t) {
 /* Wake-up from another thread: the only message is "stop". */
 static void on_wake(uv_async_t *h) {
   itg_agent *a = h->data;
+  if (a->setting_up)
+    itg_sender_stop(a->tx); /* the set-up gives up sooner */
   uv_close((uv_handle_t *)&a->server, NULL);
   uv_close((uv_handle_t *)&a->sweep, NULL);
   uv_close((uv_handle_t *)&a->results, NULL);

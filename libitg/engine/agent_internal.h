@@ -46,13 +46,18 @@ struct itg_agent {
   uint32_t nconns;
   itg__agent_conn *controller; /* the authenticated client, or NULL */
   uint8_t *answer;         /* an answer's frame, ITG__RM_MAX_ANSWER */
-  /* RESULTS waiting: the connection (the controller) and the deadline */
+  /* A RESULTS or a START waiting: the connection (the controller), the
+   * RESULTS' deadline, the START's set-up on a worker */
   itg__agent_conn *waiting;
   uint64_t wait_until;     /* uv_hrtime ns */
+  uv_work_t setup;
+  int setting_up;          /* setup queued and not yet done */
+  int setup_rc;            /* itg_sender_start's, from the worker */
   /* The flows: */
   itg_receiver *rx;
   itg_sender *tx;          /* the last START's, or NULL */
   int start_status;
+  int64_t start_at;        /* the last START's instant, agent wall ns */
   int64_t start_wall_ns;
   int64_t release_mono_ns;
   /* The receiver's ended flows (its thread writes, under lock): a ring. */
@@ -73,9 +78,15 @@ int itg__agent_path(char *dst, size_t len, const char *dir, const char *name);
 void itg__agent_log_add(struct itg_agent *a, const char *name);
 
 /* Runs one command of the controller, m, writing its answer's frame into
- * a->answer. Returns the frame's length, or 0 when the answer is to wait
- * (RESULTS while flows run: itg__agent_results_poll answers later). */
+ * a->answer. Returns the frame's length, or 0 when the answer is to wait:
+ * RESULTS while flows run (itg__agent_results_poll answers later), START
+ * with its sender made (a->tx), to be started off the loop
+ * (itg_sender_start), after which itg__agent_start_done answers. */
 int itg__agent_command(struct itg_agent *a, const itg__rm_msg *m);
+
+/* START's end: rc is itg_sender_start's. Releases the flows at their
+ * instant and writes the answer. Returns its length. */
+int itg__agent_start_done(struct itg_agent *a, int rc);
 
 /* RESULTS waiting: writes the answer into a->answer and returns its length
  * once the flows have ended or the wait's deadline has passed, else 0. */

@@ -153,13 +153,14 @@ static int answer_status(struct itg_agent *a) {
   return len;
 }
 
-/* Makes the held sender of flows[0..n), started and released at the
- * wall-clock instant at (0: at once). */
-static int start_flows(struct itg_agent *a, const itg_flow_cfg *flows,
-                       uint32_t n, int64_t at) {
+/* Makes the held sender of flows[0..n), to be started (its set-up with
+ * the receivers may take seconds: engine/agent.c runs it on a worker) and
+ * then released at the wall-clock instant a->start_at
+ * (itg__agent_start_done). Returns 0, or the length of an ERR answer. */
+static int start_prepare(struct itg_agent *a, const itg_flow_cfg *flows,
+                         uint32_t n) {
   itg_sender_cfg cfg;
   char msg[ITG__RM_TEXT_MAX - 64];
-  int64_t now_wall, now_mono;
   int rc;
   itg_sender_cfg_init(&cfg);
   cfg.hold = 1;
@@ -186,8 +187,11 @@ static int start_flows(struct itg_agent *a, const itg_flow_cfg *flows,
       return answer_err(a, rc, "line %u: %s", i + 1, msg);
     }
   }
-  a->start_status = 0;
-  rc = itg_sender_start(a->tx);
+  return 0;
+}
+
+int itg__agent_start_done(struct itg_agent *a, int rc) {
+  int64_t now_wall, now_mono, at = a->start_at;
   if (rc < 0) {
     itg_flow_result r;
     a->start_status = rc;
@@ -239,7 +243,8 @@ static int cmd_start(struct itg_agent *a, const itg__rm_msg *m) {
   itg__agent_flows_free(a);
   a->start_status = 0;
   a->start_wall_ns = 0;
-  rc = start_flows(a, flows, n, m->wall_ns);
+  a->start_at = m->wall_ns;
+  rc = start_prepare(a, flows, n);
   free(flows);
   return rc;
 }
@@ -322,6 +327,13 @@ int itg__agent_results_poll(struct itg_agent *a) {
 
 int itg__agent_command(struct itg_agent *a, const itg__rm_msg *m) {
   itg__rm_msg out;
+  /* A START's set-up runs on a worker with the sender: only what leaves
+   * the sender alone (or stops it, which any thread may) is served until
+   * it is done, for a client that came after its controller went. */
+  if (a->setting_up && m->type != ITG__RM_CLOCK && m->type != ITG__RM_STOP &&
+      m->type != ITG__RM_LOG && m->type != ITG__RM_BYE)
+    return answer_err(a, ITG_EBUSY, "the flows of the last START are being "
+                                    "set up");
   switch (m->type) {
   case ITG__RM_CLOCK:
     itg__rm_init(&out, ITG__RM_CLOCK_OK);
