@@ -16,11 +16,11 @@ EXE=$3
 NATIVE=$4
 shift 4
 BIN=$(cd "$BUILD" && pwd)/bin
+SUITE="$target agent"
+. "$(dirname "$0")/cross-lib.sh"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/itg-agent.XXXXXX")
 AGENT_PID=""
 NATIVE_PID=""
-passed=0
-failed=0
 
 cleanup() {
   [ -n "$AGENT_PID" ] && kill -9 "$AGENT_PID" 2>/dev/null
@@ -28,38 +28,6 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
-
-# check DESCRIPTION COMMAND...: runs one check and counts it.
-check() {
-  desc=$1
-  shift
-  if "$@"; then
-    echo "  ok: $desc"
-    passed=$((passed + 1))
-  else
-    echo "  FAILED: $desc"
-    failed=$((failed + 1))
-  fi
-}
-
-finish() {
-  echo "$target agent: $passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
-  exit $?
-}
-
-# wait_until SECONDS COMMAND...: polls COMMAND every 100 ms, at most
-# SECONDS.
-wait_until() {
-  limit=$(($1 * 10))
-  shift
-  i=0
-  while ! "$@"; do
-    i=$((i + 1))
-    [ "$i" -ge "$limit" ] && return 1
-    sleep 0.1
-  done
-}
 
 # ctl_port FILE: the control port of an agent's listening line (Windows
 # programs end their lines with CR LF).
