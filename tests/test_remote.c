@@ -17,6 +17,7 @@
 
 #include "core/remote_msg.h"
 #include "engine/control.h"
+#include "helpers/tmpdir.h"
 #include "itg.h"
 #include "platform/platform.h"
 
@@ -690,26 +691,13 @@ static void test_limits(void **state) {
 }
 
 static int setup(void **state) {
-  uv_fs_t req;
-  const char *dir = getenv("TMPDIR");
   (void)state;
-  snprintf(logdir, sizeof logdir, "%s/itg-remote-XXXXXX",
-           dir != NULL && dir[0] != '\0' ? dir : "/tmp");
-  if (uv_fs_mkdtemp(NULL, &req, logdir, NULL) != 0)
-    return -1;
-  snprintf(logdir, sizeof logdir, "%s", req.path);
-  uv_fs_req_cleanup(&req);
-  return 0;
+  return tmpdir_make(logdir, sizeof logdir, "itg-remote-") == 0 ? 0 : -1;
 }
 
 static int teardown(void **state) {
-  char path[600];
-  uv_fs_t req;
   (void)state;
-  snprintf(path, sizeof path, "%s/send.log", logdir);
-  remove(path);
-  uv_fs_rmdir(NULL, &req, logdir, NULL);
-  uv_fs_req_cleanup(&req);
+  tmpdir_remove(logdir);
   return 0;
 }
 

@@ -22,10 +22,15 @@
  *      time.
  * Then the client sends commands, each answered with OK (and the
  * command's data) or ERR (an ITG_E* code and a sentence): CLOCK, START,
- * STATUS, STOP, RESULTS, LOG, BYE. A malformed message, or a command in
- * the wrong place, is answered with ERR and closes the connection; the
- * agent's state is left as it was. One client controls the agent at a
- * time: a second one, once authenticated, is told ITG_EBUSY and closed.
+ * STATUS, STOP, RESULTS, LOG, BYE. A malformed message is answered with
+ * ERR and closes the connection; a command the agent refuses (a bad
+ * flow line, the wrong state) is answered with ERR and the connection
+ * goes on; either way the agent's state is left as it was. One client
+ * controls the agent at a time: a second one, once authenticated, is told
+ * ITG_EBUSY and closed. While a START's flows are being set up (each
+ * flow's signaling with its receiver, up to 5 s a flow), a client that
+ * connected after the controller left is told ITG_EBUSY for any command
+ * but CLOCK, STOP, LOG and BYE.
  * The agent keeps its flows and results between clients, so a manager
  * that lost its connection may come back for the results.
  *
@@ -150,10 +155,12 @@ ITG_API int itg_remote_clock(itg_remote *r, int rounds, int64_t *offset_ns,
  * it, and releases all together at that instant; it answers once the
  * flows are set up (or refused). Returns 0 (at least one flow set up; a
  * refused flow ends with its status in its result), ITG_EINVAL (a bad
- * argument, or a line the agent cannot parse: err names the line and
- * says why, and no flow is started), ITG_ESTATE (flows of an earlier START
- * still run), the set-up's error when no flow could be set up, or a
- * connection error; err (if not NULL) receives the agent's sentence. */
+ * argument, or a line the agent cannot parse), another error of
+ * itg_flow_parse_line or itg_sender_add_flow for a flow the agent refuses
+ * (err names the line and says why, and no flow is started), ITG_ESTATE
+ * (flows of an earlier START still run), the set-up's error when no flow
+ * could be set up, or a connection error; err (if not NULL) receives the
+ * agent's sentence. */
 ITG_API int itg_remote_start(itg_remote *r, const char *const *lines,
                              size_t n, int64_t at_wall_ns, char *err,
                              size_t errlen);
@@ -162,7 +169,8 @@ ITG_API int itg_remote_start(itg_remote *r, const char *const *lines,
  * flows' results with ended = 0 while they run). The flows' results are
  * then read with itg_remote_flow_result and itg_remote_rx_flow. Returns 0,
  * ITG_EINVAL (the macro passes sizeof *st; a size this library does not
- * know) or a connection error. */
+ * know), ITG_EBUSY (a START is being set up, see above) or a connection
+ * error. */
 ITG_API int itg_remote_status_size(itg_remote *r, itg_remote_status *st,
                                    size_t size);
 #ifndef SWIG
