@@ -14,6 +14,7 @@
  *   itg/sender.h    the sender
  *   itg/receiver.h  the receiver
  *   itg/logserver.h the log server (remote logging)
+ *   itg/remote.h    the remote control: an agent and its client
  */
 #ifndef ITG_H
 #define ITG_H
@@ -32,5 +33,6 @@
 #include "itg/sender.h"
 #include "itg/receiver.h"
 #include "itg/logserver.h"
+#include "itg/remote.h"
 
 #endif

@@ -14,49 +14,17 @@ BUILD=$2
 EXE=$3
 shift 3
 BIN=$BUILD/bin
+SUITE="$target flow"
+. "$(dirname "$0")/cross-lib.sh"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/itg-flow.XXXXXX")
 RECV_PID=""
 PACKETS=2000
-passed=0
-failed=0
 
 cleanup() {
   [ -n "$RECV_PID" ] && kill -9 "$RECV_PID" 2>/dev/null
   rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
-
-# check DESCRIPTION COMMAND...: runs one check and counts it.
-check() {
-  desc=$1
-  shift
-  if "$@"; then
-    echo "  ok: $desc"
-    passed=$((passed + 1))
-  else
-    echo "  FAILED: $desc"
-    failed=$((failed + 1))
-  fi
-}
-
-finish() {
-  echo "$target flow: $passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
-  exit $?
-}
-
-# wait_until SECONDS COMMAND...: polls COMMAND every 100 ms, at most
-# SECONDS.
-wait_until() {
-  limit=$(($1 * 10))
-  shift
-  i=0
-  while ! "$@"; do
-    i=$((i + 1))
-    [ "$i" -ge "$limit" ] && return 1
-    sleep 0.1
-  done
-}
 
 # Windows programs end their lines with CR LF.
 sig_port() { tr -d '\r' <"$WORK/recv.out" | sed -n 's/^itg-recv: listening sig=//p'; }

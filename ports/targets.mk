@@ -5,6 +5,8 @@
 #   make test-windows | test-armhf | test-aarch64
 #                                     the target's unit tests under wine64
 #                                     or qemu-user, then a loopback flow,
+#                                     then its itg-agent driven by the
+#                                     native itg-ctl (ports/cross-agent.sh),
 #                                     then its footprint (ports/footprint.sh)
 #
 # make test runs all three after the native tests (each goes on when

@@ -252,7 +252,8 @@ static void note_pkt(fake *k, int tcp, const uint8_t *buf, size_t len) {
  * before CLOSED_FLOW), cut at each header's size field (-p 0 and -p 1);
  * with -p 2, which has none, its bytes alone. */
 static void take_tcp(fake *k, itg__sock dlst) {
-  static uint8_t buf[ITG_WIRE_MAX_PACKET];
+  /* Each fake's thread its own buffer: two fakes take packets at once. */
+  static _Thread_local uint8_t buf[ITG_WIRE_MAX_PACKET];
   uint8_t type = k->send_flow[10];
   size_t hl = type == ITG__DITG_PAYLOAD_SHORT ? 12 : ITG_WIRE_DITG_TCP_LEN;
   itg__sock d = accept_within(dlst);
@@ -293,7 +294,7 @@ static void take_tcp(fake *k, itg__sock dlst) {
 /* Takes the datagrams waiting (all sent before CLOSED_FLOW, which on
  * loopback means all queued already). */
 static void take_udp(fake *k, itg__sock d) {
-  static uint8_t buf[8][ITG_WIRE_MAX_PACKET];
+  static _Thread_local uint8_t buf[8][ITG_WIRE_MAX_PACKET];
   itg__dgram dg[8];
   int i, n;
   do {
@@ -317,7 +318,7 @@ static void take_udp(fake *k, itg__sock d) {
  * sees every ICMP message of the host). Each must have code 0, a valid
  * checksum and the packet's sequence number. */
 static void take_icmp(fake *k, itg__sock d) {
-  static uint8_t buf[8][ITG_WIRE_MAX_PACKET + 60];
+  static _Thread_local uint8_t buf[8][ITG_WIRE_MAX_PACKET + 60];
   itg__dgram dg[8];
   int i, n;
   do {

@@ -133,6 +133,35 @@ static void test_placement_forms(void **state) {
   itg_experiment_free(e);
 }
 
+/* A flow's text is its options alone: the placement word, the comment
+ * (a '#' outside quotes, even inside a word) and the white space around
+ * them left out, quotes kept; words appended to it win over the line's. */
+static void test_flow_text(void **state) {
+  itg_experiment *e =
+      parse_ok("@nodeB\t -a @2 -T UDP -C 1000 -t 5000   # voice, \"quoted\"\n"
+               "  -a @1 -t 5000 -x \"rx#1 a.log\" -c 64# no space\r\n"
+               "-a 10.0.0.9 -C 10 -t 5000\n");
+  itg_flow_cfg cfg;
+  char line[256];
+  (void)state;
+  assert_string_equal(itg_experiment_flow_text(e, 0),
+                      "-a @2 -T UDP -C 1000 -t 5000");
+  assert_string_equal(itg_experiment_flow_text(e, 1),
+                      "-a @1 -t 5000 -x \"rx#1 a.log\" -c 64");
+  assert_string_equal(itg_experiment_flow_text(e, 2),
+                      "-a 10.0.0.9 -C 10 -t 5000");
+  assert_null(itg_experiment_flow_text(e, 3));
+  assert_null(itg_experiment_flow_text(NULL, 0));
+  snprintf(line, sizeof line, "%s -a 10.1.2.3 -Sdp 40123",
+           itg_experiment_flow_text(e, 0));
+  itg_flow_cfg_init(&cfg);
+  assert_true(itg_flow_parse_line(&cfg, line, NULL, 0) > 0);
+  assert_string_equal(cfg.dst_host, "10.1.2.3");
+  assert_int_equal(cfg.sig_port, 40123);
+  assert_int_equal(cfg.duration_ns, INT64_C(5000000000));
+  itg_experiment_free(e);
+}
+
 static void test_comments_and_line_numbers(void **state) {
   itg_experiment *e =
       parse_ok("# an experiment\n"
@@ -624,6 +653,7 @@ int main(void) {
       cmocka_unit_test(test_hostile_many_lines),
       cmocka_unit_test(test_place_balanced),
       cmocka_unit_test(test_place_explicit),
+      cmocka_unit_test(test_flow_text),
       cmocka_unit_test(test_place_hosts),
       cmocka_unit_test(test_place_errors),
       cmocka_unit_test(test_struct_sizes),

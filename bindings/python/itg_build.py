@@ -63,6 +63,20 @@ static int itgpy_read_records(itg_logreader *r, itg_logrec *out, size_t max,
   *got = i;
   return rc;
 }
+
+/* itg_remote_status and itg_remote_rx_flow, macros named as their struct
+ * types are: cffi cannot declare functions of those names, C expands the
+ * macros here. */
+static int itgpy_remote_status(itg_remote *r, itg_remote_status *st)
+{
+  return itg_remote_status(r, st);
+}
+
+static int itgpy_remote_rx_flow(const itg_remote *r, size_t i,
+                                itg_remote_rx_flow *out)
+{
+  return itg_remote_rx_flow(r, i, out);
+}
 """
 
 # The public API's growable structs are filled and read through macros
@@ -96,14 +110,20 @@ int itg_experiment_flow_cfg(const itg_experiment *e, size_t i, itg_flow_cfg *out
 int itg_experiment_flow_at(const itg_experiment *e, size_t i,
                            itg_experiment_flow *out);
 int itg_experiment_job_init(itg_experiment_job *job);
+int itg_remote_results(itg_remote *r, int64_t wait_ns, itg_remote_status *st);
+int itg_remote_flow_result(const itg_remote *r, size_t i, itg_flow_result *out);
+int itg_agent_cfg_init(itg_agent_cfg *cfg);
 """
 
 HELPERS_CDEF = """
 int itgpy_read_records(itg_logreader *r, itg_logrec *out, size_t max,
                        size_t *got);
+int itgpy_remote_status(itg_remote *r, itg_remote_status *st);
+int itgpy_remote_rx_flow(const itg_remote *r, size_t i, itg_remote_rx_flow *out);
 extern "Python" void itgpy_on_records(const itg_logrec *recs, size_t n,
                                       void *user);
 extern "Python" void itgpy_on_flow(const itg_flow_event *ev, void *user);
+extern "Python" int itgpy_on_log_data(const void *data, size_t len, void *user);
 """
 
 

@@ -48,6 +48,7 @@
 
 %{
 #include <stdio.h>
+#include <string.h>
 
 #include "itg.h"
 
@@ -83,15 +84,21 @@
 %nodefaultdtor itg_experiment;
 %nodefaultctor itg_logserver;
 %nodefaultdtor itg_logserver;
+%nodefaultctor itg_remote;
+%nodefaultdtor itg_remote;
+%nodefaultctor itg_agent;
+%nodefaultdtor itg_agent;
 
 %apply SWIGTYPE **ITG_NEW_HANDLE {
   itg_dist **out, itg_logwriter **out, itg_logreader **out,
   itg_logger **out, itg_stats **out, itg_series **out, itg_sender **out,
-  itg_receiver **out, itg_experiment **out, itg_logserver **out
+  itg_receiver **out, itg_experiment **out, itg_logserver **out,
+  itg_remote **out, itg_agent **out
 };
 
 %apply (const uint8_t *ITG_BYTES_IN, size_t ITG_LEN) {
-  (const uint8_t *buf, size_t len), (const char *text, size_t len)
+  (const uint8_t *buf, size_t len), (const char *text, size_t len),
+  (const void *token, size_t token_len), (const uint8_t *token, size_t len)
 };
 %apply (uint8_t *ITG_BYTES_OUT, size_t ITG_LEN) { (uint8_t *buf, size_t len) };
 %apply (char *ITG_TEXT_OUT, size_t ITG_LEN) {
@@ -111,7 +118,7 @@
   (int argc, const char *const *argv), (int nhosts, const char *const *hosts)
 };
 %apply (const char *const *ITG_PATHS, size_t ITG_COUNT) {
-  (const char *const *paths, size_t n)
+  (const char *const *paths, size_t n), (const char *const *lines, size_t n)
 };
 %apply (int *ITG_INTS_OUT, size_t ITG_COUNT) {
   (int *senders, size_t nsenders), (int *receivers, size_t nreceivers)
@@ -143,6 +150,21 @@
 %ignore itg_experiment_flow_at_size;
 %ignore itg_logserver_cfg_init_size;
 %ignore itg_logserver_get_stats_size;
+%ignore itg_remote_status_size;
+%ignore itg_remote_results_size;
+%ignore itg_remote_flow_result_size;
+%ignore itg_remote_rx_flow_size;
+%ignore itg_agent_cfg_init_size;
+/* Remote control: the offset and round trip of itg_remote_clock come back
+ * in an itgswig_clock, a log goes into a file (itgswig_remote_fetch_log),
+ * and an agent's token and networks are set by the helpers below. */
+%ignore itg_remote_clock;
+%ignore itg_remote_fetch_log;
+%ignore itg_remote_sink;
+%ignore itg_agent_cfg::token;
+%ignore itg_agent_cfg::token_len;
+%ignore itg_agent_cfg::allow;
+%ignore itg_agent_cfg::allow_count;
 /* A job borrows its host names for the call: itgswig_experiment_place
  * below takes them as a list instead. */
 %ignore itg_experiment_job;
@@ -161,6 +183,7 @@
 %include "itg/receiver.h"
 %include "itg/logserver.h"
 %include "itg/experiment.h"
+%include "itg/remote.h"
 
 int itg_flow_cfg_init(itg_flow_cfg *cfg);
 int itg_sender_cfg_init(itg_sender_cfg *cfg);
@@ -186,6 +209,9 @@ int itg_experiment_flow_at(const itg_experiment *e, size_t i,
                            itg_experiment_flow *out);
 int itg_logserver_cfg_init(itg_logserver_cfg *cfg);
 int itg_logserver_get_stats(itg_logserver *s, itg_logserver_stats *out);
+int itg_remote_results(itg_remote *r, int64_t wait_ns, itg_remote_status *st);
+int itg_remote_flow_result(const itg_remote *r, size_t i, itg_flow_result *out);
+int itg_agent_cfg_init(itg_agent_cfg *cfg);
 
 %inline %{
 /* itg_experiment_place on a job of nranks ranks, named by
@@ -216,5 +242,77 @@ int itgswig_experiment_place(const itg_experiment *e, int nranks, int nhosts,
   job.hosts = nhosts > 0 ? hosts : NULL;
   return itg_experiment_place(e, &job, senders, receivers, nsenders, err,
                               errlen);
+}
+%}
+
+%inline %{
+/* itg_remote_status and itg_remote_rx_flow, whose macros are named as
+ * their struct types are (a wrapper cannot be declared by that name). */
+int itgswig_remote_status(itg_remote *r, itg_remote_status *st)
+{
+  return itg_remote_status(r, st);
+}
+
+int itgswig_remote_rx_flow(const itg_remote *r, size_t i,
+                           itg_remote_rx_flow *out)
+{
+  return itg_remote_rx_flow(r, i, out);
+}
+
+/* What itg_remote_clock measures. */
+typedef struct itgswig_clock {
+  int64_t offset_ns;
+  int64_t rtt_ns;
+} itgswig_clock;
+
+int itgswig_remote_clock(itg_remote *r, int rounds, itgswig_clock *out)
+{
+  if (!out)
+    return ITG_EINVAL;
+  return itg_remote_clock(r, rounds, &out->offset_ns, &out->rtt_ns);
+}
+
+static int itgswig_to_file(const void *data, size_t len, void *user)
+{
+  return fwrite(data, 1, len, (FILE *)user) == len ? 0 : ITG_EIO;
+}
+
+/* itg_remote_fetch_log into the file at path (made or emptied). Returns
+ * what itg_remote_fetch_log returns, or ITG_EIO (path cannot be
+ * written). */
+int itgswig_remote_fetch_log(itg_remote *r, const char *name,
+                             const char *path)
+{
+  FILE *f = path ? fopen(path, "wb") : NULL;
+  int rc;
+  if (!f)
+    return ITG_EIO;
+  rc = itg_remote_fetch_log(r, name, itgswig_to_file, f);
+  if (fclose(f) != 0 && rc == 0)
+    rc = ITG_EIO;
+  return rc;
+}
+
+/* Sets an agent's token, token[0..len). Returns 0 or ITG_EINVAL (1 to
+ * ITG_REMOTE_TOKEN_MAX bytes). */
+int itgswig_agent_cfg_token(itg_agent_cfg *cfg, const uint8_t *token,
+                            size_t len)
+{
+  if (!cfg || !token || len == 0 || len > sizeof cfg->token)
+    return ITG_EINVAL;
+  memcpy(cfg->token, token, len);
+  cfg->token_len = len;
+  return 0;
+}
+
+/* Sets the networks an agent takes clients from, a comma-separated list
+ * (itg_logserver_net_list_parse; the entry refused goes to err). */
+int itgswig_agent_cfg_allow(itg_agent_cfg *cfg, const char *list, char *err,
+                            size_t errlen)
+{
+  if (!cfg)
+    return ITG_EINVAL;
+  return itg_logserver_net_list_parse(list, cfg->allow, ITG_AGENT_MAX_NETS,
+                                      &cfg->allow_count, err, errlen);
 }
 %}

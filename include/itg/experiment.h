@@ -141,6 +141,16 @@ ITG_API int itg_experiment_flow_cfg_size(const itg_experiment *e, size_t i,
   itg_experiment_flow_cfg_size((e), (i), (out), sizeof *(out))
 #endif
 
+/* Returns flow i's options as its line wrote them, its placement word,
+ * its comment and the white space around them left out: "-a @2 -T UDP
+ * -C 1000" for the line "@1  -a @2 -T UDP -C 1000  # voice". A program
+ * that runs the flow elsewhere (itg-ctl) sends this text with words of
+ * its own appended, which win over the line's (a later option overrides
+ * an earlier one): "-a 10.0.0.2 -Sdp 40123" in place of "-a @2". Valid
+ * until e is freed; NULL for a NULL e or i out of range. */
+ITG_API const char *itg_experiment_flow_text(const itg_experiment *e,
+                                             size_t i);
+
 /* Copies flow i's line number, placements and weight into *out (the first
  * `size` bytes; itg_experiment_flow_at passes sizeof *out). Returns 0, or
  * ITG_EINVAL (NULL e or out, i out of range, a size this library does not

@@ -24,6 +24,7 @@ typedef struct itg__exp_flow {
   unsigned line;
   itg__where sender, receiver;
   double rate; /* pkt/s */
+  char *text;  /* the options, placement and comment left out */
 } itg__exp_flow;
 
 struct itg_experiment {
@@ -149,6 +150,26 @@ static itg__exp_flow *itg__exp_add(itg_experiment *e) {
   return &e->v[e->n];
 }
 
+/* Copies the words of p up to its comment: a '#' outside double quotes,
+ * where itg_flow_parse_line stops. Returns the copy, or NULL. */
+static char *itg__exp_text(const char *p) {
+  size_t n = 0;
+  int quoted = 0;
+  char *t;
+  while (isspace((unsigned char)*p))
+    p++;
+  for (; p[n] != '\0' && (quoted || p[n] != '#'); n++)
+    quoted ^= p[n] == '"';
+  while (n > 0 && isspace((unsigned char)p[n - 1]))
+    n--;
+  t = malloc(n + 1);
+  if (t != NULL) {
+    memcpy(t, p, n);
+    t[n] = '\0';
+  }
+  return t;
+}
+
 /* Parses one line (terminated, no NUL inside, no end of line) into the
  * next flow of e, or nothing for a blank or comment line. */
 static int itg__exp_line(itg_experiment *e, const char *text, unsigned line,
@@ -215,6 +236,11 @@ static int itg__exp_line(itg_experiment *e, const char *text, unsigned line,
   if (rc != 0) {
     itg__exp_err(err, errlen, line, "IDT law: %s", itg_strerror(rc));
     return rc;
+  }
+  f->text = itg__exp_text(p);
+  if (f->text == NULL) {
+    itg__exp_err(err, errlen, line, "out of memory");
+    return ITG_ENOMEM;
   }
   f->sender = sender;
   f->line = line;
@@ -341,6 +367,8 @@ out_nomem:
 void itg_experiment_free(itg_experiment *e) {
   if (e == NULL)
     return;
+  for (size_t i = 0; i < e->n; i++)
+    free(e->v[i].text);
   free(e->v);
   free(e);
 }
@@ -354,6 +382,10 @@ int itg_experiment_flow_cfg_size(const itg_experiment *e, size_t i,
   if (e == NULL || i >= e->n)
     return ITG_EINVAL;
   return itg__struct_out(out, size, &e->v[i].cfg, sizeof e->v[i].cfg);
+}
+
+const char *itg_experiment_flow_text(const itg_experiment *e, size_t i) {
+  return e != NULL && i < e->n ? e->v[i].text : NULL;
 }
 
 static void itg__where_out(const itg__where *w, itg_experiment_where *kind,

@@ -1,6 +1,7 @@
 /* Shared program helpers (see cli.h). */
 #include "programs/cli.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 
@@ -55,6 +56,43 @@ int itg__cli_interval(const char *prog, const char *usage, const char *opt,
 
 int itg__cli_stdout_is_terminal(void) {
   return uv_guess_handle(1) == UV_TTY;
+}
+
+/* The white space a token file may end with. */
+static int blank(int c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+int itg__cli_read_token(const char *prog, const char *path,
+                        unsigned char *buf, size_t cap, size_t *len) {
+  char msg[700];
+  const char *why = NULL;
+  FILE *f = fopen(path, "rb");
+  size_t n = 0;
+  if (f == NULL) {
+    why = strerror(errno);
+  } else {
+    int c;
+    n = fread(buf, 1, cap, f);
+    /* What the buffer did not take may only be the trailing white space. */
+    while (n == cap && (c = fgetc(f)) != EOF && why == NULL)
+      if (!blank(c))
+        why = "longer than a token may be";
+    if (ferror(f))
+      why = "cannot be read";
+    fclose(f);
+  }
+  while (why == NULL && n > 0 && blank(buf[n - 1]))
+    n--;
+  if (why == NULL && n == 0)
+    why = "empty";
+  if (why != NULL) {
+    snprintf(msg, sizeof msg, "--token-file %.512s: %s", path, why);
+    itg__cli_error(prog, msg);
+    return ITG__CLI_EXIT_USAGE;
+  }
+  *len = n;
+  return 0;
 }
 
 void itg__cli_print_version(const char *prog) {

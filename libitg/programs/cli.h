@@ -41,6 +41,14 @@ int itg__cli_interval(const char *prog, const char *usage, const char *opt,
  * are welcome), 0 for a pipe or a file. */
 int itg__cli_stdout_is_terminal(void);
 
+/* Reads a token file (--token-file: a token on the command line would
+ * show in ps) into buf[0..cap): the file's bytes, its trailing spaces,
+ * tabs, CRs and LFs left out (a file written by echo ends with a newline). Returns 0 with
+ * *len set, or prints "PROG: --token-file PATH: REASON" (cannot be read,
+ * empty, longer than cap bytes) and returns ITG__CLI_EXIT_USAGE. */
+int itg__cli_read_token(const char *prog, const char *path,
+                        unsigned char *buf, size_t cap, size_t *len);
+
 /* Prints "PROG (libitg VERSION)" on stdout. */
 void itg__cli_print_version(const char *prog);
 

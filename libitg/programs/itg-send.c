@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "itg.h"
+#include "programs/agent_cli.h"
 #include "programs/cli.h"
 #include "programs/json.h"
 
@@ -17,6 +18,7 @@ static const char prog[] = "itg-send";
 static const char usage_text[] =
     "usage: itg-send [options] [flow options]\n"
     "       itg-send [options] -F script   (or: itg-send [options] script)\n"
+    "       itg-send -Q|--daemon [agent options]   (the agent: itg-agent)\n"
     "options: -l FILE sender log, -L ADDR[:PORT] [TCP|UDP] log server,\n"
     "  --log-peer libitg|ditg, -q D records per log write,\n"
     "  -i SEC report interval, --json, --json-stream,\n"
@@ -56,6 +58,8 @@ static const char help_text[] =
     "                   flow), intervals (with -i), end (each flow and the\n"
     "                   total), errors (README: JSON output)\n"
     "  --json-stream    the same events as JSON lines, each as it happens\n"
+    "  -Q, --daemon     (first word) run as the remote control agent, as\n"
+    "                   itg-agent does, with its options: itg-send -Q --help\n"
     "  -h, --help       this help;  --version  the version\n"
     "\n"
     "Flow options (D-ITG's words; long forms in brackets):\n"
@@ -790,7 +794,14 @@ static int send_all(const options *o, const flows *fl) {
 int main(int argc, char **argv) {
   options o;
   flows fl = {NULL, 0, 0};
-  int status = parse_args(argc, argv, &o);
+  int status;
+  /* D-ITG's daemon mode: the agent, its options after the word. */
+  if (argc > 1 && (strcmp(argv[1], "-Q") == 0 ||
+                   strcmp(argv[1], "--daemon") == 0)) {
+    argv[1] = argv[0];
+    return itg__agent_cli_main("itg-send --daemon", argc - 1, argv + 1);
+  }
+  status = parse_args(argc, argv, &o);
   if (status < 0)
     status = o.script != NULL ? read_script(o.script, &fl)
                               : flow_from_args(&o, &fl);

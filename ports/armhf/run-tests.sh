@@ -1,6 +1,7 @@
 #!/bin/sh
-# Runs the armhf build's unit tests, then a loopback flow, under qemu-arm,
-# then measures its footprint (stripped sizes; itg-recv's resident memory
+# Runs the armhf build's unit tests, then a loopback flow, then its
+# itg-agent driven by the native itg-ctl (ports/cross-agent.sh), under
+# qemu-arm, then measures its footprint (stripped sizes; itg-recv's resident memory
 # serving 10 flows, under 8 MiB).
 # Usage: run-tests.sh [BUILD]   (default build/armhf)
 #
@@ -15,6 +16,10 @@ sh "$ports/../tests/run-unit.sh" "$BUILD" armhf qemu-arm
 unit=$?
 sh "$ports/cross-flow.sh" armhf "$BUILD" "" qemu-arm
 flow=$?
+# The native itg-ctl drives this build's itg-agent (the native build,
+# ITG_NATIVE_BIN, default build/bin, is made first by make test).
+sh "$ports/cross-agent.sh" armhf "$BUILD" "" "${ITG_NATIVE_BIN:-build/bin}" qemu-arm
+agent=$?
 sh "$ports/footprint.sh" armhf "$BUILD" "" arm-linux-gnueabihf-strip qemu-arm
 size=$?
-[ "$unit" -eq 0 ] && [ "$flow" -eq 0 ] && [ "$size" -eq 0 ]
+[ "$unit" -eq 0 ] && [ "$flow" -eq 0 ] && [ "$agent" -eq 0 ] && [ "$size" -eq 0 ]

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs the Windows build's unit tests, then a loopback flow between
-# itg-send.exe and itg-recv.exe, under wine64 with a private prefix in
+# itg-send.exe and itg-recv.exe, then itg-agent.exe driven by the native
+# itg-ctl (ports/cross-agent.sh), under wine64 with a private prefix in
 # BUILD/wine (made on first use; nothing is written to ~/.wine), then
 # prints their stripped sizes.
 # Usage: run-tests.sh [BUILD]   (default build/windows)
@@ -49,6 +50,10 @@ sh "$ports/../tests/run-unit.sh" "$BUILD" windows "$WINE"
 unit=$?
 sh "$ports/cross-flow.sh" windows "$BUILD" .exe "$WINE"
 flow=$?
+# The native itg-ctl drives this build's itg-agent (the native build,
+# ITG_NATIVE_BIN, default build/bin, is made first by make test).
+sh "$ports/cross-agent.sh" windows "$BUILD" .exe "${ITG_NATIVE_BIN:-build/bin}" "$WINE"
+agent=$?
 sh "$ports/footprint.sh" windows "$BUILD" .exe x86_64-w64-mingw32-strip
 size=$?
-[ "$unit" -eq 0 ] && [ "$flow" -eq 0 ] && [ "$size" -eq 0 ]
+[ "$unit" -eq 0 ] && [ "$flow" -eq 0 ] && [ "$agent" -eq 0 ] && [ "$size" -eq 0 ]

@@ -33,7 +33,8 @@ MAY_INCLUDE = {
     "mpi": {"mpi", "engine", "log", "core", "platform", "public"},
     "programs": {"public", "libitg/programs/cli.h",
                  "libitg/programs/report.h", "libitg/programs/ditg_out.h",
-                 "libitg/programs/json.h"},
+                 "libitg/programs/json.h", "libitg/programs/run_report.h",
+                 "libitg/programs/agent_cli.h"},
 }
 
 # Threads, locks and sockets, which core/ may not own.

@@ -381,7 +381,7 @@ cat "$WORK/feed.out"
 "$BIN/itg-dec" --json "$WORK/feed.log" >"$WORK/feed.json"
 check "itg-recv logged every datagram blaster --ditg sent" python3 -c 'import json, sys
 sent = int(open(sys.argv[1]).read().split()[1])
-sys.exit(not 0 < sent == json.load(open(sys.argv[2]))["total"]["packets"])' "$WORK/feed.out" "$WORK/feed.json"
+sys.exit(not 0 < sent == json.load(open(sys.argv[2]))["end"]["total"]["packets"])' "$WORK/feed.out" "$WORK/feed.json"
 if command -v ITGRecv >/dev/null && command -v ITGDec >/dev/null; then
   ditg_ok=""
   ditg_listens() { ss -Hltn "sport = :$sig" | grep -q .; }

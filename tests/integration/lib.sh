@@ -250,3 +250,34 @@ size = int(sys.argv[2]) if len(sys.argv) > 2 else None
 print(sum(1 for i in range(0, len(d) - 15, 16)
           if size is None or int.from_bytes(d[i + 8:i + 12], "little") == size))' "$@"
 }
+
+# tap_all PROTO FILE [IFACE NETNS]: captures every packet of PROTO (udp
+# or tcp) on IFACE (default lo) in network namespace NETNS (default this
+# one), each record with its destination port (wiretap -d), for at most
+# a minute or until stop_taps; waits until the capture runs.
+TAPS=""
+tap_all() {
+  build_tool wiretap
+  # ip netns exec runs wiretap in its own process: its pid is wiretap's.
+  ${4:+ip netns exec "$4"} "$WIRETAP" -p "$1" -d "${3:-lo}" 0 60 "$2" 2>"$2.err" &
+  PIDS="$PIDS $!"
+  TAPS="$TAPS $!"
+  wait_until 10 grep -qs ready "$2.err" || die "wiretap did not start: $(cat "$2.err")"
+}
+
+# stop_taps: ends the captures, every packet they saw written (a packet
+# that was received has passed them: loopback hands a packet to the taps
+# before it delivers it).
+stop_taps() {
+  for p in $TAPS; do kill -TERM "$p" 2>/dev/null; done
+  for p in $TAPS; do wait "$p"; done
+  TAPS=""
+}
+
+# taps_whole FILE...: every capture FILE (its wiretap's FILE.err) ended
+# with no packet dropped by the kernel for want of room.
+taps_whole() {
+  for f in "$@"; do
+    grep -q "kernel drops 0$" "$f.err" || return 1
+  done
+}

@@ -1,9 +1,10 @@
 #!/bin/sh
 # The programs use the public API only: their sources include nothing but
 # itg.h, itg/*.h and the programs' own programs/cli.h, programs/report.h,
-# programs/ditg_out.h and programs/json.h (itg-mpi's MPI header is itg/mpi.h), and their copies linked against the
-# shared library (BUILD/shared-bin; only the public API is visible there)
-# serve a flow end to end: itg-log and itg-recv listen, itg-send sends,
+# programs/ditg_out.h, programs/json.h and programs/agent_cli.h (itg-mpi's
+# MPI header is itg/mpi.h), and their copies linked against the shared
+# library (BUILD/shared-bin; only the public API is visible there) serve a
+# flow end to end: itg-log and itg-recv listen, itg-send sends,
 # itg-dec reads the receiver's log.
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -11,11 +12,11 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 
 bad=$(grep -n '#include "' "$SRC"/libitg/programs/*.c "$SRC"/libitg/programs/*.h \
   "$SRC"/libitg/programs/mpi/*.c |
-  grep -v '#include "\(itg\.h\|itg/[a-z_]*\.h\|programs/cli\.h\|programs/report\.h\|programs/ditg_out\.h\|programs/json\.h\)"')
-check "the programs include only itg.h, itg/*.h and their own cli.h, report.h, ditg_out.h, json.h" [ -z "$bad" ]
+  grep -v '#include "\(itg\.h\|itg/[a-z_]*\.h\|programs/cli\.h\|programs/report\.h\|programs/run_report\.h\|programs/ditg_out\.h\|programs/json\.h\|programs/agent_cli\.h\)"')
+check "the programs include only itg.h, itg/*.h and their own cli.h, report.h, run_report.h, ditg_out.h, json.h, agent_cli.h" [ -z "$bad" ]
 [ -z "$bad" ] || echo "$bad"
 
-for p in itg-send itg-recv itg-log itg-dec; do
+for p in itg-send itg-recv itg-log itg-dec itg-agent; do
   check "$p is linked against the shared library" \
     sh -c 'readelf -d "$1" | grep -q "NEEDED.*libitg\.so"' _ "$BUILD/shared-bin/$p"
 done

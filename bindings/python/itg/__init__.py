@@ -16,13 +16,14 @@ itg.NotFound is also a FileNotFoundError): help(itg.errors) lists them.
 itg.series() and itg.Series give the interval series of itg-dec -d, -j,
 -b, -p; itg.LogServer collects logs shipped over the network (itg-log).
 Submodules: itg.wire (packet headers), itg.log (log records and files),
-itg.dist (random laws).
+itg.dist (random laws), itg.remote (agents that run flows on command, and
+the connection that drives one).
 """
 from __future__ import annotations
 
 import atexit
 
-from . import dist, errors, log, wire
+from . import dist, errors, log, remote, wire
 from ._itg import ffi as _ffi
 from ._itg import lib as _lib
 from .dist import Dist, read_trace
@@ -56,7 +57,7 @@ def clock_mono_ns() -> int:
 
 
 __all__ = [
-    "dist", "errors", "log", "wire",
+    "dist", "errors", "log", "remote", "wire",
     "Dist", "read_trace", "DistSpec", "FlowConfig",
     "Experiment", "ExperimentFlow", "Placement",
     "Damage", "LogHeader", "LogReader", "LogRecord", "RecordBatch", "read_log", "record_dtype",

@@ -15,6 +15,7 @@
 #include "itg/mpi.h"
 #include "programs/cli.h"
 #include "programs/report.h"
+#include "programs/run_report.h"
 
 #define PROG "itg-mpi"
 
@@ -227,165 +228,72 @@ static int load(const options *o, int rank, itg_experiment **e) {
 
 /* ---- the report ---------------------------------------------------------- */
 
-static double us(int64_t ns) { return (double)ns / 1e3; }
-
-static const char *rank_state(const itg_mpi_run_rank *k) {
-  if (k->silent)
-    return "silent (given up)";
-  if (!k->reported)
-    return "no report";
-  if (k->error != 0)
-    return "failed";
-  return "ok";
-}
-
-static void print_ranks(const itg_mpi_run_result *res) {
-  printf("%-5s %-16s %-16s %6s %5s %5s %12s %10s %10s %6s %8s  %s\n", "rank",
-         "host", "address", "port", "sends", "recvs", "offset_us", "+-_us",
-         "records", "gaps", "spilled", "state");
+/* Fills run, place[ranks] and flow[flows] from res: the account
+ * run_report.h prints, pointing into res. */
+static void account(const itg_mpi_run_result *res, int correct,
+                    itg__cli_run *run, itg__cli_run_place *place,
+                    itg__cli_run_flow *flow) {
   for (int i = 0; i < res->ranks; i++) {
     const itg_mpi_run_rank *k = &res->rank[i];
-    printf("%-5d %-16.16s %-16.16s %6u %5u %5u %12.3f %10.3f %10llu %6llu "
-           "%8llu  %s\n",
-           k->rank, k->host, k->addr[0] != '\0' ? k->addr : "-",
-           (unsigned)k->port, k->sends, k->receives, us(k->offset_ns),
-           us(k->uncertainty_ns), (unsigned long long)k->records,
-           (unsigned long long)k->gaps, (unsigned long long)k->spilled,
-           rank_state(k));
-  }
-}
-
-/* "rank R (HOST)", or the address of a receiver outside the job. */
-static void where(const itg_mpi_run_result *res, int rank, const char *addr,
-                  char *buf, size_t len) {
-  if (rank < 0)
-    snprintf(buf, len, "%s (outside the job)", addr);
-  else
-    snprintf(buf, len, "rank %d (%s)", rank, res->rank[rank].host);
-}
-
-static void print_flows(const itg_mpi_run_result *res) {
-  printf("%-6s %-5s %-28s %-28s %10s %10s  %s\n", "flow", "line", "sender",
-         "receiver", "sent", "received", "status");
-  for (size_t i = 0; i < res->flows; i++) {
-    const itg_mpi_run_flow *f = &res->flow[i];
-    char s[320], r[320];
-    where(res, f->sender_rank, "", s, sizeof s);
-    where(res, f->receiver_rank, f->receiver, r, sizeof r);
-    printf("%-6u %-5u %-28.28s %-28.28s %10llu %10llu  %s\n",
-           (unsigned)f->flow_id, f->line, s, r,
-           (unsigned long long)f->packets, (unsigned long long)f->received,
-           !f->reported ? "not reported" : f->status != 0 ? "failed" : "ok");
-  }
-}
-
-/* Says on stderr what failed, naming rank, host and flow. */
-static void tell_failures(const itg_mpi_run_result *res) {
-  char msg[2400], s[320], r[320];
-  for (int i = 0; i < res->ranks; i++) {
-    const itg_mpi_run_rank *k = &res->rank[i];
-    if (k->silent)
-      snprintf(msg, sizeof msg,
-               "rank %d (%s) went silent: given up, its flows not reported",
-               i, k->host);
-    else if (!k->reported)
-      snprintf(msg, sizeof msg, "rank %d (%s) sent no report", i, k->host);
-    else if (k->error != 0)
-      snprintf(msg, sizeof msg, "rank %d (%s): %s", i, k->host, k->message);
-    else if (k->spilled > 0)
-      snprintf(msg, sizeof msg,
-               "rank %d (%s) kept %llu records in its spill file %s (decode "
-               "it with %s)",
-               i, k->host, (unsigned long long)k->spilled, k->spill_path,
-               k->log_path);
-    else
-      continue;
-    itg__cli_error(PROG, msg);
+    itg__cli_run_place *p = &place[i];
+    p->host = k->host;
+    p->addr = k->addr;
+    p->port = k->port;
+    p->sends = k->sends;
+    p->receives = k->receives;
+    p->offset_ns = k->offset_ns;
+    p->uncertainty_ns = k->uncertainty_ns;
+    p->records = k->records;
+    p->gaps = k->gaps;
+    p->spilled = k->spilled;
+    p->lost = k->lost;
+    p->malformed = k->malformed;
+    p->reported = k->reported;
+    p->silent = k->silent;
+    p->error = k->error != 0 ? k->message : "";
+    p->log_path = k->log_path;
+    p->spill_path = k->spill_path;
   }
   for (size_t i = 0; i < res->flows; i++) {
     const itg_mpi_run_flow *f = &res->flow[i];
-    if (f->reported && f->status == 0)
-      continue;
-    where(res, f->sender_rank, "", s, sizeof s);
-    where(res, f->receiver_rank, f->receiver, r, sizeof r);
-    snprintf(msg, sizeof msg, "flow %u (line %u, %s -> %s): %s",
-             (unsigned)f->flow_id, f->line, s, r,
-             f->reported ? f->error : "its sender rank did not report");
-    itg__cli_error(PROG, msg);
+    itg__cli_run_flow *o = &flow[i];
+    o->flow_id = f->flow_id;
+    o->line = f->line;
+    o->sender = f->sender_rank;
+    o->receiver = f->receiver_rank;
+    o->receiver_addr = f->receiver;
+    o->port = f->port;
+    o->data_port = f->data_port;
+    o->reported = f->reported;
+    o->status = f->status;
+    o->error = f->error;
+    o->packets = f->packets;
+    o->bytes = f->bytes;
+    o->received = f->received;
+    o->first_tx_ns = f->first_tx_ns;
+    o->last_tx_ns = f->last_tx_ns;
   }
-}
-
-/* Writes s as a JSON string. */
-static void json_str(const char *s) {
-  putchar('"');
-  for (; *s != '\0'; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      printf("\\%c", c);
-    else if (c < 0x20)
-      printf("\\u%04x", c);
-    else
-      putchar(c);
-  }
-  putchar('"');
-}
-
-static void print_json(const itg_mpi_run_result *res, const char *stats,
-                       int correct) {
-  printf("{\"ranks\":[");
-  for (int i = 0; i < res->ranks; i++) {
-    const itg_mpi_run_rank *k = &res->rank[i];
-    printf("%s{\"rank\":%d,\"host\":", i ? "," : "", i);
-    json_str(k->host);
-    printf(",\"address\":");
-    json_str(k->addr);
-    printf(",\"port\":%u,\"sends\":%u,\"receives\":%u,\"offset_s\":%.9f,"
-           "\"uncertainty_s\":%.9f,\"records\":%llu,\"gaps\":%llu,"
-           "\"spilled\":%llu,\"lost\":%llu,\"malformed\":%llu,"
-           "\"reported\":%s,\"silent\":%s,\"error\":",
-           (unsigned)k->port, k->sends, k->receives, k->offset_ns / 1e9,
-           k->uncertainty_ns / 1e9, (unsigned long long)k->records,
-           (unsigned long long)k->gaps, (unsigned long long)k->spilled,
-           (unsigned long long)k->lost, (unsigned long long)k->malformed,
-           k->reported ? "true" : "false", k->silent ? "true" : "false");
-    json_str(k->error != 0 ? k->message : "");
-    printf(",\"log\":");
-    json_str(k->log_path);
-    printf(",\"spill\":");
-    json_str(k->spill_path);
-    putchar('}');
-  }
-  printf("],\"flows\":[");
-  for (size_t i = 0; i < res->flows; i++) {
-    const itg_mpi_run_flow *f = &res->flow[i];
-    printf("%s{\"flow\":%u,\"line\":%u,\"sender_rank\":%d,"
-           "\"receiver_rank\":%d,\"receiver\":",
-           i ? "," : "", (unsigned)f->flow_id, f->line, f->sender_rank,
-           f->receiver_rank);
-    json_str(f->receiver);
-    printf(",\"port\":%u,\"data_port\":%u,\"reported\":%s,\"status\":",
-           (unsigned)f->port, (unsigned)f->data_port,
-           f->reported ? "true" : "false");
-    json_str(f->reported ? itg_err_name(f->status) : "");
-    printf(",\"error\":");
-    json_str(f->error);
-    printf(",\"sent\":%llu,\"bytes\":%llu,\"received\":%llu,"
-           "\"first_tx_s\":%.9f,\"last_tx_s\":%.9f}",
-           (unsigned long long)f->packets, (unsigned long long)f->bytes,
-           (unsigned long long)f->received, f->first_tx_ns / 1e9,
-           f->last_tx_ns / 1e9);
-  }
-  printf("],\"start_s\":%.9f,\"start_skew_s\":%.9f,"
-         "\"skew_uncertainty_s\":%.9f,\"clock_correction\":%s,\"report\":%s}\n",
-         res->start_ns / 1e9, res->start_skew_ns / 1e9,
-         res->skew_uncertainty_ns / 1e9, correct ? "true" : "false", stats);
+  run->prog = PROG;
+  run->word = "rank";
+  run->places = res->ranks;
+  run->place = place;
+  run->flows = res->flows;
+  run->flow = flow;
+  run->start_ns = res->start_ns;
+  run->start_skew_ns = res->start_skew_ns;
+  run->skew_uncertainty_ns = res->skew_uncertainty_ns;
+  run->correct = correct;
 }
 
 /* Rank 0: the report. Returns the exit status. */
 static int report(const options *o, const itg_mpi_run_result *res) {
   itg_stats *stats = NULL;
   char *json = NULL;
-  int rc = itg_stats_new(&stats), drc = 0;
+  itg__cli_run run;
+  itg__cli_run_place *place = calloc((size_t)res->ranks, sizeof *place);
+  itg__cli_run_flow *flow = calloc(res->flows + 1, sizeof *flow);
+  int rc = place == NULL || flow == NULL ? ITG_ENOMEM : itg_stats_new(&stats);
+  int drc = 0;
   if (rc == 0)
     drc = itg_mpi_run_stats(res, o->correct, stats, NULL);
   if (rc == 0 && o->json)
@@ -393,9 +301,12 @@ static int report(const options *o, const itg_mpi_run_result *res) {
   if (rc != 0) {
     itg__cli_error(PROG, itg_strerror(rc));
     itg_stats_free(stats);
+    free(place);
+    free(flow);
     return ITG__CLI_EXIT_FAIL;
   }
-  tell_failures(res);
+  account(res, o->correct, &run, place, flow);
+  itg__cli_run_tell_failures(&run);
   if (drc != 0 && drc != ITG_ETRUNC) {
     char msg[200];
     snprintf(msg, sizeof msg, "decoding the gathered logs: %s",
@@ -403,19 +314,15 @@ static int report(const options *o, const itg_mpi_run_result *res) {
     itg__cli_error(PROG, msg);
   }
   if (o->json) {
-    print_json(res, json, o->correct);
+    itg__cli_run_print_json(&run, json);
   } else {
-    printf("%d ranks, %zu flows; first departures within %.1f us of one "
-           "another (clocks known to +-%.1f us)%s\n",
-           res->ranks, res->flows, us(res->start_skew_ns),
-           us(res->skew_uncertainty_ns),
-           o->correct ? "" : "; delays not corrected for clock offsets");
-    print_ranks(res);
-    print_flows(res);
+    itg__cli_run_print_text(&run);
     itg__cli_report_text(stats);
   }
   free(json);
   itg_stats_free(stats);
+  free(place);
+  free(flow);
   return res->failed_flows > 0 || res->failed_ranks > 0 ? ITG__CLI_EXIT_FAIL
                                                         : ITG__CLI_EXIT_OK;
 }
