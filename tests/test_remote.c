@@ -701,8 +701,61 @@ static int teardown(void **state) {
   return 0;
 }
 
+/* A flow's result crosses the wire whole: STATUS_OK's encoding keeps every
+ * field of itg_flow_result, the catch-up counts among them. */
+static void test_flow_result_codec(void **state) {
+  itg_remote_status st, got;
+  itg_flow_result f, *flows = NULL;
+  itg_remote_rx_flow *rx = NULL;
+  itg__rm_msg m;
+  static uint8_t buf[ITG__RM_MAX_ANSWER];
+  int n;
+  (void)state;
+  memset(&st, 0, sizeof st);
+  st.struct_size = sizeof st;
+  st.state = ITG_REMOTE_ENDED;
+  st.flows = 1;
+  memset(&f, 0, sizeof f);
+  f.struct_size = sizeof f;
+  f.flow_id = 7;
+  f.status = ITG_ETIMEDOUT;
+  snprintf(f.error, sizeof f.error, "no answer");
+  f.seed = 42;
+  f.packets = 1000;
+  f.bytes = 512000;
+  f.first_tx_ns = 1700000000000000000LL;
+  f.last_tx_ns = f.first_tx_ns + 999000000;
+  f.late = 3;
+  f.late_max_ns = 80000;
+  f.late_sum_ns = 120000;
+  f.data_port = 4321;
+  f.ended = 1;
+  f.skipped = 17;
+  f.shifted = 150;
+  n = itg__rm_status_put(buf, sizeof buf, &st, &f, 1, NULL, 0);
+  assert_true(n > 0);
+  assert_int_equal(itg__rm_decode(buf, (size_t)n, ITG__RM_MAX_ANSWER, &m), n);
+  assert_int_equal(itg__rm_status_get(m.data, m.data_len, &got, &flows, &rx),
+                   0);
+  assert_non_null(flows);
+  assert_int_equal(got.flows, 1);
+  assert_int_equal(flows[0].flow_id, 7);
+  assert_int_equal(flows[0].status, ITG_ETIMEDOUT);
+  assert_string_equal(flows[0].error, "no answer");
+  assert_int_equal(flows[0].packets, 1000);
+  assert_int_equal(flows[0].last_tx_ns, f.last_tx_ns);
+  assert_int_equal(flows[0].late_sum_ns, 120000);
+  assert_int_equal(flows[0].data_port, 4321);
+  assert_int_equal(flows[0].ended, 1);
+  assert_int_equal(flows[0].skipped, 17);
+  assert_int_equal(flows[0].shifted, 150);
+  free(flows);
+  free(rx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_flow_result_codec),
       cmocka_unit_test(test_connect_and_clock),
       cmocka_unit_test(test_wrong_token),
       cmocka_unit_test(test_replay),

@@ -264,6 +264,8 @@ static void put_flow(itg__wcur *w, const itg_flow_result *f) {
   itg__wcur_u64(w, (uint64_t)f->late_sum_ns);
   itg__wcur_u16(w, f->data_port);
   itg__wcur_u8(w, (uint8_t)(f->ended != 0));
+  itg__wcur_u64(w, f->skipped);
+  itg__wcur_u64(w, f->shifted);
 }
 
 static void get_flow(itg__rcur *r, itg_flow_result *f) {
@@ -288,6 +290,8 @@ static void get_flow(itg__rcur *r, itg_flow_result *f) {
   f->ended = itg__rcur_u8(r);
   if (f->ended > 1)
     r->bad = 1;
+  f->skipped = itg__rcur_u64(r);
+  f->shifted = itg__rcur_u64(r);
 }
 
 static void put_rx(itg__wcur *w, const itg_remote_rx_flow *x) {
