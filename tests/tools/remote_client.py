@@ -107,7 +107,9 @@ def flows_of_status(body):
         seed, packets, nbytes, errs, echoes, received = struct.unpack(
             ">6Q", body[at:at + 48])
         flows.append((packets, received))
-        at += 11 * 8 + 2 + 1
+        # the six counts, first and last departure, late count, max and
+        # sum, data port, ended, then the catch-up's skipped and shifted
+        at += 11 * 8 + 2 + 1 + 2 * 8
     return state, flows
 
 
