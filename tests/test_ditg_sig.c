@@ -364,7 +364,7 @@ static void test_conversation(void **state) {
 /* Flows side by side on one connection, as an ITGSend script opens them:
  * each answered with its own id, its packets its own, its end answered
  * when asked, in any order. What this receiver does not take is refused
- * (ERR_MSG_2 with the flow's id): an id open already, ICMP, payloads
+ * (ERR_MSG_2 with the flow's id): an id open already, SCTP, payloads
  * without send times (-p 1, -p 2), each with its reason; a log server
  * (ERR_MSG_4). The open flows go on. */
 static void test_flows_side_by_side(void **state) {
@@ -378,7 +378,7 @@ static void test_flows_side_by_side(void **state) {
   assert_int_equal(ask(fd, 1, ITG__DITG_L4_UDP, &port), ITG__DITG_ACK_SEND_FLOW);
   assert_int_equal(ask(fd, 2, ITG__DITG_L4_TCP, &port2), ITG__DITG_ACK_SEND_FLOW);
   assert_int_equal(ask(fd, 1, ITG__DITG_L4_UDP, &port), ITG__DITG_ERR_MSG_2);
-  assert_int_equal(ask(fd, 3, 3 /* ICMP */, &port), ITG__DITG_ERR_MSG_2);
+  assert_int_equal(ask(fd, 3, 4 /* SCTP */, &port), ITG__DITG_ERR_MSG_2);
   send_flow_msg(&m, 4, ITG__DITG_L4_UDP);
   m.payload = 1; /* -p 1: no send time */
   send_msg(fd, &m);

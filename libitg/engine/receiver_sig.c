@@ -478,7 +478,10 @@ static void ditg_send_flow(itg__rx_conn *c, const itg__ditg_msg *d) {
   itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
   m.flow_id = d->flow_id;
   m.id_auto = 0; /* ITGSend knows its flows by the ids it gave */
-  m.proto = d->l4 == ITG__DITG_L4_TCP ? ITG_PROTO_TCP : ITG_PROTO_UDP;
+  m.proto = d->l4 == ITG__DITG_L4_TCP    ? ITG_PROTO_TCP
+            : d->l4 == ITG__DITG_L4_ICMP ? ITG_PROTO_ICMP
+                                         : ITG_PROTO_UDP;
+  m.ditg = 1;
   m.meter = d->meter == ITG__DITG_METER_RTTM ? ITG_METER_RTT : ITG_METER_OWD;
   m.wire = ITG_WIRE_DITG;
   m.port = d->port;
@@ -490,8 +493,9 @@ static void ditg_send_flow(itg__rx_conn *c, const itg__ditg_msg *d) {
     m.log_transport = c->ditg_log_transport;
     m.log_kind = ITG_LOG_SERVER_DITG;
   }
-  if (d->l4 != ITG__DITG_L4_TCP && d->l4 != ITG__DITG_L4_UDP)
-    no = "D-ITG flow: only UDP and TCP are received (not ICMP, SCTP, DCCP)";
+  if (d->l4 != ITG__DITG_L4_TCP && d->l4 != ITG__DITG_L4_UDP &&
+      d->l4 != ITG__DITG_L4_ICMP)
+    no = "D-ITG flow: only UDP, TCP and ICMP are received (not SCTP, DCCP)";
   else if (d->meter != ITG__DITG_METER_OWDM &&
            d->meter != ITG__DITG_METER_RTTM)
     no = "D-ITG flow: unknown meter";

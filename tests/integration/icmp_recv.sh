@@ -1,0 +1,128 @@
+#!/bin/sh
+# needs: root (raw ICMP sockets, a network namespace), install (iputils-ping; d-itg: ITGSend, ITGDec, from ports/debian/setup.sh)
+# itg-recv receives ICMP flows, in a network namespace of its own, with a
+# `ping -c` running beside them all the while: itg-send -T ICMP 15 and
+# -T ICMP 8 (whose echo requests the kernel answers on the same loopback,
+# with the same body and identifier), then D-ITG's ITGSend -T ICMP (type 8
+# too; its messages leave their identifier unset). itg-dec counts exactly
+# what each sender sent, loss 0: no echo reply, no ping message, no
+# message of another flow is counted. ITGSend failing twice on its own
+# skips its case, saying so; anything itg-recv gets wrong fails.
+BUILD=$1
+. "$(dirname "$0")/lib.sh"
+
+command -v ping >/dev/null ||
+  die "ping is missing: ports/debian/setup.sh installs iputils-ping"
+
+NS="itgicmpr$$"
+ns_add "$NS"
+cd "$WORK" || die "cd $WORK"
+RECV_WRAP="ip netns exec $NS"
+start_recv "$WORK/recv.log"
+
+# ping_start: 100 echo requests to the namespace's loopback, 20 ms apart
+# (2 s, longer than each sender's run), answered by its kernel.
+ping_start() {
+  ip netns exec "$NS" ping -n -q -c 100 -i 0.02 127.0.0.1 \
+    >"$WORK/ping.out" 2>&1 &
+  PING_PID=$!
+  PIDS="$PIDS $PING_PID"
+}
+ping_done() {
+  wait "$PING_PID"
+  check "the ping beside them got its 100 echo replies" \
+    grep -q "100 packets transmitted, 100 received" "$WORK/ping.out"
+}
+
+# itg-send: two ICMP flows side by side (types 15 and 8), 200 and 150
+# messages of 100 and 64 B, at 200 and 150 pkt/s.
+ping_start
+printf '%s\n' \
+  "-a 127.0.0.1 -Sdp $RECV_PORT -T ICMP 15 -C 200 -c 100 -z 200 -s 1" \
+  "-a 127.0.0.1 -Sdp $RECV_PORT -T ICMP -C 150 -c 64 -z 150 -s 2" \
+  >"$WORK/script.txt"
+nsx "$NS" timeout 60 "$BIN/itg-send" "$WORK/script.txt" \
+  >"$WORK/send.out" 2>&1
+st=$?
+cat "$WORK/send.out"
+check "itg-send -T ICMP to itg-recv exits 0" [ "$st" -eq 0 ]
+check "itg-send: the receiver got each flow's messages" \
+  [ "$(grep -c -e '^flow 1: 200 packets.*receiver got 200$' \
+    -e '^flow 2: 150 packets.*receiver got 150$' "$WORK/send.out")" -eq 2 ]
+ping_done
+
+# ITGSend: one flow of type 8, into a log of its own (-x); ITGSend's
+# own log says what it sent. Sets DITG to 0 when it went through, 1 when
+# D-ITG failed twice on its own (why in $WORK/why).
+opened() { grep -c "ICMP port 0 open" "$RECV_OUT"; }
+itgsend() {
+  rm -f "$WORK/ditg.send.log"
+  before=$(opened)
+  ping_start
+  nsx "$NS" timeout -k 5 60 ITGSend -a 127.0.0.1 -Sdp "$RECV_PORT" \
+    -T ICMP -x ditg.recv.log -C 300 -c 120 -z 300 \
+    -l "$WORK/ditg.send.log" >"$WORK/ditg.out" 2>&1
+  rc=$?
+  ping_done
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    echo "ITGSend hung: $(tail -n 1 "$WORK/ditg.out")" >"$WORK/why"
+    [ $(($(opened) - before)) -eq 1 ] && return 1
+    return 2
+  fi
+  if [ "$rc" -gt 128 ]; then
+    echo "ITGSend crashed ($rc): $(tail -n 1 "$WORK/ditg.out")" >"$WORK/why"
+    return 1
+  fi
+  [ "$rc" -eq 0 ] &&
+    grep -q "Finished sending packets of flow ID" "$WORK/ditg.out" &&
+    ! grep -qi "error" "$WORK/ditg.out" && return 0
+  return 2
+}
+if command -v ITGSend >/dev/null 2>&1 && command -v ITGDec >/dev/null 2>&1
+then
+  itgsend
+  DITG=$?
+  if [ "$DITG" -eq 1 ]; then
+    itgsend
+    DITG=$?
+  fi
+  [ "$DITG" -eq 1 ] && echo "  SKIPPED: ITGSend: D-ITG failed twice: $(cat "$WORK/why")"
+  [ "$DITG" -eq 2 ] &&
+    check "itg-recv serves ITGSend -T ICMP (its output: $(tail -n 1 "$WORK/ditg.out"))" false
+else
+  echo "  SKIPPED: ITGSend: D-ITG (ITGSend, ITGDec) is not installed"
+  DITG=1
+fi
+
+stop_recv
+check "itg-recv exits 0" [ $? -eq 0 ]
+cat "$RECV_OUT"
+
+# itg_field LOG EXPR: a value of itg-dec's JSON report of LOG.
+itg_field() {
+  "$BIN/itg-dec" --json "$1" >"$1.json" || return 1
+  json_field "$1.json" "$2"
+}
+log="$WORK/recv.log"
+check "itg-dec: 2 flows from itg-send" [ "$(itg_field "$log" 'len(r["flows"])')" = 2 ]
+check "itg-dec: 350 messages in all, exactly those sent" \
+  [ "$(itg_field "$log" 'r["total"]["packets"]')" = 350 ]
+check "itg-dec: type 15's flow: 200 messages, 20000 B" \
+  [ "$(itg_field "$log" '[(f["packets"], f["bytes"]) for f in r["flows"] if f["flow"] == 1]')" = "[(200, 20000)]" ]
+check "itg-dec: type 8's flow: 150 messages, 9600 B (no echo reply)" \
+  [ "$(itg_field "$log" '[(f["packets"], f["bytes"]) for f in r["flows"] if f["flow"] == 2]')" = "[(150, 9600)]" ]
+check "itg-dec: no loss, no duplicate" \
+  [ "$(itg_field "$log" '(r["total"]["lost"], r["total"]["duplicates"])')" = "(0, 0)" ]
+
+if [ "$DITG" -eq 0 ]; then
+  sent=$(ITGDec "$WORK/ditg.send.log" 2>/dev/null |
+    sed -n '/TOTAL RESULTS/,$s/^Total packets *= *\([0-9]*\).*/\1/p' | head -n 1)
+  dlog="$WORK/ditg.recv.log"
+  check "ITGSend's log says it sent 300 messages ($sent)" [ "$sent" = 300 ]
+  got=$(itg_field "$dlog" 'r["total"]["packets"]')
+  check "itg-dec counts the messages ITGSend sent ($got of $sent)" \
+    [ "$got" = "$sent" ]
+  check "of 120 B each, no loss, no duplicate, one flow" \
+    [ "$(itg_field "$dlog" '(r["total"]["bytes"], r["total"]["lost"], r["total"]["duplicates"], len(r["flows"]))')" = "(36000, 0, 0, 1)" ]
+fi
+finish
