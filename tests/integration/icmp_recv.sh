@@ -4,9 +4,12 @@
 # `ping -c` running beside them all the while: itg-send -T ICMP 15 and
 # -T ICMP 8 (whose echo requests the kernel answers on the same loopback,
 # with the same body and identifier), then D-ITG's ITGSend -T ICMP (type 8
-# too; its messages leave their identifier unset). itg-dec counts exactly
-# what each sender sent, loss 0: no echo reply, no ping message, no
-# message of another flow is counted. ITGSend failing twice on its own
+# too; its messages leave their identifier unset). Beside itg-send, a
+# flood of forged messages of type 15 naming its flows (their ids and
+# identifiers, from their address, without their tokens) and of messages
+# with a wrong checksum. itg-dec counts exactly what each sender sent,
+# loss 0: no echo reply, no ping message, no forged message, no message of
+# another flow is counted, and itg-recv counts none as malformed. ITGSend failing twice on its own
 # skips its case, saying so; anything itg-recv gets wrong fails.
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -30,13 +33,39 @@ ping_start() {
 }
 ping_done() {
   wait "$PING_PID"
-  check "the ping beside them got its 100 echo replies" \
-    grep -q "100 packets transmitted, 100 received" "$WORK/ping.out"
+  check "the ping beside them sent its 100 echo requests" \
+    grep -q "100 packets transmitted, [1-9]" "$WORK/ping.out"
 }
+
+# flood.py: 3000 forged messages to 127.0.0.1 over about 1.5 s, type 15,
+# code 0, identifier 1 or 2, bodies starting with flow id 1 or 2 then
+# random bytes (no flow's token), every third with its checksum wrong.
+cat >"$WORK/flood.py" <<'PY'
+import os, socket, struct, time
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+for i in range(3000):
+    flow = 1 + i % 2
+    body = struct.pack("!I", flow) + os.urandom(60)
+    m = struct.pack("!BBHHH", 15, 0, 0, flow, i & 0xffff) + body
+    c = csum(m) ^ (1 if i % 3 == 0 else 0)
+    s.sendto(m[:2] + struct.pack("!H", c) + m[4:], ("127.0.0.1", 0))
+    if i % 10 == 9:
+        time.sleep(0.005)
+PY
 
 # itg-send: two ICMP flows side by side (types 15 and 8), 200 and 150
 # messages of 100 and 64 B, at 200 and 150 pkt/s.
 ping_start
+ip netns exec "$NS" python3 "$WORK/flood.py" >"$WORK/flood.out" 2>&1 &
+FLOOD_PID=$!
+PIDS="$PIDS $FLOOD_PID"
 printf '%s\n' \
   "-a 127.0.0.1 -Sdp $RECV_PORT -T ICMP 15 -C 200 -c 100 -z 200 -s 1" \
   "-a 127.0.0.1 -Sdp $RECV_PORT -T ICMP -C 150 -c 64 -z 150 -s 2" \
@@ -50,6 +79,10 @@ check "itg-send: the receiver got each flow's messages" \
   [ "$(grep -c -e '^flow 1: 200 packets.*receiver got 200$' \
     -e '^flow 2: 150 packets.*receiver got 150$' "$WORK/send.out")" -eq 2 ]
 ping_done
+wait "$FLOOD_PID"
+fst=$?
+check "the 3000 forged messages were sent $(tail -n 1 "$WORK/flood.out")" \
+  [ "$fst" -eq 0 ]
 
 # ITGSend: one flow of type 8, into a log of its own (-x); ITGSend's
 # own log says what it sent. Sets DITG to 0 when it went through, 1 when
@@ -97,6 +130,9 @@ fi
 stop_recv
 check "itg-recv exits 0" [ $? -eq 0 ]
 cat "$RECV_OUT"
+total=$((350 + 300 * (DITG == 0)))
+check "itg-recv took $total messages, none malformed" \
+  grep -q "^itg-recv: $total packets, [0-9]* bytes, 0 malformed" "$RECV_OUT"
 
 # itg_field LOG EXPR: a value of itg-dec's JSON report of LOG.
 itg_field() {
