@@ -9,7 +9,10 @@
 # identifiers, from their address, without their tokens) and of messages
 # with a wrong checksum. itg-dec counts exactly what each sender sent,
 # loss 0: no echo reply, no ping message, no forged message, no message of
-# another flow is counted, and itg-recv counts none as malformed. ITGSend failing twice on its own
+# another flow is counted, and itg-recv counts none as malformed. Then an
+# itg-recv without the privilege (setpriv, user nobody) refuses itg-send's
+# and ITGSend's ICMP flows alone, with the reason, and serves a UDP flow
+# of the same itg-send script. ITGSend failing twice on its own
 # skips its case, saying so; anything itg-recv gets wrong fails.
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -149,6 +152,38 @@ check "itg-dec: type 8's flow: 150 messages, 9600 B (no echo reply)" \
   [ "$(itg_field "$log" '[(f["packets"], f["bytes"]) for f in r["flows"] if f["flow"] == 2]')" = "[(150, 9600)]" ]
 check "itg-dec: no loss, no duplicate" \
   [ "$(itg_field "$log" '(r["total"]["lost"], r["total"]["duplicates"])')" = "(0, 0)" ]
+
+# Without the privilege: the ICMP flow alone is refused, with the reason.
+chmod 755 "$WORK"
+mkdir -m 777 "$WORK/nobody"
+RECV_WRAP="ip netns exec $NS setpriv --reuid=65534 --regid=65534 --clear-groups"
+start_recv "$WORK/nobody/recv.log"
+printf '%s\n' "-a 127.0.0.1 -Sdp $RECV_PORT -T ICMP -C 100 -c 100 -z 50" \
+  "-a 127.0.0.1 -Sdp $RECV_PORT -rp 0 -C 100 -c 100 -z 50" \
+  >"$WORK/nobody.txt"
+nsx "$NS" timeout 60 "$BIN/itg-send" "$WORK/nobody.txt" \
+  >"$WORK/nobody.out" 2>&1
+st=$?
+cat "$WORK/nobody.out"
+check "unprivileged itg-recv: itg-send exits 1 (a flow failed)" [ "$st" -eq 1 ]
+check "its ICMP flow was refused, with the reason" grep -q \
+  "flow 1 failed: refused by the receiver: cannot open the raw ICMP socket (it needs root, or CAP_NET_RAW)" \
+  "$WORK/nobody.out"
+check "and its UDP flow went through" \
+  grep -q "^flow 2: 50 packets.*receiver got 50$" "$WORK/nobody.out"
+if command -v ITGSend >/dev/null 2>&1; then
+  nsx "$NS" timeout -k 5 60 ITGSend -a 127.0.0.1 -Sdp "$RECV_PORT" \
+    -T ICMP -C 100 -c 100 -z 50 >"$WORK/nobody-ditg.out" 2>&1
+  refusals() {
+    [ "$(grep -c "refused: cannot open the raw ICMP socket (it needs root" \
+      "$RECV_OUT")" -eq 2 ]
+  }
+  check "and ITGSend's ICMP flow is refused, with the reason on itg-recv's side" \
+    wait_until 10 refusals
+fi
+stop_recv
+check "unprivileged itg-recv exits 0" [ $? -eq 0 ]
+cat "$RECV_OUT"
 
 if [ "$DITG" -eq 0 ]; then
   sent=$(ITGDec "$WORK/ditg.send.log" 2>/dev/null |
