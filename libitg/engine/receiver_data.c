@@ -577,13 +577,17 @@ int itg__rx_sock_acquire(itg_receiver *r, itg_proto proto, uint16_t port,
   itg__rx_sock *s;
   itg__addr a;
   int rc;
-  if (port != 0 || proto == ITG_PROTO_ICMP)
-    for (s = r->socks; s != NULL; s = s->next)
-      if (s->proto == proto && (s->port == port || proto == ITG_PROTO_ICMP))
-        goto out_hold;
-  rc = itg__addr_resolve(host != NULL || proto != ITG_PROTO_ICMP ? host
-                                                                 : "0.0.0.0",
-                         proto == ITG_PROTO_ICMP ? 0 : port, 1, &a);
+  for (s = r->socks; s != NULL; s = s->next)
+    if (s->proto == proto &&
+        (proto == ITG_PROTO_ICMP || (port != 0 && s->port == port)))
+      goto out_hold;
+  if (proto == ITG_PROTO_ICMP) {
+    /* a raw socket has no port; ICMP's is IPv4 */
+    port = 0;
+    if (host == NULL)
+      host = "0.0.0.0";
+  }
+  rc = itg__addr_resolve(host, port, 1, &a);
   if (rc < 0)
     return rc;
   s = calloc(1, sizeof *s);

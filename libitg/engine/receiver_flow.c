@@ -193,7 +193,6 @@ int itg__rx_flow_prepare(itg_receiver *r, const itg__rx_sender *s,
   f->wire = (itg_wire_profile)m->wire;
   f->port = f->sock->port;
   f->icmp_type = -1;
-  f->icmp_ident = m->ditg ? -1 : (int)(id & 0xffff);
   f->from = s->from;
   snprintf(f->peer, sizeof f->peer, "%s", s->peer);
   f->log = lg;
@@ -238,6 +237,8 @@ int itg__rx_flow_start(itg__rx_flow *f, itg__rx_log *lg,
     itg__rx_flow_discard(f);
     return rc;
   }
+  /* libitg's sender sets the identifier of the id it is answered */
+  f->icmp_ident = m->ditg ? -1 : (int)(f->id & 0xffff);
   f->owner = owner;
   f->ended = ended;
   f->from->flows++;

@@ -82,6 +82,15 @@ check "itg-send: the receiver got each flow's messages" \
   [ "$(grep -c -e '^flow 1: 200 packets.*receiver got 200$' \
     -e '^flow 2: 150 packets.*receiver got 150$' "$WORK/send.out")" -eq 2 ]
 ping_done
+# Again into the same log, whose ids 1 and 2 are taken: itg-recv numbers
+# the flow 3, and itg-send's identifier follows.
+nsx "$NS" timeout 60 "$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" \
+  -T ICMP 15 -C 100 -c 50 -z 50 -s 3 >"$WORK/send3.out" 2>&1
+st=$?
+cat "$WORK/send3.out"
+check "itg-send exits 0 again" [ "$st" -eq 0 ]
+check "its flow, renumbered 3: the receiver got its 50 messages" \
+  grep -q "^flow 3: 50 packets.*receiver got 50$" "$WORK/send3.out"
 wait "$FLOOD_PID"
 fst=$?
 check "the 3000 forged messages were sent $(tail -n 1 "$WORK/flood.out")" \
@@ -133,7 +142,7 @@ fi
 stop_recv
 check "itg-recv exits 0" [ $? -eq 0 ]
 cat "$RECV_OUT"
-total=$((350 + 300 * (DITG == 0)))
+total=$((400 + 300 * (DITG == 0)))
 check "itg-recv took $total messages, none malformed" \
   grep -q "^itg-recv: $total packets, [0-9]* bytes, 0 malformed" "$RECV_OUT"
 
@@ -143,13 +152,15 @@ itg_field() {
   json_field "$1.json" "$2"
 }
 log="$WORK/recv.log"
-check "itg-dec: 2 flows from itg-send" [ "$(itg_field "$log" 'len(r["flows"])')" = 2 ]
-check "itg-dec: 350 messages in all, exactly those sent" \
-  [ "$(itg_field "$log" 'r["total"]["packets"]')" = 350 ]
+check "itg-dec: 3 flows from itg-send" [ "$(itg_field "$log" 'len(r["flows"])')" = 3 ]
+check "itg-dec: 400 messages in all, exactly those sent" \
+  [ "$(itg_field "$log" 'r["total"]["packets"]')" = 400 ]
 check "itg-dec: type 15's flow: 200 messages, 20000 B" \
   [ "$(itg_field "$log" '[(f["packets"], f["bytes"]) for f in r["flows"] if f["flow"] == 1]')" = "[(200, 20000)]" ]
 check "itg-dec: type 8's flow: 150 messages, 9600 B (no echo reply)" \
   [ "$(itg_field "$log" '[(f["packets"], f["bytes"]) for f in r["flows"] if f["flow"] == 2]')" = "[(150, 9600)]" ]
+check "itg-dec: flow 3: 50 messages, 2500 B" \
+  [ "$(itg_field "$log" '[(f["packets"], f["bytes"]) for f in r["flows"] if f["flow"] == 3]')" = "[(50, 2500)]" ]
 check "itg-dec: no loss, no duplicate" \
   [ "$(itg_field "$log" '(r["total"]["lost"], r["total"]["duplicates"])')" = "(0, 0)" ]
 
