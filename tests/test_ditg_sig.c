@@ -387,8 +387,8 @@ static void send_icmp(itg__sock raw, uint8_t type, uint32_t id, int seq,
 }
 
 /* An ICMP flow, as ITGSend asks for it: answered port 0, as ITGRecv does,
- * when the receiver may open a raw socket (root), else refused
- * (ERR_MSG_2). Its messages are counted, and only them: not the kernel's
+ * when the receiver may open a raw socket (root), else refused with
+ * ITGRecv's ERR_MSG_3 (ICMP needs root). Its messages are counted, and only them: not the kernel's
  * echo replies to them (the same body, type 0), nor a message naming
  * another flow id, nor one with a wrong checksum. */
 static void test_icmp_flow(void **state) {
@@ -402,7 +402,7 @@ static void test_icmp_flow(void **state) {
   (void)state;
   if (itg__sock_probe(ITG_PROTO_ICMP) != 0) {
     assert_int_equal(ask(fd, 1, ITG__DITG_L4_ICMP, &port),
-                     ITG__DITG_ERR_MSG_2);
+                     ITG__DITG_ERR_MSG_3);
     release(fd);
     stop(r);
     return;

@@ -303,7 +303,10 @@ static void refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
   a.status = rc;
   a.flow_id = m->flow_id;
   snprintf(a.text, sizeof a.text, "%s", msg);
-  conn_send(c, &a);
+  if (c->ditg && m->proto == ITG_PROTO_ICMP && rc == ITG_EPERM)
+    ditg_send(c, ITG__DITG_ERR_MSG_3, m->flow_id); /* ITGSend says why */
+  else
+    conn_send(c, &a);
   atomic_fetch_add(&r->n_refused, 1);
   memset(&ev, 0, sizeof ev);
   ev.kind = ITG_FLOW_REFUSED;

@@ -191,6 +191,9 @@ if command -v ITGSend >/dev/null 2>&1; then
   }
   check "and ITGSend's ICMP flow is refused, with the reason on itg-recv's side" \
     wait_until 10 refusals
+  check "ITGSend says why, as ITGRecv has it say (ERR_MSG_3)" \
+    grep -q "To generate ICMP traffic sender and receiver must be root" \
+    "$WORK/nobody-ditg.out"
 fi
 stop_recv
 check "unprivileged itg-recv exits 0" [ $? -eq 0 ]
