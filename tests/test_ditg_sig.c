@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <uv.h>
 
+#include "core/checksum.h"
 #include "engine/ditg_sig.h"
 #include "itg/receiver.h"
 #include "itg/wire.h"
@@ -361,10 +362,76 @@ static void test_conversation(void **state) {
   stop(r);
 }
 
+/* One ICMP message to the receiver: its type, then D-ITG's header naming
+ * flow id with sequence number seq, as ITGSend sends it (the identifier
+ * left to chance); its checksum spoilt if bad. */
+static void send_icmp(itg__sock raw, uint8_t type, uint32_t id, int seq,
+                      int bad) {
+  uint8_t msg[8 + 64];
+  itg_pkt_hdr h;
+  uint16_t c;
+  memset(msg, 0, sizeof msg);
+  memset(&h, 0, sizeof h);
+  h.flow_id = id;
+  h.seq = (uint64_t)seq;
+  h.tx_ns = itg__real_ns();
+  h.length = sizeof msg - 8;
+  assert_true(itg_wire_encode(ITG_WIRE_DITG, 0, &h, msg + 8, h.length) > 0);
+  msg[0] = type;
+  msg[4] = 0x42; /* ITGSend's identifier and sequence: whatever was there */
+  msg[7] = (uint8_t)seq;
+  c = (uint16_t)(itg__inet_checksum(msg, sizeof msg) ^ (bad ? 1 : 0));
+  msg[2] = (uint8_t)(c >> 8);
+  msg[3] = (uint8_t)c;
+  send_all(raw, msg, sizeof msg);
+}
+
+/* An ICMP flow, as ITGSend asks for it: answered port 0, as ITGRecv does,
+ * when the receiver may open a raw socket (root), else refused with
+ * ITGRecv's ERR_MSG_3 (ICMP needs root). Its messages are counted, and only them: not the kernel's
+ * echo replies to them (the same body, type 0), nor a message naming
+ * another flow id, nor one with a wrong checksum. */
+static void test_icmp_flow(void **state) {
+  events e;
+  itg_receiver *r = start_receiver(&e, 10000);
+  itg__sock fd = ditg_connect(r), raw;
+  itg__addr dst = loopback(0);
+  itg_receiver_stats st;
+  uint16_t port = 1;
+  int i;
+  (void)state;
+  if (itg__sock_probe(ITG_PROTO_ICMP) != 0) {
+    assert_int_equal(ask(fd, 1, ITG__DITG_L4_ICMP, &port),
+                     ITG__DITG_ERR_MSG_3);
+    release(fd);
+    stop(r);
+    return;
+  }
+  assert_int_equal(ask(fd, 1, ITG__DITG_L4_ICMP, &port),
+                   ITG__DITG_ACK_SEND_FLOW);
+  assert_int_equal(port, 0);
+  assert_int_equal(itg__sock_open_icmp(&dst, &raw), 0);
+  assert_int_equal(itg__sock_connect(raw, &dst, 5 * SEC), 0);
+  for (i = 1; i <= 20; i++) {
+    send_icmp(raw, 8, 1, i, 0); /* echo requests: the kernel answers */
+    send_icmp(raw, 8, 9, i, 0);
+    send_icmp(raw, 8, 1, 100 + i, 1);
+  }
+  itg__sock_close(raw);
+  assert_int_equal(wait_packets(r, 20), 20);
+  close_flow(fd, 1); /* after a linger without packets: all are in */
+  release(fd);
+  itg_receiver_get_stats(r, &st);
+  assert_int_equal(st.packets, 20);
+  assert_int_equal(st.malformed, 0);
+  assert_int_equal(st.flows_served, 1);
+  stop(r);
+}
+
 /* Flows side by side on one connection, as an ITGSend script opens them:
  * each answered with its own id, its packets its own, its end answered
  * when asked, in any order. What this receiver does not take is refused
- * (ERR_MSG_2 with the flow's id): an id open already, ICMP, payloads
+ * (ERR_MSG_2 with the flow's id): an id open already, SCTP, payloads
  * without send times (-p 1, -p 2), each with its reason; a log server
  * (ERR_MSG_4). The open flows go on. */
 static void test_flows_side_by_side(void **state) {
@@ -378,7 +445,7 @@ static void test_flows_side_by_side(void **state) {
   assert_int_equal(ask(fd, 1, ITG__DITG_L4_UDP, &port), ITG__DITG_ACK_SEND_FLOW);
   assert_int_equal(ask(fd, 2, ITG__DITG_L4_TCP, &port2), ITG__DITG_ACK_SEND_FLOW);
   assert_int_equal(ask(fd, 1, ITG__DITG_L4_UDP, &port), ITG__DITG_ERR_MSG_2);
-  assert_int_equal(ask(fd, 3, 3 /* ICMP */, &port), ITG__DITG_ERR_MSG_2);
+  assert_int_equal(ask(fd, 3, 4 /* SCTP */, &port), ITG__DITG_ERR_MSG_2);
   send_flow_msg(&m, 4, ITG__DITG_L4_UDP);
   m.payload = 1; /* -p 1: no send time */
   send_msg(fd, &m);
@@ -541,6 +608,7 @@ int main(void) {
       cmocka_unit_test(test_malformed),
       cmocka_unit_test(test_sniff),
       cmocka_unit_test(test_conversation),
+      cmocka_unit_test(test_icmp_flow),
       cmocka_unit_test(test_flows_side_by_side),
       cmocka_unit_test(test_flow_log_asked),
       cmocka_unit_test(test_flow_limit),

@@ -381,12 +381,11 @@ static void test_peer_flows(void **state) {
   stop_receiver(r);
 }
 
-/* D-ITG's SCTP, DCCP and ICMP flows: each is refused alone, with the
- * reason, and the receiver serves the next flow, even on the same
- * connection (D-ITG's receiver exits). */
+/* D-ITG's SCTP and DCCP flows: each is refused alone, with the reason,
+ * and the receiver serves the next flow, even on the same connection
+ * (D-ITG's receiver exits). */
 static void test_unsupported_proto(void **state) {
-  static const itg_proto protos[] = {ITG_PROTO_SCTP, ITG_PROTO_DCCP,
-                                     ITG_PROTO_ICMP};
+  static const itg_proto protos[] = {ITG_PROTO_SCTP, ITG_PROTO_DCCP};
   itg_receiver_cfg cfg;
   itg_receiver *r;
   itg__ctl_reader rd;
@@ -412,7 +411,37 @@ static void test_unsupported_proto(void **state) {
     itg__sock_close(sig);
   }
   itg_receiver_get_stats(r, &st);
-  assert_int_equal(st.flows_refused, 3);
+  assert_int_equal(st.flows_refused, 2);
+  serves_a_flow(r, "127.0.0.1");
+  stop_receiver(r);
+}
+
+/* ICMP flows: a round-trip one is refused (ICMP is one-way, as D-ITG's);
+ * a one-way one is answered port 0, as ITGRecv does, when the receiver
+ * may open a raw socket (root), else refused alone with that reason. The
+ * receiver serves the next flow either way. */
+static void test_icmp_flow(void **state) {
+  itg_receiver_cfg cfg;
+  itg_receiver *r;
+  itg__ctl_reader rd;
+  itg__sock sig;
+  itg__ctl_msg m;
+  (void)state;
+  itg_receiver_cfg_init(&cfg);
+  r = start_receiver(&cfg);
+  sig = ask_flow(r, "127.0.0.1", ITG_PROTO_ICMP, ITG_METER_RTT, &rd, &m);
+  assert_int_equal(m.status, ITG_ENOTSUP);
+  assert_non_null(strstr(m.text, "ICMP flows are one-way"));
+  itg__sock_close(sig);
+  sig = ask_flow(r, "127.0.0.1", ITG_PROTO_ICMP, ITG_METER_OWD, &rd, &m);
+  if (itg__sock_probe(ITG_PROTO_ICMP) == 0) {
+    assert_int_equal(m.status, 0);
+    assert_int_equal(m.port, 0);
+  } else {
+    assert_int_equal(m.status, ITG_EPERM);
+    assert_non_null(strstr(m.text, "it needs root, or CAP_NET_RAW"));
+  }
+  itg__sock_close(sig);
   serves_a_flow(r, "127.0.0.1");
   stop_receiver(r);
 }
@@ -603,6 +632,7 @@ int main(void) {
       cmocka_unit_test(test_idle_flow),
       cmocka_unit_test(test_peer_flows),
       cmocka_unit_test(test_unsupported_proto),
+      cmocka_unit_test(test_icmp_flow),
       cmocka_unit_test(test_echo_queue),
       cmocka_unit_test(test_logserver_idle),
   };

@@ -20,8 +20,8 @@
  *   -T UDP|TCP [--proto]     transport, any case (default UDP); D-ITG's
  *                            SCTP, DCCP and ICMP [type] are read (type:
  *                            the ICMP type, 0-255, default 8), and
- *                            refused by the sender but ICMP towards
- *                            D-ITG's ITGRecv (see itg_proto)
+ *                            refused by the sender but ICMP, one-way
+ *                            (see itg_proto)
  *   -D [--nodelay]           TCP: disable Nagle's algorithm (a flow that
  *                            is not TCP is refused by itg_flow_validate)
  *   Inter-departure time (one of; default -C 1000), and the itg_dist_spec
@@ -218,17 +218,17 @@ extern "C" {
 /* The largest payload file (-Fp) a flow takes, in bytes. */
 #define ITG_FLOW_PAYLOAD_MAX (1u << 20)
 
-/* D-ITG's transports. libitg sends and receives UDP and TCP; SCTP, DCCP
- * and ICMP are D-ITG's words for flows that itg_flow_parse_args reads and
+/* D-ITG's transports. libitg sends and receives UDP, TCP and ICMP; SCTP
+ * and DCCP are D-ITG's words for flows that itg_flow_parse_args reads and
  * itg_flow_validate knows, and that itg_sender_add_flow refuses with the
- * reason (the system has no such protocol, a raw socket needs a
- * privilege, or libitg does not send it); a receiver refuses such a flow
- * alone. ICMP goes to D-ITG's ITGRecv (--peer ditg) over IPv4, one-way:
- * each packet is an ICMP message of the flow's icmp_type, code 0,
- * identifier the flow id's low 16 bits and sequence number the packet's
- * low 16 bits, carrying the flow's payload (its size) after that 8-byte
- * header, as ITGSend sends it; it needs a raw socket (root or
- * CAP_NET_RAW). */
+ * reason (the system has no such protocol, or libitg does not send it);
+ * a receiver refuses such a flow alone. ICMP goes to itg-recv or D-ITG's
+ * ITGRecv (--peer ditg) over IPv4, one-way: each packet is an ICMP
+ * message of the flow's icmp_type, code 0, identifier the flow id's low
+ * 16 bits and sequence number the packet's low 16 bits, carrying the
+ * flow's payload (its size) after that 8-byte header, as ITGSend sends
+ * it; it needs a raw socket (root or CAP_NET_RAW) on both sides, else it
+ * is refused with that reason. */
 typedef enum itg_proto {
   ITG_PROTO_UDP = 0,
   ITG_PROTO_TCP = 1,

@@ -144,7 +144,7 @@ ITG_API int itg_sender_new(const itg_sender_cfg *cfg, itg_sender **out);
  * ITG_EEXIST (another flow of the sender has the same nonzero flow id),
  * ITG_ENOTSUP or ITG_EPERM (an SCTP, DCCP or ICMP flow: the system has no
  * such protocol, a raw socket needs a privilege, or libitg does not send
- * it, ICMP being sent to a D-ITG peer alone, one-way; the message says
+ * it, ICMP being sent one-way only; the message says
  * which), an error reading the payload file (-Fp),
  * ITG_ESTATE (already started) or ITG_ENOMEM. */
 ITG_API int itg_sender_add_flow(itg_sender *s, const itg_flow_cfg *flow,

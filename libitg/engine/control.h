@@ -90,6 +90,9 @@ typedef struct itg__ctl_msg {
                                   (itg_log_server_kind); never on the
                                   wire: D-ITG's signaling asks for
                                   ITG_LOG_SERVER_DITG */
+  uint8_t ditg;                /* FLOW_OPEN: asked over D-ITG's signaling,
+                                  whose ICMP messages leave their
+                                  identifier unset; never on the wire */
 } itg__ctl_msg;
 
 /* Clears m and sets its type. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/byteorder.h"
+#include "core/icmp.h"
 #include "engine/receiver_data.h"
 #include "engine/receiver_guard.h"
 #include "engine/receiver_live.h"
@@ -126,23 +127,39 @@ static void take_packet(itg__rx_flow *f, const itg_pkt_hdr *h, size_t len,
 /* ---- UDP ------------------------------------------------------------ */
 
 /* Demultiplexes and logs one datagram; returns 1 if it is to be echoed,
- * 0 if taken, -1 if dropped as malformed. */
+ * 0 if taken, -1 if dropped as malformed, -2 if ignored: an ICMP message
+ * of no flow here (the raw socket reads every ICMP message of the host:
+ * pings, the kernel's echo replies, other flows' messages). */
 static int take_dgram(itg__rx_sock *s, itg__dgram *d, int64_t *now) {
   itg_receiver *r = s->r;
   itg__rx_flow *f;
   itg_pkt_hdr h;
+  itg__icmp_msg im;
+  int icmp = s->proto == ITG_PROTO_ICMP;
   uint8_t ip[16];
   int64_t rx;
   int hl;
+  if (icmp) {
+    /* from here on, the datagram is the message's body, as UDP's */
+    if (itg__icmp_parse(d->buf, d->len, &im) < 0)
+      return -2;
+    d->buf += im.body_off;
+    d->len -= im.body_off;
+  }
   if (d->len < 4)
-    return -1;
+    return icmp ? -2 : -1;
   itg__net_ip_key((const struct sockaddr *)&d->peer->ss, ip);
   f = itg__rx_flow_find(r, s, ip, itg__get_be32(d->buf));
   if (f == NULL)
-    return -1;
+    return icmp ? -2 : -1;
   hl = itg_wire_decode(f->wire, 0, d->buf, d->len, &h);
   if (hl < 0 || !packet_of(f, &h))
-    return -1;
+    return icmp ? -2 : -1;
+  if (icmp) {
+    if (!itg__icmp_of_flow(&im, f->icmp_type, f->icmp_ident))
+      return -2;
+    f->icmp_type = im.type;
+  }
   if (d->rx_ns == 0 && *now == 0)
     *now = itg__real_ns();
   rx = d->rx_ns != 0 ? d->rx_ns : *now;
@@ -188,7 +205,7 @@ void itg__rx_udp_drain(itg__rx_sock *s) {
     for (i = 0; i < n; i++) {
       int rc = take_dgram(s, &r->dg[i], &now);
       if (rc < 0) {
-        bad++;
+        bad += rc == -1;
         continue;
       }
       packets++;
@@ -207,8 +224,8 @@ void itg__rx_udp_drain(itg__rx_sock *s) {
   itg__rx_flush_records(r);
 }
 
-/* A UDP data port is readable: drain it, then end the flows it
- * completed (only now, when no socket is being read). */
+/* A UDP data port (or the ICMP socket) is readable: drain it, then end
+ * the flows it completed (only now, when no socket is being read). */
 static void on_udp_readable(uv_poll_t *p, int status, int events) {
   itg__rx_sock *s = p->data;
   (void)events;
@@ -494,6 +511,34 @@ static int open_udp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
   return 0;
 }
 
+/* Opens the raw ICMP socket, on the receiver's IPv4 address (-a) if it
+ * has one, watched as a UDP port is. Returns 0 or an ITG_E* code
+ * (ITG_EPERM: not root, nor CAP_NET_RAW; ITG_EINVAL: -a is IPv6). */
+static int open_icmp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
+  int rc = itg__sock_open_icmp(a, &s->fd);
+  if (rc < 0)
+    return rc;
+  itg__sock_set_nonblock(s->fd, 1);
+  if (r->cfg.rcvbuf > 0)
+    itg__sock_set_bufs(s->fd, 0, r->cfg.rcvbuf);
+  itg__sock_set_rx_timestamps(s->fd);
+  rc = r->cfg.data_iface[0] != '\0'
+           ? itg__sock_bind_device(s->fd, r->cfg.data_iface)
+           : 0;
+  if (rc == 0 && r->cfg.bind_host[0] != '\0')
+    rc = itg__sock_bind(s->fd, a);
+  if (rc == 0 && uv_poll_init_socket(&r->loop, &s->poll, s->fd) != 0)
+    rc = ITG_ESOCKET;
+  if (rc < 0) {
+    itg__sock_close(s->fd);
+    return rc;
+  }
+  s->port = 0;
+  s->poll.data = s;
+  uv_poll_start(&s->poll, UV_READABLE, on_udp_readable);
+  return 0;
+}
+
 /* Returns 0, or an error after which s is freed by libuv's close. */
 static int open_tcp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
   itg__addr local;
@@ -532,10 +577,16 @@ int itg__rx_sock_acquire(itg_receiver *r, itg_proto proto, uint16_t port,
   itg__rx_sock *s;
   itg__addr a;
   int rc;
-  if (port != 0)
-    for (s = r->socks; s != NULL; s = s->next)
-      if (s->proto == proto && s->port == port)
-        goto out_hold;
+  for (s = r->socks; s != NULL; s = s->next)
+    if (s->proto == proto &&
+        (proto == ITG_PROTO_ICMP || (port != 0 && s->port == port)))
+      goto out_hold;
+  if (proto == ITG_PROTO_ICMP) {
+    /* a raw socket has no port; ICMP's is IPv4 */
+    port = 0;
+    if (host == NULL)
+      host = "0.0.0.0";
+  }
   rc = itg__addr_resolve(host, port, 1, &a);
   if (rc < 0)
     return rc;
@@ -545,8 +596,8 @@ int itg__rx_sock_acquire(itg_receiver *r, itg_proto proto, uint16_t port,
   s->r = r;
   s->proto = proto;
   s->fd = ITG__BAD_SOCK;
-  if (proto == ITG_PROTO_UDP) {
-    rc = open_udp(r, s, &a);
+  if (proto == ITG_PROTO_UDP || proto == ITG_PROTO_ICMP) {
+    rc = proto == ITG_PROTO_UDP ? open_udp(r, s, &a) : open_icmp(r, s, &a);
     if (rc < 0)
       free(s);
   } else {
@@ -575,7 +626,7 @@ void itg__rx_sock_release(itg__rx_sock *s) {
       break;
     }
   r->fds--;
-  if (s->proto == ITG_PROTO_UDP) {
+  if (s->proto != ITG_PROTO_TCP) {
     uv_poll_stop(&s->poll);
     uv_close((uv_handle_t *)&s->poll, on_sock_freed);
     return;

@@ -6,7 +6,8 @@
 #include "engine/receiver_internal.h"
 
 /* Opens the data port a flow asks for (port 0: a free one), or shares an
- * open one. Returns 0 with *out set, or an ITG_E* code. */
+ * open one; ICMP: the one raw socket of every ICMP flow, whatever the
+ * port. Returns 0 with *out set, or an ITG_E* code. */
 int itg__rx_sock_acquire(itg_receiver *r, itg_proto proto, uint16_t port,
                          itg__rx_sock **out);
 

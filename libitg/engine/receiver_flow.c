@@ -89,6 +89,9 @@ static int new_token(uint64_t *out) {
   return 0;
 }
 
+/* The first 12 bytes of an IPv4 sender's address key (itg__net_ip_key). */
+static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
 /* Refuses what a peer may not ask of this receiver, before anything is
  * opened: another flow past the receiver's limit or its address's, a
  * privileged data port. */
@@ -96,9 +99,20 @@ static int flow_allowed(itg_receiver *r, const itg__rx_peer *from,
                         const itg__ctl_msg *m, char *msg, size_t msglen) {
   /* D-ITG's receiver exits when it cannot make a flow's socket; this one
    * refuses that flow alone and serves the others. */
-  if (m->proto != ITG_PROTO_UDP && m->proto != ITG_PROTO_TCP) {
-    snprintf(msg, msglen, "%s flows are not received here: UDP and TCP only",
-             itg_proto_name((itg_proto)m->proto));
+  if (m->proto != ITG_PROTO_UDP && m->proto != ITG_PROTO_TCP &&
+      m->proto != ITG_PROTO_ICMP) {
+    snprintf(msg, msglen, "%s flows are not received here: UDP, TCP and "
+             "ICMP only", itg_proto_name((itg_proto)m->proto));
+    return ITG_ENOTSUP;
+  }
+  if (m->proto == ITG_PROTO_ICMP && m->meter == ITG_METER_RTT) {
+    snprintf(msg, msglen, "ICMP flows are one-way here (-m owdm), as "
+             "D-ITG's are");
+    return ITG_ENOTSUP;
+  }
+  if (m->proto == ITG_PROTO_ICMP && memcmp(from->ip, v4mapped, 12) != 0) {
+    snprintf(msg, msglen, "ICMP flows are received over IPv4 only, as "
+             "D-ITG's are");
     return ITG_ENOTSUP;
   }
   if (atomic_load(&r->n_active) >= r->cfg.max_flows) {
@@ -111,7 +125,8 @@ static int flow_allowed(itg_receiver *r, const itg__rx_peer *from,
              "limit per address)", (unsigned)r->cfg.max_peer_flows);
     return ITG_ELIMIT;
   }
-  if (m->port != 0 && m->port < ITG__RX_FIRST_FREE_PORT &&
+  if (m->proto != ITG_PROTO_ICMP && m->port != 0 &&
+      m->port < ITG__RX_FIRST_FREE_PORT &&
       !r->cfg.allow_privileged_ports) {
     snprintf(msg, msglen, "data port %u is below %u: this receiver opens "
              "no privileged port for a sender (see --allow-privileged-ports)",
@@ -154,6 +169,14 @@ int itg__rx_flow_prepare(itg_receiver *r, const itg__rx_sender *s,
     goto out_free_flow; /* nothing is held yet: no port, no log */
   }
   rc = itg__rx_sock_acquire(r, (itg_proto)m->proto, m->port, &f->sock);
+  if (rc < 0 && m->proto == ITG_PROTO_ICMP) {
+    snprintf(msg, msglen, "cannot open the raw ICMP socket%s: %s",
+             rc == ITG_EPERM ? " (it needs root, or CAP_NET_RAW)"
+             : rc == ITG_EINVAL ? " (ICMP is received over IPv4 only)"
+                                : "",
+             itg_strerror(rc));
+    goto out_free_flow;
+  }
   if (rc < 0) {
     snprintf(msg, msglen, "cannot open data port %u/%s%s%s: %s",
              (unsigned)m->port, m->proto == ITG_PROTO_TCP ? "TCP" : "UDP",
@@ -169,6 +192,7 @@ int itg__rx_flow_prepare(itg_receiver *r, const itg__rx_sender *s,
   f->meter = (itg_meter)m->meter;
   f->wire = (itg_wire_profile)m->wire;
   f->port = f->sock->port;
+  f->icmp_type = -1;
   f->from = s->from;
   snprintf(f->peer, sizeof f->peer, "%s", s->peer);
   f->log = lg;
@@ -213,6 +237,8 @@ int itg__rx_flow_start(itg__rx_flow *f, itg__rx_log *lg,
     itg__rx_flow_discard(f);
     return rc;
   }
+  /* libitg's sender sets the identifier of the id it is answered */
+  f->icmp_ident = m->ditg ? -1 : (int)(f->id & 0xffff);
   f->owner = owner;
   f->ended = ended;
   f->from->flows++;

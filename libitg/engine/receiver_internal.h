@@ -91,15 +91,16 @@ typedef struct itg__rx_log {
 } itg__rx_log;
 
 /* A data port: a UDP socket, or a TCP listener, shared by the flows that
- * ask for the same port and transport. */
+ * ask for the same port and transport; or the raw ICMP socket, one shared
+ * by every ICMP flow (port 0). */
 typedef struct itg__rx_sock {
   struct itg__rx_sock *next;
   itg_receiver *r;
   itg_proto proto;
   uint16_t port;
   uint32_t refs;
-  itg__sock fd;         /* UDP */
-  uv_poll_t poll;       /* UDP */
+  itg__sock fd;         /* UDP, ICMP */
+  uv_poll_t poll;       /* UDP, ICMP */
   uv_tcp_t listener;    /* TCP */
   itg__rx_flow *last;   /* UDP: the flow of the last datagram (fast path) */
 } itg__rx_sock;
@@ -155,6 +156,10 @@ struct itg__rx_flow {
   uint64_t linger_mark; /* packets when the linger timer was last set */
   uv_timer_t linger;
   itg__rx_live *live; /* cfg.live_stats: its counts; NULL otherwise */
+  int icmp_type;  /* ICMP: the type of its first message, which its others
+                     share; -1 before it */
+  int icmp_ident; /* ICMP: the identifier its messages carry (the flow
+                     id's low 16 bits), -1 when its sender leaves it unset */
 };
 
 struct itg_receiver {

@@ -303,7 +303,10 @@ static void refuse(itg__rx_conn *c, const itg__ctl_msg *m, int rc,
   a.status = rc;
   a.flow_id = m->flow_id;
   snprintf(a.text, sizeof a.text, "%s", msg);
-  conn_send(c, &a);
+  if (c->ditg && m->proto == ITG_PROTO_ICMP && rc == ITG_EPERM)
+    ditg_send(c, ITG__DITG_ERR_MSG_3, m->flow_id); /* ITGSend says why */
+  else
+    conn_send(c, &a);
   atomic_fetch_add(&r->n_refused, 1);
   memset(&ev, 0, sizeof ev);
   ev.kind = ITG_FLOW_REFUSED;
@@ -478,7 +481,10 @@ static void ditg_send_flow(itg__rx_conn *c, const itg__ditg_msg *d) {
   itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
   m.flow_id = d->flow_id;
   m.id_auto = 0; /* ITGSend knows its flows by the ids it gave */
-  m.proto = d->l4 == ITG__DITG_L4_TCP ? ITG_PROTO_TCP : ITG_PROTO_UDP;
+  m.proto = d->l4 == ITG__DITG_L4_TCP    ? ITG_PROTO_TCP
+            : d->l4 == ITG__DITG_L4_ICMP ? ITG_PROTO_ICMP
+                                         : ITG_PROTO_UDP;
+  m.ditg = 1;
   m.meter = d->meter == ITG__DITG_METER_RTTM ? ITG_METER_RTT : ITG_METER_OWD;
   m.wire = ITG_WIRE_DITG;
   m.port = d->port;
@@ -490,8 +496,9 @@ static void ditg_send_flow(itg__rx_conn *c, const itg__ditg_msg *d) {
     m.log_transport = c->ditg_log_transport;
     m.log_kind = ITG_LOG_SERVER_DITG;
   }
-  if (d->l4 != ITG__DITG_L4_TCP && d->l4 != ITG__DITG_L4_UDP)
-    no = "D-ITG flow: only UDP and TCP are received (not ICMP, SCTP, DCCP)";
+  if (d->l4 != ITG__DITG_L4_TCP && d->l4 != ITG__DITG_L4_UDP &&
+      d->l4 != ITG__DITG_L4_ICMP)
+    no = "D-ITG flow: only UDP, TCP and ICMP are received (not SCTP, DCCP)";
   else if (d->meter != ITG__DITG_METER_OWDM &&
            d->meter != ITG__DITG_METER_RTTM)
     no = "D-ITG flow: unknown meter";

@@ -68,15 +68,13 @@ out_free_s:
 }
 
 /* D-ITG's SCTP, DCCP and ICMP flows: the system is asked first, so that
- * the reason given is the one that matters here. An ICMP flow to D-ITG's
- * receiver, one-way, is taken when the system lets it open its socket
- * (returns 0). */
+ * the reason given is the one that matters here. An ICMP flow, one-way,
+ * is taken when the system lets it open its socket (returns 0). */
 static int refuse_proto(const itg_flow_cfg *flow, char *err, size_t errlen) {
   itg_proto proto = flow->proto;
   const char *name = itg_proto_name(proto);
   int rc = itg__sock_probe(proto);
-  int icmp_ok = proto == ITG_PROTO_ICMP && flow->peer == ITG_PEER_DITG &&
-                flow->meter == ITG_METER_OWD;
+  int icmp_ok = proto == ITG_PROTO_ICMP && flow->meter == ITG_METER_OWD;
   if (rc == 0 && icmp_ok)
     return 0;
   if (rc == ITG_ENOTSUP)
@@ -91,13 +89,11 @@ static int refuse_proto(const itg_flow_cfg *flow, char *err, size_t errlen) {
                  itg_strerror(rc));
   else if (proto == ITG_PROTO_ICMP)
     itg__err_set(err, errlen,
-                 "-T ICMP: libitg sends ICMP to D-ITG's ITGRecv only "
-                 "(--peer ditg), one-way (-m owdm; ITGSend sends no ICMP "
-                 "round trip either): itg-recv does not receive ICMP");
+                 "-T ICMP: ICMP flows are one-way (-m owdm; ITGSend sends "
+                 "no ICMP round trip either)");
   else
     itg__err_set(err, errlen,
-                 "-T %s: libitg sends UDP, TCP and (to ITGRecv) ICMP flows "
-                 "only", name);
+                 "-T %s: libitg sends UDP, TCP and ICMP flows only", name);
   return rc < 0 ? rc : ITG_ENOTSUP;
 }
 

@@ -348,7 +348,9 @@ static int ask_flow(itg__tx_flow *f, uint16_t src_port, uint16_t *data_port,
     snprintf(msg, len, "refused by the receiver: %.120s", a.text);
     return a.status;
   }
-  if (a.port == 0 || a.flow_id == 0 || (!m.id_auto && a.flow_id != f->id)) {
+  /* ICMP has no port: the receiver answers 0, as ITGRecv does */
+  if ((a.port == 0 && c->proto != ITG_PROTO_ICMP) || a.flow_id == 0 ||
+      (!m.id_auto && a.flow_id != f->id)) {
     snprintf(msg, len, "the receiver answered FLOW_OPEN with flow id %u "
              "on port %u", (unsigned)a.flow_id, (unsigned)a.port);
     return ITG_EPROTO;

@@ -119,10 +119,6 @@ static const struct bound_opt *bound_opt(const char *a) {
   return NULL;
 }
 
-static const char *proto_name(itg_proto p) {
-  return p == ITG_PROTO_TCP ? "TCP" : "UDP";
-}
-
 /* A flow that ended, for JSON's end. */
 typedef struct ended_flow {
   uint32_t flow_id;
@@ -372,7 +368,7 @@ static void on_flow(const itg_flow_event *ev, void *user) {
   switch (ev->kind) {
   case ITG_FLOW_OPENED:
     fprintf(stderr, "%s: flow %u from %s: %s port %u%s open%s%s\n", prog,
-            ev->flow_id, ev->peer, proto_name(ev->proto), ev->port,
+            ev->flow_id, ev->peer, itg_proto_name(ev->proto), ev->port,
             ev->meter == ITG_METER_RTT ? " (round trip)" : "",
             ev->log_file[0] != '\0' ? ", log " : "", ev->log_file);
     if (ev->log_unreachable)
@@ -393,13 +389,13 @@ static void on_flow(const itg_flow_event *ev, void *user) {
     if (ev->sent_known)
       fprintf(stderr, "%s: flow %u from %s: %s port %u ended, %llu of %llu "
               "packets received\n", prog, ev->flow_id, ev->peer,
-              proto_name(ev->proto), ev->port,
+              itg_proto_name(ev->proto), ev->port,
               (unsigned long long)ev->packets,
               (unsigned long long)ev->sent);
     else
       fprintf(stderr, "%s: flow %u from %s: %s port %u ended (%s), %llu "
               "packets received\n", prog, ev->flow_id, ev->peer,
-              proto_name(ev->proto), ev->port,
+              itg_proto_name(ev->proto), ev->port,
               ev->message[0] != '\0' ? ev->message
                                      : "the sender left without saying",
               (unsigned long long)ev->packets);

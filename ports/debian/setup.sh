@@ -15,9 +15,10 @@ here=$(dirname "$0")
 # itg-recv (tests/integration/ditg_send.sh). CMake builds a user's
 # program against the installed CMake package, and groff renders the
 # manual pages (tests/integration/install.sh). gnuplot draws itg-dec
-# --plot's PNGs (tests/integration/plots.sh).
+# --plot's PNGs (tests/integration/plots.sh). ping runs beside the ICMP
+# flows itg-recv takes (tests/integration/icmp_recv.sh).
 debs="build-essential pkg-config libuv1-dev libgsl-dev libcmocka-dev iproute2
-      python3 swig default-jdk-headless maven cmake groff-base man-db
+      iputils-ping python3 swig default-jdk-headless maven cmake groff-base man-db
       openmpi-bin libopenmpi-dev libfaketime faketime d-itg gnuplot-nox"
 python3 -m pip --version >/dev/null 2>&1 || debs="$debs python3-pip"
 # The Python binding compiles a C extension: it needs Python's own headers.

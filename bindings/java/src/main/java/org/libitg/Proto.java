@@ -2,8 +2,8 @@ package org.libitg;
 
 /**
  * The transport of a flow. SCTP, DCCP and ICMP are D-ITG's: a sender
- * refuses them (but ICMP to D-ITG's ITGRecv, as root), a receiver refuses
- * such a flow (its event names them).
+ * refuses SCTP and DCCP, a receiver refuses such a flow (its event names
+ * them); ICMP goes one-way, as root, to itg-recv or D-ITG's ITGRecv.
  */
 public enum Proto {
   UDP(itg_proto.ITG_PROTO_UDP),
