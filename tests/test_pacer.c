@@ -155,9 +155,10 @@ static void test_margin_bounds(void **state) {
 }
 
 /* A machine for the hybrid wait's decisions, on a simulated clock: each
- * wait's sleep wakes `over` late and, if the wait spins, the spin loses
- * the CPU when `preempted` says so. Runs the decisions of core/margin.h
- * as the pacer does and returns how many of n waits spun. */
+ * wait's sleep wakes `over` late and, if the wait spins for its margin,
+ * the spin loses the CPU when `preempted` says so. Runs the decisions of
+ * core/margin.h as the pacer does; returns 1 if the wait spun for its
+ * margin, 0 if for ITG__MARGIN_MIN_NS only. */
 typedef struct sim {
   int64_t margin;
   int32_t share;
@@ -178,9 +179,10 @@ static int chance(uint64_t *seed, uint64_t num) {
 }
 
 /* A busy machine whose sleeps wake 300 us late on average (90th
- * percentile 690 us, past ITG__SPIN_CAP_NS): the hybrid wait stops
- * spinning within 200 waits and then sleeps to each instant, as SLEEP
- * does; once the machine quietens (5 us) it spins again within 300. */
+ * percentile 690 us, past ITG__SPIN_CAP_NS): within 200 waits the hybrid
+ * wait stops spinning for its margin and spins ITG__MARGIN_MIN_NS only;
+ * once the machine quietens (5 us) it spins for its margin again within
+ * 300. */
 static void test_spin_stops_when_sleeps_are_late(void **state) {
   uint64_t seed = 11;
   sim m = {ITG__MARGIN_MIN_NS, 0, 1};
@@ -198,10 +200,11 @@ static void test_spin_stops_when_sleeps_are_late(void **state) {
   assert_int_equal(spins, 5000);
 }
 
-/* Timer quiet, but 5 % of the spins lose the CPU: the hybrid wait spends
- * most waits asleep to the instant, and fewer than 1 in 150 of all waits
+/* Timer quiet, but 5 % of the spins lose the CPU: the hybrid wait spins
+ * ITG__MARGIN_MIN_NS only in most waits, and fewer than 1 in 150 of them
  * end in a preempted spin, so the 99th percentile is not the scheduler's;
- * it keeps trying the spin now and then (more than 2 % of the waits). */
+ * it keeps trying the long spin now and then (in more than 2 % of the
+ * waits). */
 static void test_preempted_spin_falls_back(void **state) {
   uint64_t seed = 5, pseed = 6;
   sim m = {ITG__MARGIN_MIN_NS, 0, 1};
@@ -232,8 +235,8 @@ static void test_rare_preemption_keeps_spinning(void **state) {
   assert_int_equal(spins, n);
 }
 
-/* The real pacer, its margin tracked past the cap: a wait sleeps to its
- * instant, never early; a margin fixed by
+/* The real pacer, its margin tracked past the cap: a wait spins only
+ * ITG__MARGIN_MIN_NS, never early; a margin fixed by
  * ITG_PACER_MARGIN_NS is never second-guessed. */
 static void test_hybrid_past_cap_sleeps(void **state) {
   itg_pacer *p;

@@ -23,12 +23,12 @@
  * so that it follows the machine as the timer's latency changes (load,
  * idle states, a virtual machine's host). The spin pays only while it
  * holds the CPU: where the tracked margin passes 200 us (a busy machine,
- * whose scheduler takes the CPU from a long spin first), or more than 2 %
- * of the spins lose the CPU (two clock readings 20 us apart), a HYBRID
- * wait sleeps to its instant as SLEEP does, so that it is never worse
- * than a plain sleep; it spins again once the sleeps wake within 200 us
- * and, after lost spins, once a trial about 1 000 waits later keeps the
- * CPU.
+ * whose scheduler takes the CPU first from a thread that spins long), or
+ * more than 2 % of the spins lose the CPU (two clock readings 20 us
+ * apart), a HYBRID wait sleeps until 20 us before its instant and spins
+ * only those, so that it is never later than a plain sleep would be; it
+ * spins for its margin again once the sleeps wake within 200 us and,
+ * after lost spins, once a trial about 1 000 waits later keeps the CPU.
  * Setting the environment variable
  * ITG_PACER_MARGIN_NS to a number of nanoseconds (0 to 1e9) before that
  * replaces the measurement, the tracking and the fallback, for

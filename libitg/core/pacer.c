@@ -223,30 +223,30 @@ static int64_t spin_to(int64_t deadline_ns, int64_t now, int *preempted) {
   return now;
 }
 
-/* HYBRID: one or two sleeps ending a margin early, then the spin; or,
- * where the spin does not pay (core/margin.h), one sleep to the instant,
- * whose lateness keeps the margin tracked so that the spin comes back
- * when the machine quietens. */
+/* HYBRID: one or two sleeps ending a margin early, then the spin. Where
+ * the spin for the tracked margin does not pay (core/margin.h), the
+ * shortest one still does: at most ITG__MARGIN_MIN_NS a wait, too short
+ * for the scheduler to take the CPU from it in the middle, it makes a
+ * sleep that wakes within it a departure on time, and one that wakes
+ * later no later than a plain sleep's. The sleeps' lateness keeps the
+ * margin tracked either way, so that the long spin comes back when the
+ * machine quietens. */
 static int64_t hybrid_wait(itg_pacer *p, int64_t deadline_ns, int64_t now) {
   int preempted = 0;
+  int spins = !p->margin_tracks ||
+              itg__spin_pays(p->spun, p->margin_ns, p->preempted);
+  int64_t margin = spins ? p->margin_ns : ITG__MARGIN_MIN_NS;
 
-  if (p->margin_tracks &&
-      !itg__spin_pays(p->spun, p->margin_ns, p->preempted)) {
-    now = sleep_to(deadline_ns, now);
-    p->margin_ns = itg__margin_update(p->margin_ns, now - deadline_ns);
-    p->preempted = itg__preempt_update(p->preempted, 0, 0);
-    p->spun = 0;
-    return now;
-  }
-  if (p->coarse_ns > 0 && deadline_ns - now > p->margin_ns + p->coarse_ns) {
-    int64_t wake = deadline_ns - p->margin_ns - p->coarse_ns;
+  if (spins && p->coarse_ns > 0 &&
+      deadline_ns - now > margin + p->coarse_ns) {
+    int64_t wake = deadline_ns - margin - p->coarse_ns;
     itg__sleep_until(wake);
     now = (int64_t)uv_hrtime();
     if (p->margin_tracks)
       p->coarse_ns = itg__margin_update(p->coarse_ns, now - wake);
   }
-  if (deadline_ns - now > p->margin_ns) {
-    int64_t wake = deadline_ns - p->margin_ns;
+  if (deadline_ns - now > margin) {
+    int64_t wake = deadline_ns - margin;
     itg__sleep_until(wake);
     now = (int64_t)uv_hrtime();
     if (p->margin_tracks)
@@ -254,8 +254,8 @@ static int64_t hybrid_wait(itg_pacer *p, int64_t deadline_ns, int64_t now) {
   }
   now = spin_to(deadline_ns, now, &preempted);
   if (p->margin_tracks) {
-    p->preempted = itg__preempt_update(p->preempted, 1, preempted);
-    p->spun = 1;
+    p->preempted = itg__preempt_update(p->preempted, spins, preempted);
+    p->spun = spins;
   }
   return now;
 }

@@ -13,9 +13,10 @@ struct itg_pacer {
                         its last one (0: one sleep) */
   itg_wait_mode mode;
   int margin_tracks; /* 1: margin_ns follows the sleeps' overshoots, and
-                        HYBRID sleeps to the instant where spinning does
-                        not pay (core/margin.h) */
-  int spun;          /* HYBRID's last wait ended in a spin */
+                        HYBRID spins for it only where that pays
+                        (core/margin.h) */
+  int spun;          /* HYBRID's last wait spun for margin_ns (0: for
+                        ITG__MARGIN_MIN_NS only) */
   int32_t preempted; /* share of HYBRID's spins that lost the CPU */
   itg_pacer_stats stats;
 };
