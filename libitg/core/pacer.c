@@ -66,12 +66,12 @@ int64_t itg__margin_update(int64_t margin, int64_t overshoot_ns) {
   return clamp(margin, ITG__MARGIN_MIN_NS, ITG__MARGIN_MAX_NS);
 }
 
-/* An exponential average with a weight of 1/2^PREEMPT_SHIFT per spin.
- * A wait that only slept lets it decay four times slower: a pacer that
- * fell back tries the spin again about 1 000 waits later, so that a
- * machine that keeps taking the CPU from spins costs a preempted spin in
- * about 0.5 % of the waits, below the 1 % that would make it the 99th
- * percentile. */
+/* An exponential average with a weight of 1/2^PREEMPT_SHIFT per spin for
+ * the margin. A wait that spun for ITG__MARGIN_MIN_NS only lets it decay
+ * four times slower: a pacer that fell back tries the long spin again
+ * about 1 000 waits later, so that a machine that keeps taking the CPU
+ * from spins costs a preempted long spin in about 0.5 % of the waits,
+ * below the 1 % that would make it the 99th percentile. */
 #define PREEMPT_SHIFT 8
 #define DECAY_SHIFT 10
 
