@@ -21,10 +21,18 @@
  * the margin, the second by the margin. From then on each pacer keeps both
  * at the 90th percentile of how late its own sleeps of each stage woke,
  * so that it follows the machine as the timer's latency changes (load,
- * idle states, a virtual machine's host). Setting the environment variable
+ * idle states, a virtual machine's host). The spin pays only while it
+ * holds the CPU: where the tracked margin passes 200 us (a busy machine,
+ * whose scheduler takes the CPU first from a thread that spins long), or
+ * more than 2 % of the spins lose the CPU (two clock readings 20 us
+ * apart), a HYBRID wait sleeps until 20 us before its instant and spins
+ * only those, so that it is never later than a plain sleep would be; it
+ * spins for its margin again once the sleeps wake within 200 us and,
+ * after lost spins, once a trial about 1 000 waits later keeps the CPU.
+ * Setting the environment variable
  * ITG_PACER_MARGIN_NS to a number of nanoseconds (0 to 1e9) before that
- * replaces the measurement and the tracking, for experiments: one sleep
- * ending that early, then the spin.
+ * replaces the measurement, the tracking and the fallback, for
+ * experiments: one sleep ending that early, then the spin.
  *
  * A pacer is used by one thread at a time. On Linux the thread that waits
  * gets a timer slack of 1 ns (a per-thread setting) on its first sleep.

@@ -12,7 +12,12 @@ struct itg_pacer {
   int64_t coarse_ns; /* how much earlier HYBRID's first sleep ends than
                         its last one (0: one sleep) */
   itg_wait_mode mode;
-  int margin_tracks; /* 1: margin_ns follows the sleeps' overshoots */
+  int margin_tracks; /* 1: margin_ns follows the sleeps' overshoots, and
+                        HYBRID spins for it only where that pays
+                        (core/margin.h) */
+  int spun;          /* HYBRID's last wait spun for margin_ns (0: for
+                        ITG__MARGIN_MIN_NS only) */
+  int32_t preempted; /* share of HYBRID's spins that lost the CPU */
   itg_pacer_stats stats;
 };
 
