@@ -65,7 +65,7 @@ timeout 120 "$@" "$BIN/itg-dec$EXE" --json "$WORK/recv.log" \
 check "itg-dec reads the receiver's log" [ $? -eq 0 ]
 check "the log holds $PACKETS packets, none lost" python3 -c '
 import json, sys
-t = json.load(open(sys.argv[1]))["total"]
+t = json.load(open(sys.argv[1]))["end"]["total"]
 sys.exit(not (t["packets"] == int(sys.argv[2]) and t["lost"] == 0))' \
   "$WORK/recv.json" "$PACKETS"
 

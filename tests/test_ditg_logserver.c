@@ -338,8 +338,8 @@ static void udp_session(void **state) {
   uint32_t seqs[20];
   itg_log_session_event ev;
   itg_logserver_stats st;
-  itg__sock sig, us, other;
-  itg__addr ua, oa;
+  itg__sock sig, us;
+  itg__addr ua;
   itg__dgram d;
   uint16_t port;
   uint32_t i;
@@ -360,7 +360,12 @@ static void udp_session(void **state) {
   put_recs(dg, 14, 10); /* 14..23, and a piece of 24 */
   d.len = 10 * ITG_DITG_RECORD_LEN + 50;
   assert_int_equal(itg__send_batch(us, &d, 1), 1);
-  /* Another address of loopback, not the client's: dropped. */
+#ifndef _WIN32
+  /* Another address of loopback, not the client's: dropped. (Wine sends
+   * a UDP socket's datagrams bound to 127.0.0.2 from another source
+   * address, so this case is not one there.) */
+  itg__sock other;
+  itg__addr oa;
   assert_int_equal(itg__addr_resolve("127.0.0.2", 0, 1, &oa), 0);
   assert_int_equal(itg__sock_open(&oa, 1, &other), 0);
   assert_int_equal(itg__sock_bind(other, &oa), 0);
@@ -368,6 +373,8 @@ static void udp_session(void **state) {
   put_recs(dg, 30, 2);
   d.len = 2 * ITG_DITG_RECORD_LEN;
   assert_int_equal(itg__send_batch(other, &d, 1), 1);
+  itg__sock_close(other);
+#endif
   ditg_stop(sig);
   wait_event(f, ITG_LOG_SESSION_CLOSED, "udp.log", &ev);
   assert_int_equal(ev.complete, 1);
@@ -384,7 +391,6 @@ static void udp_session(void **state) {
   assert_int_equal(st.records, 20);
   assert_int_equal(st.missing, 3);
   assert_int_equal(st.incomplete, 0);
-  itg__sock_close(other);
   itg__sock_close(us);
   itg__sock_close(sig);
 }

@@ -398,11 +398,16 @@ static void test_icmp_flow(void **state) {
   itg__addr dst = loopback(0);
   itg_receiver_stats st;
   uint16_t port = 1;
-  int i;
+  int i, probe;
   (void)state;
-  if (itg__sock_probe(ITG_PROTO_ICMP) != 0) {
+  probe = itg__sock_probe(ITG_PROTO_ICMP);
+  if (probe != 0) {
+    /* Without the privilege ITGRecv's own answer (ITGSend then says
+     * both ends must be root); where the system has no raw ICMP socket
+     * (Windows), the refusal of a protocol not served. */
     assert_int_equal(ask(fd, 1, ITG__DITG_L4_ICMP, &port),
-                     ITG__DITG_ERR_MSG_3);
+                     probe == ITG_EPERM ? ITG__DITG_ERR_MSG_3
+                                        : ITG__DITG_ERR_MSG_2);
     release(fd);
     stop(r);
     return;
