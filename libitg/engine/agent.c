@@ -12,6 +12,7 @@
 #include "core/netlist.h"
 #include "core/sweep.h"
 #include "engine/agent_internal.h"
+#include "itg/pacer.h"
 #include "platform/platform.h"
 
 /* A connection being closed after its last answer keeps reading (and
@@ -22,6 +23,13 @@
 #define SOFTWARE "libitg"
 /* How often a waiting RESULTS looks whether the flows have ended. */
 #define RESULTS_POLL_MS 10u
+
+/* The instant ms from now on the monotonic clock: the loop's own clock is
+ * kept in whole (and possibly coarse) milliseconds, which would end a
+ * client's time a little before it has really passed. */
+static int64_t deadline_after(uint64_t ms) {
+  return itg_clock_mono_ns() + (int64_t)ms * 1000000;
+}
 
 int itg_agent_cfg_init_size(itg_agent_cfg *out, size_t size) {
   itg_agent_cfg defaults, *cfg = &defaults;
@@ -190,7 +198,7 @@ static void conn_refuse(itg__agent_conn *c, int code, const char *fmt,
   if (c->agent->controller == c)
     c->agent->controller = NULL;
   c->closing = 1;
-  c->deadline = uv_now(&c->agent->loop) + LINGER_MS;
+  c->deadline = deadline_after(LINGER_MS);
   req = malloc(sizeof *req);
   if (req == NULL ||
       uv_shutdown(req, (uv_stream_t *)&c->tcp, on_shutdown) != 0) {
@@ -287,7 +295,7 @@ static int conn_frame(itg__agent_conn *c, const uint8_t *frame, size_t len) {
     a->controller = NULL;
     c->authed = 0;
     c->closing = 1;
-    c->deadline = uv_now(&a->loop) + LINGER_MS;
+    c->deadline = deadline_after(LINGER_MS);
     return -1;
   }
   return 0;
@@ -437,7 +445,7 @@ static void on_connection(uv_stream_t *server, int status) {
   c->agent = a;
   c->cap = ITG__FRAME_HDR_LEN + ITG__RM_MAX_AUTH_BODY;
   c->max_body = ITG__RM_MAX_AUTH_BODY;
-  c->deadline = uv_now(&a->loop) + a->cfg.auth_timeout_ms;
+  c->deadline = deadline_after(a->cfg.auth_timeout_ms);
   c->next = a->conns;
   a->conns = c;
   a->nconns++;
@@ -457,7 +465,7 @@ static void on_connection(uv_stream_t *server, int status) {
  * holds the token within auth_timeout_ms, a closing one past its linger. */
 static void on_sweep(uv_timer_t *t) {
   itg_agent *a = t->data;
-  uint64_t now = uv_now(&a->loop);
+  int64_t now = itg_clock_mono_ns();
   itg__agent_conn *c, *next;
   for (c = a->conns; c != NULL; c = next) {
     next = c->next;
