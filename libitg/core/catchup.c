@@ -1,6 +1,10 @@
 /* The catch-up policies of a flow's schedule (core/catchup.h). */
 #include "core/catchup.h"
 
+#include "core/quantile.h"
+
+#define SLACK_PER_MILLE 990
+
 const char *itg__catchup_name(itg_catchup policy) {
   switch (policy) {
   case ITG_CATCHUP_LAW:
@@ -19,6 +23,17 @@ void itg__catchup_init(itg__catchup *c, itg_catchup policy,
   c->law_ns = start_ns;
   c->due_ns = start_ns;
   c->pace_ns = start_ns;
+  c->slack_ns = ITG_CATCHUP_SLACK_NS;
+}
+
+void itg__catchup_woke(itg__catchup *c, int64_t late_ns) {
+  /* Past the ceiling it is a hold-up, whatever the machine usually does:
+   * it must not teach the slack to let the next one go at once. */
+  if (late_ns > ITG_CATCHUP_SLACK_MAX_NS)
+    return;
+  c->slack_ns = itg__quantile_step(c->slack_ns, late_ns, SLACK_PER_MILLE,
+                                   ITG_CATCHUP_SLACK_NS,
+                                   ITG_CATCHUP_SLACK_MAX_NS);
 }
 
 void itg__catchup_delay(itg__catchup *c, int64_t shift_ns) {
@@ -49,9 +64,8 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
    * further behind (a hold-up), so that the debt is paid from now on at
    * the factor's pace instead of all at once. On time, it stays at or
    * before the law's instants and moves nothing. */
-  pace = c->pace_ns > now_ns - ITG_CATCHUP_SLACK_NS
-             ? c->pace_ns
-             : now_ns - ITG_CATCHUP_SLACK_NS;
+  pace = c->pace_ns > now_ns - c->slack_ns ? c->pace_ns
+                                            : now_ns - c->slack_ns;
   c->pace_ns =
       pace + idt_ns * ITG_CATCHUP_FACTOR_DEN / ITG_CATCHUP_FACTOR_NUM;
   c->due_ns = c->pace_ns > next_law_ns ? c->pace_ns : next_law_ns;

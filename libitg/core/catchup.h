@@ -16,6 +16,7 @@ typedef struct itg__catchup {
   int64_t pace_ns; /* LAW: the catch-up clock, which moves by each IDT
                       divided by the factor and never lags the last
                       departure's decision by more than the slack */
+  int64_t slack_ns; /* LAW: the tracked slack (ITG_CATCHUP_SLACK_NS) */
 } itg__catchup;
 
 /* What became of the departure at hand. */
@@ -37,6 +38,13 @@ void itg__catchup_init(itg__catchup *c, itg_catchup policy, int64_t start_ns);
  * of its lateness is forgiven, the next departure is due at its law
  * instant. */
 void itg__catchup_delay(itg__catchup *c, int64_t shift_ns);
+
+/* Tells the schedule the sender woke late_ns after the departure at
+ * hand was due, once for each wait (not for the departures a wake-up
+ * sends in its batch after the first): LAW's slack follows the 99th
+ * percentile of these, leaving out a lateness past
+ * ITG_CATCHUP_SLACK_MAX_NS, a hold-up. */
+void itg__catchup_woke(itg__catchup *c, int64_t late_ns);
 
 /* Takes the departure at hand, decided at now_ns (at or after its due
  * instant), and moves on to the next one, whose law instant is

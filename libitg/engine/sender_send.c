@@ -117,6 +117,8 @@ static size_t draw_size(itg__tx_flow *f) {
 static int plan(itg__tx_flow *f, int64_t now, planned *p, int max) {
   uint64_t skipped = 0, shifted = 0;
   int k = 0;
+  if (now > f->cu.due_ns)
+    itg__catchup_woke(&f->cu, now - f->cu.due_ns);
   while (k < max && !flow_over(f, now) && (k == 0 || f->cu.due_ns <= now)) {
     int64_t due = f->cu.due_ns;
     size_t size = draw_size(f);
