@@ -672,6 +672,49 @@ static void test_hundred_flows(void **state) {
   free(c);
 }
 
+/* Flows started together with one IDT fall due together at every
+ * departure: they leave in the same order each time (the order they were
+ * added), so that no flow's gaps move by the time the others take to
+ * send. The sender's log holds its departures in the order they left;
+ * burst keeps every departure at its law instant on a busy machine too. */
+static void test_same_instant_order(void **state) {
+  enum { FLOWS = 20, PACKETS = 30 };
+  itg_receiver *r = start_receiver(NULL);
+  itg_flow_cfg c[FLOWS];
+  itg_sender *s;
+  itg_logrec *v;
+  uint16_t port = free_port(1);
+  uint32_t ids[FLOWS];
+  size_t n, i, rounds = 0;
+  uint64_t seq = 0;
+  int at = 0;
+  (void)state;
+  for (i = 0; i < FLOWS; i++)
+    make_flow(&c[i], r, port, "-z 30 -C 200 -c 64 --catchup burst");
+  s = run(c, FLOWS, "order.log");
+  for (i = 0; i < FLOWS; i++)
+    ids[i] = result(s, i).flow_id;
+  itg_sender_free(s);
+  stop_receiver(r);
+  v = read_log("order.log", &n);
+  for (i = 0; i < n; i++) {
+    if (!(v[i].flags & ITG_REC_TX) || (v[i].flags & ITG_REC_FLOW_END))
+      continue;
+    if (at == 0) {
+      assert_true(v[i].seq == seq + 1);
+      seq = v[i].seq;
+    }
+    assert_true(v[i].seq == seq);
+    assert_int_equal(v[i].flow_id, ids[at]);
+    if (++at == FLOWS) {
+      at = 0;
+      rounds++;
+    }
+  }
+  assert_int_equal(rounds, PACKETS);
+  free(v);
+}
+
 /* (7) The same seed gives the same sizes; another seed does not. */
 static void sizes_of_run(itg_receiver *r, uint16_t port, const char *opts,
                          const char *log, uint16_t *sizes) {
@@ -1923,6 +1966,7 @@ int main(void) {
       cmocka_unit_test(test_forged_datagrams),
       cmocka_unit_test(test_forged_tcp_connection),
       cmocka_unit_test(test_hundred_flows),
+      cmocka_unit_test(test_same_instant_order),
       cmocka_unit_test(test_hold_release),
       cmocka_unit_test(test_same_seed),
       cmocka_unit_test(test_sender_stop),

@@ -95,6 +95,7 @@ typedef struct itg__tx_flow {
   int64_t end_ns;  /* no departure scheduled at or after this instant */
   int64_t stop_ns; /* a flow still behind its schedule stops here */
   int64_t on_end_ns; /* on/off flows: the end of the current on period */
+  size_t order;      /* its place among the sender's flows */
   uint64_t seq;
   uint64_t bytes_planned;
   size_t payload_off; /* where the next packet's payload starts */

@@ -25,11 +25,22 @@ typedef struct heap {
   size_t n;
 } heap;
 
+/* Whether a's next departure goes before b's. Flows due at the same
+ * instant go in the order they were given, the same every time: flows
+ * started together with one IDT fall due together at every departure,
+ * and a flow whose place among them changed from one departure to the
+ * next would have its gaps moved by the sending time of the flows it
+ * overtook or fell behind. */
+static int before(const itg__tx_flow *a, const itg__tx_flow *b) {
+  return a->cu.due_ns < b->cu.due_ns ||
+         (a->cu.due_ns == b->cu.due_ns && a->order < b->order);
+}
+
 static void heap_up(heap *h, size_t i) {
   itg__tx_flow *f = h->v[i];
   while (i > 0) {
     size_t p = (i - 1) / 2;
-    if (h->v[p]->cu.due_ns <= f->cu.due_ns)
+    if (!before(f, h->v[p]))
       break;
     h->v[i] = h->v[p];
     i = p;
@@ -43,9 +54,9 @@ static void heap_down(heap *h, size_t i) {
     size_t c = 2 * i + 1;
     if (c >= h->n)
       break;
-    if (c + 1 < h->n && h->v[c + 1]->cu.due_ns < h->v[c]->cu.due_ns)
+    if (c + 1 < h->n && before(h->v[c + 1], h->v[c]))
       c++;
-    if (f->cu.due_ns <= h->v[c]->cu.due_ns)
+    if (!before(h->v[c], f))
       break;
     h->v[i] = h->v[c];
     i = c;
@@ -425,6 +436,7 @@ void itg__tx_send_main(void *arg) {
     itg__tx_flow *f = s->flows[i];
     if (!f->ready)
       continue;
+    f->order = i;
     itg__catchup_init(&f->cu, f->cfg.catchup, t0 + f->cfg.start_delay_ns);
     if (f->on != NULL)
       f->on_end_ns = f->cu.law_ns + draw_period_ns(&f->cfg.on, f->on);
