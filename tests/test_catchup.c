@@ -53,8 +53,8 @@ static void simulate_to(itg_catchup policy, const int64_t *idt, int count,
       now = r->resumed;
       woke = 1;
     }
-    if (woke && now > c.due_ns)
-      itg__catchup_woke(&c, now - c.due_ns);
+    if (woke)
+      itg__catchup_woke(&c, now);
     fate = itg__catchup_take(&c, now, c.law_ns + idt[k], idt[k], k > 0,
                              end_ns);
     r->fates[fate]++;
@@ -315,6 +315,26 @@ static void test_skip_refused(void **state) {
                    ITG__CATCHUP_SKIPPED);
 }
 
+/* A flow whose turn came 400 us after an on-time wake-up, the sender
+ * having sent 100 other flows due at the same instant first, was not held
+ * up: its next departure keeps its law instant, and the slack is as it
+ * was. A wake-up 400 us late is a hold-up: the next departure is paced
+ * from it. */
+static void test_turn_not_lateness(void **state) {
+  itg__catchup c;
+  (void)state;
+  itg__catchup_init(&c, ITG_CATCHUP_LAW, 0);
+  itg__catchup_woke(&c, 0);
+  assert_int_equal(itg__catchup_take(&c, 400 * US, MS, MS, 1, INT64_MAX),
+                   ITG__CATCHUP_ON_TIME);
+  assert_true(c.due_ns == MS && c.slack_ns == ITG_CATCHUP_SLACK_NS);
+  itg__catchup_init(&c, ITG_CATCHUP_LAW, 0);
+  itg__catchup_woke(&c, 400 * US);
+  assert_int_equal(itg__catchup_take(&c, 400 * US, MS, MS, 1, INT64_MAX),
+                   ITG__CATCHUP_ON_TIME);
+  assert_true(c.due_ns == 1200 * US - c.slack_ns);
+}
+
 /* Delaying the schedule moves its instants alike, and forgives what a
  * late first departure (a flow's schedule starts at its first packet, the
  * sender's anchor) left LAW owing. */
@@ -326,12 +346,16 @@ static void test_delay(void **state) {
   assert_true(c.law_ns == 8 * MS && c.due_ns == 8 * MS &&
               c.pace_ns == 8 * MS);
   /* The first departure, due at 8 ms, leaves 300 us late: LAW alone would
-   * move the next (law 8.1 ms) to 8.3 - 0.05 + 0.08 ms. */
+   * move the next (law 8.1 ms) to 8.3 ms less the slack (which that
+   * lateness raised a little above its 50 us) plus 0.08 ms. */
   itg__catchup_init(&c, ITG_CATCHUP_LAW, 8 * MS);
+  itg__catchup_woke(&c, 8 * MS + 300 * US);
   assert_int_equal(itg__catchup_take(&c, 8 * MS + 300 * US, 8 * MS + 100 * US,
                                      100 * US, 0, INT64_MAX),
                    ITG__CATCHUP_ON_TIME);
-  assert_true(c.due_ns == 8 * MS + 330 * US);
+  assert_in_range(c.slack_ns, ITG_CATCHUP_SLACK_NS + 1,
+                  ITG_CATCHUP_SLACK_NS * 9 / 8);
+  assert_true(c.due_ns == 8 * MS + 380 * US - c.slack_ns);
   itg__catchup_delay(&c, 300 * US);
   assert_true(c.law_ns == 8 * MS + 400 * US && c.due_ns == c.law_ns &&
               c.pace_ns <= c.law_ns);
@@ -351,6 +375,7 @@ int main(void) {
       cmocka_unit_test(test_burst),
       cmocka_unit_test(test_skip),
       cmocka_unit_test(test_skip_refused),
+      cmocka_unit_test(test_turn_not_lateness),
       cmocka_unit_test(test_delay),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,10 +23,13 @@ void itg__catchup_init(itg__catchup *c, itg_catchup policy,
   c->law_ns = start_ns;
   c->due_ns = start_ns;
   c->pace_ns = start_ns;
+  c->woke_ns = start_ns;
   c->slack_ns = ITG_CATCHUP_SLACK_NS;
 }
 
-void itg__catchup_woke(itg__catchup *c, int64_t late_ns) {
+void itg__catchup_woke(itg__catchup *c, int64_t woke_ns) {
+  int64_t late_ns = woke_ns - c->due_ns;
+  c->woke_ns = woke_ns;
   /* Past the ceiling it is a hold-up, whatever the machine usually does:
    * it must not teach the slack to let the next one go at once. */
   if (late_ns > ITG_CATCHUP_SLACK_MAX_NS)
@@ -60,12 +63,12 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
     return fate;
   }
   /* The catch-up clock holds the instant this departure counts as having
-   * left: its own pace, or the slack before the decision if it fell
-   * further behind (a hold-up), so that the debt is paid from now on at
+   * left: its own pace, or the slack before the wake-up if it fell
+   * further behind (a hold-up), so that the debt is paid from then on at
    * the factor's pace instead of all at once. On time, it stays at or
    * before the law's instants and moves nothing. */
-  pace = c->pace_ns > now_ns - c->slack_ns ? c->pace_ns
-                                            : now_ns - c->slack_ns;
+  pace = c->pace_ns > c->woke_ns - c->slack_ns ? c->pace_ns
+                                               : c->woke_ns - c->slack_ns;
   c->pace_ns =
       pace + idt_ns * ITG_CATCHUP_FACTOR_DEN / ITG_CATCHUP_FACTOR_NUM;
   c->due_ns = c->pace_ns > next_law_ns ? c->pace_ns : next_law_ns;

@@ -14,8 +14,9 @@ typedef struct itg__catchup {
   int64_t law_ns;  /* the law's instant of the departure at hand */
   int64_t due_ns;  /* when it may leave: law_ns, later while LAW catches up */
   int64_t pace_ns; /* LAW: the catch-up clock, which moves by each IDT
-                      divided by the factor and never lags the last
-                      departure's decision by more than the slack */
+                      divided by the factor and never lags the sender's
+                      last wake-up by more than the slack */
+  int64_t woke_ns;  /* LAW: when the sender last woke for this flow */
   int64_t slack_ns; /* LAW: the tracked slack (ITG_CATCHUP_SLACK_NS) */
 } itg__catchup;
 
@@ -39,15 +40,18 @@ void itg__catchup_init(itg__catchup *c, itg_catchup policy, int64_t start_ns);
  * instant. */
 void itg__catchup_delay(itg__catchup *c, int64_t shift_ns);
 
-/* Tells the schedule the sender woke late_ns after the departure at
- * hand was due, once for each wait (not for the departures a wake-up
- * sends in its batch after the first): LAW's slack follows the 99th
- * percentile of these, leaving out a lateness past
+/* Tells the schedule the sender woke at woke_ns, from its last wait, and
+ * is about to decide the departure at hand and those due with it. LAW
+ * measures a hold-up from there, not from when each departure is
+ * decided: the time the sender then spends sending (this flow's batch,
+ * other flows due at the same instant) is its own work, not lateness.
+ * Its slack follows the 99th percentile of how late the sender woke
+ * after the departure at hand was due, leaving out a lateness past
  * ITG_CATCHUP_SLACK_MAX_NS, a hold-up. */
-void itg__catchup_woke(itg__catchup *c, int64_t late_ns);
+void itg__catchup_woke(itg__catchup *c, int64_t woke_ns);
 
 /* Takes the departure at hand, decided at now_ns (at or after its due
- * instant), and moves on to the next one, whose law instant is
+ * instant and the last wake-up), and moves on to the next one, whose law instant is
  * next_law_ns, idt_ns (>= 0) after the one at hand unless an off period
  * moved it further. may_skip 0 keeps SKIP from dropping this departure
  * (a flow's first, or its last before its end). LAW moves no departure

@@ -124,12 +124,13 @@ static size_t draw_size(itg__tx_flow *f) {
 
 /* Decides the packets due by `now` (at least the first), at most max,
  * under the flow's catch-up policy (core/catchup.h), counting the
- * departures it moves or drops. */
-static int plan(itg__tx_flow *f, int64_t now, planned *p, int max) {
+ * departures it moves or drops; `woke` is when the sending thread's last
+ * wait ended. */
+static int plan(itg__tx_flow *f, int64_t now, int64_t woke, planned *p,
+                int max) {
   uint64_t skipped = 0, shifted = 0;
   int k = 0;
-  if (now > f->cu.due_ns)
-    itg__catchup_woke(&f->cu, now - f->cu.due_ns);
+  itg__catchup_woke(&f->cu, woke);
   while (k < max && !flow_over(f, now) && (k == 0 || f->cu.due_ns <= now)) {
     int64_t due = f->cu.due_ns;
     size_t size = draw_size(f);
@@ -355,10 +356,11 @@ static void finish(itg__tx_flow *f) {
   f->s->on_sent_all(f->s);
 }
 
-/* Sends the departures of f that are due. Returns 1 if f is over. */
-static int depart(itg__tx_flow *f, int64_t now) {
+/* Sends the departures of f that are due by `now`, the sending thread
+ * having last woken at `woke`. Returns 1 if f is over. */
+static int depart(itg__tx_flow *f, int64_t now, int64_t woke) {
   planned p[ITG__TX_BATCH];
-  int k = plan(f, now, p, ITG__TX_BATCH);
+  int k = plan(f, now, woke, p, ITG__TX_BATCH);
   if (k > 0 && f->cfg.proto != ITG_PROTO_TCP) {
     send_udp(f, p, k);
   } else if (k > 0) {
@@ -402,7 +404,11 @@ void itg__tx_send_main(void *arg) {
   itg_pacer pacer;
   heap h;
   size_t i;
-  int64_t t0;
+  int64_t t0, woke = 0;
+  /* The flows due at one wake-up are sent one after another; the time
+   * that takes is the sender's own work, so the catch-up measures each
+   * flow's lateness from the wake-up, not from its turn. */
+  int waited = 1;
   itg__platform_init();
   if (s->cfg.cpu >= 0)
     itg__thread_pin(s->cfg.cpu);
@@ -456,12 +462,17 @@ void itg__tx_send_main(void *arg) {
   while (h.n > 0) {
     itg__tx_flow *f = h.v[0];
     int64_t now = (int64_t)uv_hrtime();
+    if (waited) {
+      woke = now;
+      waited = 0;
+    }
     if (atomic_load(&s->stop) || atomic_load(&f->abort) || flow_over(f, now)) {
       heap_pop(&h);
       finish(f);
     } else if (f->cu.due_ns > now) {
       wait_for(s, &pacer, f->cu.due_ns);
-    } else if (depart(f, now)) {
+      waited = 1;
+    } else if (depart(f, now, woke)) {
       heap_pop(&h);
       finish(f);
     } else {
