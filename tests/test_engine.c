@@ -672,11 +672,11 @@ static void test_hundred_flows(void **state) {
   free(c);
 }
 
-/* Flows started together with one IDT fall due together at every
- * departure: they leave in the same order each time (the order they were
- * added), so that no flow's gaps move by the time the others take to
- * send. The sender's log holds its departures in the order they left;
- * burst keeps every departure at its law instant on a busy machine too. */
+/* Flows started together with one IDT leave in the order they were
+ * added, at their first departure and, each flow's schedule anchored at
+ * its first packet, at every one after. The sender's log holds its
+ * departures in the order they left; burst keeps every departure at its
+ * instant on a busy machine too. */
 static void test_same_instant_order(void **state) {
   enum { FLOWS = 20, PACKETS = 30 };
   itg_receiver *r = start_receiver(NULL);

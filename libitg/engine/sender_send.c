@@ -26,11 +26,9 @@ typedef struct heap {
 } heap;
 
 /* Whether a's next departure goes before b's. Flows due at the same
- * instant go in the order they were given, the same every time: flows
- * started together with one IDT fall due together at every departure,
- * and a flow whose place among them changed from one departure to the
- * next would have its gaps moved by the sending time of the flows it
- * overtook or fell behind. */
+ * instant (flows started together, at their first departure) go in the
+ * order they were given: a script's flows start in its order, and each
+ * flow's schedule, anchored at its first packet, keeps that order. */
 static int before(const itg__tx_flow *a, const itg__tx_flow *b) {
   return a->cu.due_ns < b->cu.due_ns ||
          (a->cu.due_ns == b->cu.due_ns && a->order < b->order);
