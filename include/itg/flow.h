@@ -283,9 +283,8 @@ typedef enum itg_peer {
  *   LAW (default)  catches up no faster than 1.25 times the
  *                  flow's own pace: each owed departure follows the one
  *                  before it by its drawn IDT divided by 1.25 (a
- *                  departure late by no more than the flow's slack still
- *                  goes at once, see ITG_CATCHUP_SLACK_NS), until the
- *                  schedule is met again. The gaps keep
+ *                  departure less than ITG_CATCHUP_SLACK_NS late still goes
+ *                  at once), until the schedule is met again. The gaps keep
  *                  the shape of the IDT law, scaled by 1/1.25 for a while,
  *                  and the mean rate comes back once the debt is paid. A
  *                  debt still owed at the flow's end (duration_ns) is sent
@@ -315,19 +314,10 @@ typedef enum itg_catchup {
  * its lowest percentile gains a quarter of a percent while catching up. */
 #define ITG_CATCHUP_FACTOR_NUM 5
 #define ITG_CATCHUP_FACTOR_DEN 4
-/* LAW's slack: a departure late by no more than it goes at once, as if on
- * time, and only a larger lateness is a hold-up whose debt is paid at the
- * bound above. The slack is the 99th percentile of the flow's own lateness
- * (how late the sender woke for each departure), tracked as it goes, kept
- * within [ITG_CATCHUP_SLACK_NS, ITG_CATCHUP_SLACK_MAX_NS]: a wake-up as
- * late as the machine usually makes it is the timer's, and a fixed slack
- * below that would move departures at every wake-up of a busy machine,
- * each losing what was late beyond the slack, until the flow trails its
- * schedule for good. The floor lets a batch of datagrams sent in one
- * system call (a flow asking more than the machine sends) go without
- * waiting between them; the ceiling keeps a hold-up a hold-up. */
+/* LAW: lateness below this goes at once, as if on time: a wake-up that late
+ * is the timer's, and sending a batch of datagrams in one system call (a
+ * flow asking more than the machine sends) must not wait between them. */
 #define ITG_CATCHUP_SLACK_NS 50000
-#define ITG_CATCHUP_SLACK_MAX_NS 2000000
 
 /* A law with its parameters, or a trace file (kind EMPIRICAL with `file`
  * set). The law draws in the spec's own unit (parameters and trace values

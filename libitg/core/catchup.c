@@ -1,10 +1,6 @@
 /* The catch-up policies of a flow's schedule (core/catchup.h). */
 #include "core/catchup.h"
 
-#include "core/quantile.h"
-
-#define SLACK_PER_MILLE 990
-
 const char *itg__catchup_name(itg_catchup policy) {
   switch (policy) {
   case ITG_CATCHUP_LAW:
@@ -24,19 +20,6 @@ void itg__catchup_init(itg__catchup *c, itg_catchup policy,
   c->due_ns = start_ns;
   c->pace_ns = start_ns;
   c->woke_ns = start_ns;
-  c->slack_ns = ITG_CATCHUP_SLACK_NS;
-}
-
-void itg__catchup_woke(itg__catchup *c, int64_t woke_ns) {
-  int64_t late_ns = woke_ns - c->due_ns;
-  c->woke_ns = woke_ns;
-  /* Past the ceiling it is a hold-up, whatever the machine usually does:
-   * it must not teach the slack to let the next one go at once. */
-  if (late_ns > ITG_CATCHUP_SLACK_MAX_NS)
-    return;
-  c->slack_ns = itg__quantile_step(c->slack_ns, late_ns, SLACK_PER_MILLE,
-                                   ITG_CATCHUP_SLACK_NS,
-                                   ITG_CATCHUP_SLACK_MAX_NS);
 }
 
 void itg__catchup_delay(itg__catchup *c, int64_t shift_ns) {
@@ -45,6 +28,10 @@ void itg__catchup_delay(itg__catchup *c, int64_t shift_ns) {
   if (c->pace_ns > c->law_ns)
     c->pace_ns = c->law_ns;
   c->due_ns = c->law_ns;
+}
+
+void itg__catchup_woke(itg__catchup *c, int64_t woke_ns) {
+  c->woke_ns = woke_ns;
 }
 
 itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
@@ -67,8 +54,9 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
    * further behind (a hold-up), so that the debt is paid from then on at
    * the factor's pace instead of all at once. On time, it stays at or
    * before the law's instants and moves nothing. */
-  pace = c->pace_ns > c->woke_ns - c->slack_ns ? c->pace_ns
-                                               : c->woke_ns - c->slack_ns;
+  pace = c->pace_ns > c->woke_ns - ITG_CATCHUP_SLACK_NS
+             ? c->pace_ns
+             : c->woke_ns - ITG_CATCHUP_SLACK_NS;
   c->pace_ns =
       pace + idt_ns * ITG_CATCHUP_FACTOR_DEN / ITG_CATCHUP_FACTOR_NUM;
   c->due_ns = c->pace_ns > next_law_ns ? c->pace_ns : next_law_ns;

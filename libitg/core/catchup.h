@@ -16,8 +16,7 @@ typedef struct itg__catchup {
   int64_t pace_ns; /* LAW: the catch-up clock, which moves by each IDT
                       divided by the factor and never lags the sender's
                       last wake-up by more than the slack */
-  int64_t woke_ns;  /* LAW: when the sender last woke for this flow */
-  int64_t slack_ns; /* LAW: the tracked slack (ITG_CATCHUP_SLACK_NS) */
+  int64_t woke_ns; /* LAW: when the sender last woke for this flow */
 } itg__catchup;
 
 /* What became of the departure at hand. */
@@ -44,16 +43,13 @@ void itg__catchup_delay(itg__catchup *c, int64_t shift_ns);
  * is about to decide the departure at hand and those due with it. LAW
  * measures a hold-up from there, not from when each departure is
  * decided: the time the sender then spends sending (this flow's batch,
- * other flows due at the same instant) is its own work, not lateness.
- * Its slack follows the 99th percentile of how late the sender woke
- * after the departure at hand was due, leaving out a lateness past
- * ITG_CATCHUP_SLACK_MAX_NS, a hold-up. */
+ * other flows due at the same instant) is its own work, not lateness. */
 void itg__catchup_woke(itg__catchup *c, int64_t woke_ns);
 
 /* Takes the departure at hand, decided at now_ns (at or after its due
- * instant and the last wake-up), and moves on to the next one, whose law instant is
- * next_law_ns, idt_ns (>= 0) after the one at hand unless an off period
- * moved it further. may_skip 0 keeps SKIP from dropping this departure
+ * instant and the last wake-up), and moves on to the next one, whose law
+ * instant is next_law_ns, idt_ns (>= 0) after the one at hand unless an
+ * off period moved it further. may_skip 0 keeps SKIP from dropping this departure
  * (a flow's first, or its last before its end). LAW moves no departure
  * past end_ns, the flow's end (INT64_MAX: none): a debt still owed then
  * is sent at once, as the flow's duration asks. Returns its fate. */

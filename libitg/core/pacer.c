@@ -8,7 +8,6 @@
 
 #include "core/growable.h"
 #include "core/margin.h"
-#include "core/quantile.h"
 #include "itg/parse.h"
 #include "platform/platform.h"
 
@@ -48,15 +47,23 @@ static int64_t margin_ns, coarse_ns;
 /* 0 when ITG_PACER_MARGIN_NS fixed the margin. */
 static int margin_tracks;
 
-/* The 90th percentile, not higher: the slowest tenth of wake-ups is where
- * a virtual machine's host held the CPU for milliseconds, and a margin
- * that covers those turns the hybrid mode into a spin that such a host
- * stalls just the same. */
-#define MARGIN_PER_MILLE 900
+/* One step of the Robbins-Monro estimate: the step is an eighth of the
+ * margin, split 9:1 between rising and falling for the 90th percentile.
+ * Not higher: the slowest tenth of wake-ups is where a virtual machine's
+ * host held the CPU for milliseconds, and a margin that covers those turns
+ * the hybrid mode into a spin that such a host stalls just the same. */
+#define TRACK_STEP_DIV 8
+#define TRACK_UP_PARTS 9
+#define TRACK_PARTS 10
 
 int64_t itg__margin_update(int64_t margin, int64_t overshoot_ns) {
-  return itg__quantile_step(margin, overshoot_ns, MARGIN_PER_MILLE,
-                            ITG__MARGIN_MIN_NS, ITG__MARGIN_MAX_NS);
+  int64_t step = margin / TRACK_STEP_DIV;
+
+  if (overshoot_ns > margin)
+    margin += step * TRACK_UP_PARTS / TRACK_PARTS;
+  else
+    margin -= step / TRACK_PARTS;
+  return clamp(margin, ITG__MARGIN_MIN_NS, ITG__MARGIN_MAX_NS);
 }
 
 /* An exponential average with a weight of 1/2^PREEMPT_SHIFT per spin for
