@@ -178,11 +178,14 @@ class Libitg(LoggingTool):
     key = "libitg"
     tap_margin_s = 1.0
 
-    def __init__(self, bindir, wait="hybrid"):
+    def __init__(self, bindir, wait="hybrid", catchup=None):
+        """wait: itg-send's --wait; catchup: its --catchup, None for the
+        default."""
         self.send, self.recv, self.dec, self.log = (os.path.join(bindir, n) for n in
                                                     ("itg-send", "itg-recv", "itg-dec", "itg-log"))
         self.wait = wait
-        self.key = "libitg" if wait == "hybrid" else f"libitg-{wait}"
+        self.catchup = catchup
+        self.key = "-".join(["libitg"] + ([wait] if wait != "hybrid" else []) + ([catchup] if catchup else []))
         self.name = self.key
         self._help = {}
 
@@ -212,6 +215,8 @@ class Libitg(LoggingTool):
 
     def sender_argv(self, sig, data, log, load, script):
         argv = [self.send, "--wait", self.wait] + _batch_words(load)
+        if self.catchup:
+            argv += ["--catchup", self.catchup]
         flow_tail = []
         if load.log == "local":
             argv += ["-l", log]
