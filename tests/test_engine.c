@@ -386,6 +386,46 @@ static void test_tcp_sizes(void **state) {
   free(v);
 }
 
+/* (2a) A UDP flow of 100 sizes up to the largest datagram (65 507 bytes),
+ * sent 20 000 a second so that the receiver takes them in batches, large
+ * and small together: it logs every one whole, with the size the law draws
+ * for that seed. */
+static void test_udp_sizes(void **state) {
+  itg_receiver *r = start_receiver("udpsizes.log");
+  itg_flow_cfg c;
+  itg_sender *s;
+  itg_flow_result res;
+  itg_logrec *v;
+  itg_dist *d;
+  uint16_t sizes[101];
+  uint64_t idt_seed, size_seed;
+  size_t n, i, large = 0, small = 0;
+  (void)state;
+  make_flow(&c, r, 0, "-z 100 -C 20000 -u 40 65507 -s 4242");
+  s = run(&c, 1, NULL);
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  assert_int_equal(res.packets, 100);
+  assert_int_equal(res.received, 100);
+  itg_sender_free(s);
+  stop_receiver(r);
+  v = read_log("udpsizes.log", &n);
+  check_flow_log(v, n, res.flow_id, 100, sizes);
+  itg__flow_seeds(4242, &idt_seed, &size_seed);
+  assert_int_equal(itg_dist_spec_make(&c.size, size_seed, &d), 0);
+  for (i = 1; i <= 100; i++) {
+    double b = itg_dist_spec_draw(&c.size, d, ITG_WIRE_NATIVE_LEN,
+                                  ITG_WIRE_MAX_PACKET);
+    assert_int_equal(sizes[i], (uint16_t)llround(b));
+    large += sizes[i] > 60000;
+    small += sizes[i] < 2048;
+  }
+  /* the seed draws both kinds: the test covers what it says */
+  assert_true(large >= 5 && small >= 1);
+  itg_dist_free(d);
+  free(v);
+}
+
 /* (2b) An on/off flow (-B): 20 ms IDTs in on periods of 200 ms and off
  * periods of 400 ms. Each on period holds the departures before its end
  * (10 packets, at 0 to 180 ms), the off period starts at that end and the
@@ -1959,6 +1999,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_udp_flow),
       cmocka_unit_test(test_tcp_sizes),
+      cmocka_unit_test(test_udp_sizes),
       cmocka_unit_test(test_onoff_schedule),
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_refused_flow),

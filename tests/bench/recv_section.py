@@ -1,8 +1,11 @@
 """The receiver section: the highest rate each receiver takes in and logs
 with no loss, fed by one and the same sender.
 
-Three receivers: itg-recv logging to a file, ITGRecv logging to a file,
-and blaster's sink (a bare recvmmsg loop that only counts: the ceiling).
+Four receivers: itg-recv logging to a file, ITGRecv logging to a file,
+blaster's sink (a bare recvmmsg loop that only counts: the ceiling), and
+the same sink asking the kernel for each datagram's receive time and
+source address (--stamps), as a receiver that logs them must: the
+kernel's share of a logging receiver's cost.
 One sender feeds them all: blaster with D-ITG's data header (`--ditg`),
 its flow opened on itg-recv and ITGRecv by D-ITG's signaling
 (tests/tools/ditg_flow.py, as ITGSend opens one), paced on an absolute
@@ -98,6 +101,24 @@ def udp_socket(port):
     return found
 
 
+def cpu_ns(pid):
+    """CPU time of every thread of process pid so far, in ns
+    (/proc/PID/task/*/schedstat); None where the system keeps none."""
+    total, seen = 0, False
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+                seen = True
+        except (OSError, IndexError, ValueError):
+            continue  # a thread that ended
+    return total if seen else None
+
+
 def softnet_drops():
     """Packets the kernel dropped before any socket (its input backlog was
     full), every CPU's."""
@@ -138,6 +159,9 @@ def receivers(blaster, libitg, ditg):
         out.append(Receiver("sink", "blaster sink (recvmmsg)",
                             lambda sig, data, log, life: [blaster, "sink", data, life],
                             signal.SIGTERM, False, lambda log, p: _last_int(r"sink received (\d+)", p), True))
+        out.append(Receiver("sink-stamps", "blaster sink + times, addresses",
+                            lambda sig, data, log, life: [blaster, "sink", data, life, "--stamps"],
+                            signal.SIGTERM, False, lambda log, p: _last_int(r"sink received (\d+)", p), True))
     if libitg.available():
         out.append(Receiver("libitg", "itg-recv",
                             lambda sig, data, log, life: [libitg.recv, "-Sp", sig, "-l", log],
@@ -160,7 +184,9 @@ def trial(bench, rx, rate, seconds, hog, label, stopped=False):
     """Feeds rx for seconds at rate (None: flat out); returns the row.
     stopped: the receiver is stopped (SIGSTOP) while blaster fills its
     queue, then let go (SIGCONT): how fast it empties the queue is its own
-    rate, with no sender beside it (drain_pps)."""
+    rate, with no sender beside it (drain_pps), and the CPU time it took
+    for each datagram (drain_cpu_ns_pkt, every thread of it), which the
+    machine's other work moves much less than the time."""
     row = {"section": SECTION, "tool": rx.name, "label": label, "requested_pps": rate,
            "size": SIZE, "seconds": seconds, "log": "local" if rx.signaling else "none", "hog": hog}
     stem = str(bench.work / f"{SECTION}-{rx.key}-{label}")
@@ -206,12 +232,14 @@ def trial(bench, rx, rate, seconds, hog, label, stopped=False):
             return row
         sent, send_pps = int(m.group(1)), float(m.group(2))
         drain = time.monotonic()
+        cpu0 = cpu_ns(recv.pid) if stopped else None
         if stopped:
             os.kill(recv.pid, signal.SIGCONT)
         # Polled without sleeping when the time to empty is the figure:
         # the sender's CPU is idle by now.
         emptied = wait_until(lambda: (udp_socket(data) or (0, 0))[0] == 0, DRAIN_WAIT_S, 0 if stopped else 0.002)
         drain_s = time.monotonic() - drain
+        cpu1 = cpu_ns(recv.pid) if stopped else None
         sock1, net1 = udp_socket(data), softnet_drops()
         if not emptied:
             notes.append(f"queue not empty {DRAIN_WAIT_S:.0f} s after the sender's end")
@@ -242,6 +270,8 @@ def trial(bench, rx, rate, seconds, hog, label, stopped=False):
             row["sock_drops"] = sock1[1] - sock0[1]
             if stopped and emptied and drain_s > 0:
                 row["drain_pps"] = (sent - row["sock_drops"]) / drain_s
+                if cpu0 is not None and cpu1 is not None and sent > row["sock_drops"]:
+                    row["drain_cpu_ns_pkt"] = (cpu1 - cpu0) / (sent - row["sock_drops"])
         if net0 is not None and net1 is not None:
             row["softnet_drops"] = net1 - net0
         row["passed"] = row.get("loss") == 0 and row["kept_up"]
@@ -333,11 +363,14 @@ class Ceiling:
             floods = sorted((r for r in mine if r["requested_pps"] is None and r.get("recv_pps") is not None),
                             key=lambda r: r["recv_pps"])
             drains = sorted(r["drain_pps"] for r in mine if r.get("drain_pps"))
-            rows.append({"section": SECTION, "tool": rx.name, "label": "ceiling", "hog": hog,
+            drain_cpu = sorted(r["drain_cpu_ns_pkt"] for r in mine if r.get("drain_cpu_ns_pkt"))
+            rows.append({"section": SECTION, "tool": rx.name, "key": rx.key, "label": "ceiling", "hog": hog,
                          "condition": label, "ceiling_pps": lo[rx.key] or None, "top_pps": top or None,
                          "bracket_pps": hi[rx.key] if lo[rx.key] < hi[rx.key] else None,
                          "trials": len(mine), "flood": floods[len(floods) // 2] if floods else {},
-                         "drain_pps": drains[len(drains) // 2] if drains else None, "at_top": at_top.get(rx.key, {}),
+                         "drain_pps": drains[len(drains) // 2] if drains else None,
+                         "drain_cpu_ns_pkt": drain_cpu[len(drain_cpu) // 2] if drain_cpu else None,
+                         "at_top": at_top.get(rx.key, {}),
                          "seconds": load.seconds})
         return rows
 
@@ -359,11 +392,10 @@ def tables(rows):
         return []
     t = Table("Receivers fed by one sender (blaster --ditg, 64-byte UDP): zero-loss ceiling and flood",
               ["receiver", "CPU hog", "zero-loss pkt/s", "x sink", "drain pkt/s", "x sink",
-               "flood sent pkt/s", "flood logged pkt/s",
+               "drain cpu ns/pkt", "x sink", "flood sent pkt/s", "flood logged pkt/s",
                "x sink", "flood loss", "socket drops", "backlog drops", "recv cpu us/pkt", "x sink"])
     for r in summary:
-        sink = next((s for s in summary if s["condition"] == r["condition"] and s["tool"].startswith("blaster")),
-                    None)
+        sink = next((s for s in summary if s["condition"] == r["condition"] and s.get("key") == "sink"), None)
         f, sf = r["flood"], (sink or {}).get("flood") or {}
         top = num(r.get("ceiling_pps"), ".0f")
         if r.get("ceiling_pps") and r.get("ceiling_pps") == r.get("top_pps"):
@@ -375,6 +407,8 @@ def tables(rows):
         t.add([r["tool"], "yes" if r["hog"] else "no", top,
                ratio(r.get("ceiling_pps"), (sink or {}).get("ceiling_pps"), ".3f"),
                num(r.get("drain_pps"), ".0f"), ratio(r.get("drain_pps"), (sink or {}).get("drain_pps"), ".3f"),
+               num(r.get("drain_cpu_ns_pkt"), ".0f"),
+               ratio((sink or {}).get("drain_cpu_ns_pkt"), r.get("drain_cpu_ns_pkt"), ".3f"),
                num(f.get("send_pps"), ".0f"), num(f.get("recv_pps"), ".0f"),
                ratio(f.get("recv_pps"), sf.get("recv_pps"), ".3f"), loss,
                num(f.get("sock_drops"), "d"), num(f.get("softnet_drops"), "d"),
@@ -387,7 +421,11 @@ def tables(rows):
               "bisected below it ('(< R)': the lowest offered rate that failed). drain: the receiver's own rate, "
               f"with no sender beside it: {DRAIN_PACKETS} datagrams queued while it was stopped (SIGSTOP), over "
               "the time from SIGCONT until its queue was empty; the median of the rounds (ITGRecv's queue holds "
-              "a few hundred: left out). flood: blaster flat out, the "
+              "a few hundred: left out). drain cpu ns/pkt: the CPU time the receiver (every thread) took over "
+              "the same span, per datagram, the median of the rounds; its x sink is the sink's over the "
+              "receiver's, so that below 1 is slower here too. blaster sink + times, addresses: the sink "
+              "asking the kernel for each datagram's receive time (SO_TIMESTAMPNS) and source address, "
+              "which a receiver that logs them cannot do without. flood: blaster flat out, the "
               "run of median logged pkt/s of the condition's rounds; logged pkt/s counts the wait for the "
               "queue to empty. recv cpu us/pkt: the receiver's CPU time "
               "(every thread, start to end) over the datagrams it logged at the top rate: what bounds its "

@@ -22,7 +22,7 @@ FIELDS = ["section", "tool", "label", "requested_pps", "size", "log_batch", "flo
           "first_tx_err_us", "fake_rank", "injected_s", "offset_s", "offset_err_us", "uncertainty_us",
           "control_err_us", "control_unc_us", "records_each", "gather_s", "records_per_s",
           # the receiver section's
-          "hog", "sent", "send_pps", "drain_s", "drain_pps", "kept_up", "sock_drops", "softnet_drops", "passed",
+          "hog", "sent", "send_pps", "drain_s", "drain_pps", "drain_cpu_ns_pkt", "kept_up", "sock_drops", "softnet_drops", "passed",
           "ceiling_pps", "top_pps", "bracket_pps", "trials", "recv_cpu_us_pkt", "note"]
 
 PAPER_MBIT_S = 230.0  # ITG-LS/ITG-MPI sender, 1 024-byte packets (figure 9)

@@ -406,7 +406,8 @@ class Bench:
         if row.get("section") == recv_section.SECTION:
             what = (f"offered {num(row.get('requested_pps'), '.0f'):>8s} sent {num(row.get('sent'), 'd')} "
                     f"logged {num(row.get('logged'), 'd')} drain {num(row.get('drain_s'), '.3f')} s " +
-                    (f"own rate {num(row.get('drain_pps'), '.0f')} pkt/s" if "-drain" in row["label"]
+                    (f"own rate {num(row.get('drain_pps'), '.0f')} pkt/s, "
+                     f"{num(row.get('drain_cpu_ns_pkt'), '.0f')} ns CPU each" if "-drain" in row["label"]
                      else "pass" if row.get("passed") else "FAIL"))
         else:
             what = f"wire {num(row.get('achieved_pps'), '.0f'):>8s} pkt/s  loss {loss_text(row)}"

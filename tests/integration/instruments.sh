@@ -307,7 +307,8 @@ sys.exit(not 0 < got <= sent)' "$WORK/blast.out" "$WORK/sink.out"
 # 7. blaster paced (--rate) with D-ITG's header (--ditg) into a Python
 # socket: every datagram's header (flow id, sequence from 1, the time of
 # day), never ahead of the absolute schedule, never more than BATCH at
-# once, and the sink's stop on SIGTERM with its count.
+# once, and the sink's stop on SIGTERM with its count; that sink asks for
+# each datagram's time and source (--stamps) and says if one lacked them.
 python3 - "$BLASTER" >"$WORK/paced.txt" 2>&1 <<'PY'
 import socket, struct, subprocess, sys, time
 blaster = sys.argv[1]
@@ -342,7 +343,7 @@ cat "$WORK/paced.txt"
 "$BLASTER" send 9 1 8 1 --ditg 1 >"$WORK/small.out" 2>&1
 check "blaster --ditg refuses a size below the 16-byte header (exit 2)" [ $? -eq 2 ]
 port=$(free_udp_port)
-"$BLASTER" sink "$port" 60 >"$WORK/sink2.out" 2>&1 &
+"$BLASTER" sink "$port" 60 --stamps >"$WORK/sink2.out" 2>&1 &
 SINK_PID=$!
 PIDS="$PIDS $SINK_PID"
 wait_until 10 sink_bound_or_gone && sink_bound || die "blaster sink did not bind: $(cat "$WORK/sink2.out")"
@@ -352,7 +353,7 @@ kill -TERM "$SINK_PID"
 wait "$SINK_PID"
 check "the sink ends on SIGTERM, well before its 60 s" [ $(($(date +%s) - t0)) -lt 10 ]
 cat "$WORK/blast2.out" "$WORK/sink2.out"
-check "it counts every datagram" python3 -c 'import re, sys
+check "it counts every datagram, each with its time and source" python3 -c 'import re, sys
 sent = int(re.match(r"sent (\d+) pps \d+$", open(sys.argv[1]).read()).group(1))
 got = int(re.match(r"sink received (\d+)$", open(sys.argv[2]).read()).group(1))
 sys.exit(not 0 < got == sent)' "$WORK/blast2.out" "$WORK/sink2.out"

@@ -5,7 +5,7 @@
  *
  *   blaster send PORT SECONDS SIZE BATCH [--rate PPS] [--ditg FLOWID]
  *                                          prints "sent N pps R"
- *   blaster sink PORT SECONDS              prints "sink received N"
+ *   blaster sink PORT SECONDS [--stamps]   prints "sink received N"
  *
  * The sender sends SIZE-byte datagrams to 127.0.0.1:PORT for SECONDS, one
  * send() at a time when BATCH is 1, otherwise up to BATCH at a time with
@@ -21,8 +21,11 @@
  *
  * The sink reads 127.0.0.1:PORT for SECONDS, or until SIGINT or SIGTERM,
  * and says how many datagrams it got; without it the kernel would answer
- * the sender with port-unreachable errors. Like wiretap, it shares no code
- * with libitg. */
+ * the sender with port-unreachable errors. With --stamps it also asks the
+ * kernel for what a receiver that logs each datagram needs of it: its
+ * receive time (SO_TIMESTAMPNS) and its source address, read from each
+ * datagram's header; the kernel's price of these is then part of the
+ * sink's rate. Like wiretap, it shares no code with libitg. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -55,7 +58,7 @@ static double monotonic_s(void) {
 
 static void usage(void) {
   fprintf(stderr, "usage: blaster send PORT SECONDS SIZE BATCH [--rate PPS] [--ditg FLOWID]\n"
-                  "       blaster sink PORT SECONDS\n");
+                  "       blaster sink PORT SECONDS [--stamps]\n");
   exit(2);
 }
 
@@ -92,10 +95,18 @@ static void on_stop(int sig) {
   stop_sink = 1;
 }
 
-static int sink(int fd, const struct sockaddr_in *to, double seconds) {
+/* Room for one SCM_TIMESTAMPNS control message. */
+typedef union {
+  struct cmsghdr align;
+  char buf[CMSG_SPACE(sizeof(struct timespec))];
+} stamp_buf;
+
+static int sink(int fd, const struct sockaddr_in *to, double seconds, int stamps) {
   static char bufs[SINK_BATCH][SINK_BUF];
   static struct iovec iov[SINK_BATCH];
   static struct mmsghdr msgs[SINK_BATCH];
+  static struct sockaddr_in from[SINK_BATCH];
+  static stamp_buf ctrl[SINK_BATCH];
   /* A deep queue, so that the sink's own pauses do not show as loss. */
   int rcvbuf = 1 << 26;
   if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof rcvbuf) < 0)
@@ -104,6 +115,9 @@ static int sink(int fd, const struct sockaddr_in *to, double seconds) {
   struct timeval tick = {.tv_usec = 100000};
   if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tick, sizeof tick) < 0)
     fail("SO_RCVTIMEO");
+  int on = 1;
+  if (stamps && setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) < 0)
+    fail("SO_TIMESTAMPNS");
   if (bind(fd, (const struct sockaddr *)to, sizeof *to) < 0)
     fail("bind");
   for (int i = 0; i < SINK_BATCH; i++) {
@@ -114,15 +128,30 @@ static int sink(int fd, const struct sockaddr_in *to, double seconds) {
   struct sigaction sa = {.sa_handler = on_stop};
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  unsigned long long got = 0;
+  unsigned long long got = 0, stamped = 0;
   double end = monotonic_s() + seconds;
   while (!stop_sink && monotonic_s() < end) {
+    if (stamps)
+      for (int i = 0; i < SINK_BATCH; i++) {
+        /* the kernel shortens both lengths to what it wrote */
+        msgs[i].msg_hdr.msg_name = &from[i];
+        msgs[i].msg_hdr.msg_namelen = sizeof from[i];
+        msgs[i].msg_hdr.msg_control = ctrl[i].buf;
+        msgs[i].msg_hdr.msg_controllen = sizeof ctrl[i].buf;
+      }
     int k = recvmmsg(fd, msgs, SINK_BATCH, MSG_WAITFORONE, NULL);
     if (k > 0)
       got += (unsigned)k;
     else if (errno != EAGAIN && errno != EINTR)
       fail("recvmmsg");
+    for (int i = 0; stamps && i < k; i++) {
+      struct cmsghdr *c = CMSG_FIRSTHDR(&msgs[i].msg_hdr);
+      stamped += c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS &&
+                 from[i].sin_family == AF_INET;
+    }
   }
+  if (stamps && stamped != got)
+    fprintf(stderr, "blaster: sink: %llu datagrams came without a time or an address\n", got - stamped);
   printf("sink received %llu\n", got);
   return 0;
 }
@@ -227,7 +256,8 @@ int main(int argc, char **argv) {
   int send_mode = !strcmp(argv[1], "send");
   if (!send_mode && strcmp(argv[1], "sink"))
     usage();
-  if (send_mode ? argc < 6 : argc != 4)
+  int stamps = !send_mode && argc == 5 && !strcmp(argv[4], "--stamps");
+  if (send_mode ? argc < 6 : argc != 4 + stamps)
     usage();
   struct sockaddr_in to = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   to.sin_port = htons((unsigned short)number(argv[2], 1, 65535));
@@ -236,7 +266,7 @@ int main(int argc, char **argv) {
   if (fd < 0)
     fail("socket");
   if (!send_mode)
-    return sink(fd, &to, seconds);
+    return sink(fd, &to, seconds, stamps);
   struct plan pl = {.size = (size_t)number(argv[4], 0, MAX_SIZE), .batch = (int)number(argv[5], 1, MAX_BATCH)};
   for (int i = 6; i < argc; i += 2) {
     if (i + 1 == argc)
