@@ -348,41 +348,63 @@ static void test_udp_flow(void **state) {
   free(v);
 }
 
+/* Runs one flow (options `opts`) of `count` packets to r and stops r;
+ * checks the flow ended well and its log, `log`, holds each packet once
+ * (their sizes into sizes, if not NULL). Returns the flow's result, the
+ * log's records in *v (malloc'd) and their number in *n. */
+static itg_flow_result logged_flow(itg_receiver *r, itg_flow_cfg *c,
+                                   const char *opts, const char *log,
+                                   uint64_t count, uint16_t *sizes,
+                                   itg_logrec **v, size_t *n) {
+  itg_sender *s;
+  itg_flow_result res;
+  make_flow(c, r, 0, opts);
+  s = run(c, 1, NULL);
+  res = result(s, 0);
+  assert_int_equal(res.status, 0);
+  assert_int_equal(res.packets, count);
+  itg_sender_free(s);
+  stop_receiver(r);
+  *v = read_log(log, n);
+  check_flow_log(*v, *n, res.flow_id, count, sizes);
+  return res;
+}
+
+/* Checks that sizes[1..count] are the sizes c's law draws for `seed`. */
+static void check_drawn_sizes(const itg_flow_cfg *c, uint64_t seed,
+                              const uint16_t *sizes, size_t count) {
+  uint64_t idt_seed, size_seed;
+  itg_dist *d;
+  size_t i;
+  itg__flow_seeds(seed, &idt_seed, &size_seed);
+  assert_int_equal(itg_dist_spec_make(&c->size, size_seed, &d), 0);
+  for (i = 1; i <= count; i++) {
+    double b = itg_dist_spec_draw(&c->size, d, ITG_WIRE_NATIVE_LEN,
+                                  ITG_WIRE_MAX_PACKET);
+    assert_int_equal(sizes[i], (uint16_t)llround(b));
+  }
+  itg_dist_free(d);
+}
+
 /* (2) A TCP flow of 500 random sizes: the receiver logs exactly the sizes
  * the law draws for that seed. */
 static void test_tcp_sizes(void **state) {
   itg_receiver *r = start_receiver("tcp.log");
   itg_flow_cfg c;
-  itg_sender *s;
   itg_flow_result res;
   itg_logrec *v;
-  itg_dist *d;
   uint16_t sizes[501];
-  uint64_t idt_seed, size_seed;
   size_t n, i;
   (void)state;
-  make_flow(&c, r, 0, "-T TCP -z 500 -C 5000 -u 40 1400 -s 12345");
-  s = run(&c, 1, NULL);
-  res = result(s, 0);
-  assert_int_equal(res.status, 0);
-  assert_int_equal(res.packets, 500);
+  res = logged_flow(r, &c, "-T TCP -z 500 -C 5000 -u 40 1400 -s 12345",
+                    "tcp.log", 500, sizes, &v, &n);
   assert_true(res.seed == 12345);
-  itg_sender_free(s);
-  stop_receiver(r);
-  v = read_log("tcp.log", &n);
-  check_flow_log(v, n, res.flow_id, 500, sizes);
   for (i = 0; i < n; i++)
     if (v[i].flow_id == res.flow_id)
       assert_true(v[i].flags & ITG_REC_TCP);
-  itg__flow_seeds(12345, &idt_seed, &size_seed);
-  assert_int_equal(itg_dist_spec_make(&c.size, size_seed, &d), 0);
-  for (i = 1; i <= 500; i++) {
-    double b = itg_dist_spec_draw(&c.size, d, ITG_WIRE_NATIVE_LEN,
-                                  ITG_WIRE_MAX_PACKET);
-    assert_int_equal(sizes[i], (uint16_t)llround(b));
+  check_drawn_sizes(&c, 12345, sizes, 500);
+  for (i = 1; i <= 500; i++)
     assert_true(sizes[i] >= 40 && sizes[i] <= 1400);
-  }
-  itg_dist_free(d);
   free(v);
 }
 
@@ -393,36 +415,21 @@ static void test_tcp_sizes(void **state) {
 static void test_udp_sizes(void **state) {
   itg_receiver *r = start_receiver("udpsizes.log");
   itg_flow_cfg c;
-  itg_sender *s;
   itg_flow_result res;
   itg_logrec *v;
-  itg_dist *d;
   uint16_t sizes[101];
-  uint64_t idt_seed, size_seed;
   size_t n, i, large = 0, small = 0;
   (void)state;
-  make_flow(&c, r, 0, "-z 100 -C 20000 -u 40 65507 -s 4242");
-  s = run(&c, 1, NULL);
-  res = result(s, 0);
-  assert_int_equal(res.status, 0);
-  assert_int_equal(res.packets, 100);
+  res = logged_flow(r, &c, "-z 100 -C 20000 -u 40 65507 -s 4242",
+                    "udpsizes.log", 100, sizes, &v, &n);
   assert_int_equal(res.received, 100);
-  itg_sender_free(s);
-  stop_receiver(r);
-  v = read_log("udpsizes.log", &n);
-  check_flow_log(v, n, res.flow_id, 100, sizes);
-  itg__flow_seeds(4242, &idt_seed, &size_seed);
-  assert_int_equal(itg_dist_spec_make(&c.size, size_seed, &d), 0);
+  check_drawn_sizes(&c, 4242, sizes, 100);
   for (i = 1; i <= 100; i++) {
-    double b = itg_dist_spec_draw(&c.size, d, ITG_WIRE_NATIVE_LEN,
-                                  ITG_WIRE_MAX_PACKET);
-    assert_int_equal(sizes[i], (uint16_t)llround(b));
     large += sizes[i] > 60000;
     small += sizes[i] < 2048;
   }
   /* the seed draws both kinds: the test covers what it says */
   assert_true(large >= 5 && small >= 1);
-  itg_dist_free(d);
   free(v);
 }
 
@@ -436,21 +443,13 @@ static void test_udp_sizes(void **state) {
 static void test_onoff_schedule(void **state) {
   itg_receiver *r = start_receiver("onoff.log");
   itg_flow_cfg c;
-  itg_sender *s;
   itg_flow_result res;
   itg_logrec *v;
   int64_t tx[31] = {0}, pair_ns = stamp_pair_ns();
   size_t n, i;
   (void)state;
-  make_flow(&c, r, 0, "-z 30 -C 50 -c 64 -B C 200 C 400 -t 0");
-  s = run(&c, 1, NULL);
-  res = result(s, 0);
-  assert_int_equal(res.status, 0);
-  assert_int_equal(res.packets, 30);
-  itg_sender_free(s);
-  stop_receiver(r);
-  v = read_log("onoff.log", &n);
-  check_flow_log(v, n, res.flow_id, 30, NULL);
+  res = logged_flow(r, &c, "-z 30 -C 50 -c 64 -B C 200 C 400 -t 0",
+                    "onoff.log", 30, NULL, &v, &n);
   for (i = 0; i < n; i++)
     if (v[i].flow_id == res.flow_id && !(v[i].flags & ITG_REC_FLOW_END))
       tx[v[i].seq] = v[i].tx_ns;
