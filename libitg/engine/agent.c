@@ -12,7 +12,6 @@
 #include "core/netlist.h"
 #include "core/sweep.h"
 #include "engine/agent_internal.h"
-#include "itg/pacer.h"
 #include "platform/platform.h"
 
 /* A connection being closed after its last answer keeps reading (and
@@ -28,7 +27,7 @@
  * kept in whole (and possibly coarse) milliseconds, which would end a
  * client's time a little before it has really passed. */
 static int64_t deadline_after(uint64_t ms) {
-  return itg_clock_mono_ns() + (int64_t)ms * 1000000;
+  return (int64_t)uv_hrtime() + (int64_t)ms * 1000000;
 }
 
 int itg_agent_cfg_init_size(itg_agent_cfg *out, size_t size) {
@@ -465,7 +464,7 @@ static void on_connection(uv_stream_t *server, int status) {
  * holds the token within auth_timeout_ms, a closing one past its linger. */
 static void on_sweep(uv_timer_t *t) {
   itg_agent *a = t->data;
-  int64_t now = itg_clock_mono_ns();
+  int64_t now = (int64_t)uv_hrtime();
   itg__agent_conn *c, *next;
   for (c = a->conns; c != NULL; c = next) {
     next = c->next;

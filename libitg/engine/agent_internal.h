@@ -21,7 +21,7 @@ typedef struct itg__agent_conn {
   struct itg_agent *agent;
   struct itg__agent_conn *next;
   char peer[ITG_HOST_MAX];
-  int64_t deadline;        /* monotonic ns: to authenticate by, while not */
+  int64_t deadline;        /* uv_hrtime ns: to authenticate by, while not */
   int authed;              /* proved it holds the token */
   int closing;             /* no more requests read */
   uint8_t nonce[ITG__RM_NONCE]; /* the challenge sent */
