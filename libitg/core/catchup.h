@@ -49,8 +49,8 @@ void itg__catchup_woke(itg__catchup *c, int64_t woke_ns);
 /* Takes the departure at hand, decided at now_ns (at or after its due
  * instant and the last wake-up), and moves on to the next one, whose law
  * instant is next_law_ns, idt_ns (>= 0) after the one at hand unless an
- * off period moved it further. may_skip 0 keeps SKIP from dropping this departure
- * (a flow's first, or its last before its end). LAW moves no departure
+ * off period moved it further. may_skip 0 keeps SKIP from dropping this
+ * departure (a flow's first, or its last before its end). LAW moves no departure
  * past end_ns, the flow's end (INT64_MAX: none): a debt still owed then
  * is sent at once, as the flow's duration asks. Returns its fate. */
 itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
