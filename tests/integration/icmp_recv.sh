@@ -34,6 +34,15 @@ ping_start() {
   PING_PID=$!
   PIDS="$PIDS $PING_PID"
 }
+# send OUT ARGS...: itg-send ARGS in the namespace, its output in OUT and
+# shown, its exit status in st.
+send() {
+  out=$1
+  shift
+  nsx "$NS" timeout 60 "$BIN/itg-send" "$@" >"$out" 2>&1
+  st=$?
+  cat "$out"
+}
 ping_done() {
   wait "$PING_PID"
   check "the ping beside them sent its 100 echo requests" \
@@ -73,10 +82,7 @@ printf '%s\n' \
   "-a 127.0.0.1 -Sdp $RECV_PORT -T ICMP 15 -C 200 -c 100 -z 200 -s 1" \
   "-a 127.0.0.1 -Sdp $RECV_PORT -T ICMP -C 150 -c 64 -z 150 -s 2" \
   >"$WORK/script.txt"
-nsx "$NS" timeout 60 "$BIN/itg-send" "$WORK/script.txt" \
-  >"$WORK/send.out" 2>&1
-st=$?
-cat "$WORK/send.out"
+send "$WORK/send.out" "$WORK/script.txt"
 check "itg-send -T ICMP to itg-recv exits 0" [ "$st" -eq 0 ]
 check "itg-send: the receiver got each flow's messages" \
   [ "$(grep -c -e '^flow 1: 200 packets.*receiver got 200$' \
@@ -84,10 +90,8 @@ check "itg-send: the receiver got each flow's messages" \
 ping_done
 # Again into the same log, whose ids 1 and 2 are taken: itg-recv numbers
 # the flow 3, and itg-send's identifier follows.
-nsx "$NS" timeout 60 "$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" \
-  -T ICMP 15 -C 100 -c 50 -z 50 -s 3 >"$WORK/send3.out" 2>&1
-st=$?
-cat "$WORK/send3.out"
+send "$WORK/send3.out" -a 127.0.0.1 -Sdp "$RECV_PORT" -T ICMP 15 -C 100 \
+  -c 50 -z 50 -s 3
 check "itg-send exits 0 again" [ "$st" -eq 0 ]
 check "its flow, renumbered 3: the receiver got its 50 messages" \
   grep -q "^flow 3: 50 packets.*receiver got 50$" "$WORK/send3.out"
@@ -172,10 +176,7 @@ start_recv "$WORK/nobody/recv.log"
 printf '%s\n' "-a 127.0.0.1 -Sdp $RECV_PORT -T ICMP -C 100 -c 100 -z 50" \
   "-a 127.0.0.1 -Sdp $RECV_PORT -rp 0 -C 100 -c 100 -z 50" \
   >"$WORK/nobody.txt"
-nsx "$NS" timeout 60 "$BIN/itg-send" "$WORK/nobody.txt" \
-  >"$WORK/nobody.out" 2>&1
-st=$?
-cat "$WORK/nobody.out"
+send "$WORK/nobody.out" "$WORK/nobody.txt"
 check "unprivileged itg-recv: itg-send exits 1 (a flow failed)" [ "$st" -eq 1 ]
 check "its ICMP flow was refused, with the reason" grep -q \
   "flow 1 failed: refused by the receiver: cannot open the raw ICMP socket (it needs root, or CAP_NET_RAW)" \
