@@ -13,8 +13,9 @@
  *   spin   a thread reading the monotonic clock in a loop: every gap of
  *          more than 20 us between two readings is time the CPU was taken
  *          away (interrupts, other threads, a virtual machine's host);
- *          the number of such gaps, the largest, and their share of the
- *          time.
+ *          the number of such gaps, the largest, their share of the
+ *          time, and the share of its milliseconds in which it lost more
+ *          than 50 us.
  * One line of JSON on standard output. */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -28,6 +29,7 @@
 #define NS_PER_S INT64_C(1000000000)
 #define SLEEP_NS INT64_C(1000000)
 #define GAP_NS INT64_C(20000)
+#define STALL_NS INT64_C(50000)
 #define MAX_SLEEPS 100000
 
 static int64_t mono_ns(void) {
@@ -61,7 +63,7 @@ int main(int argc, char **argv) {
   int64_t cpu0, start;
   double sleep_cpu_pct;
   size_t n = 0;
-  long gaps = 0;
+  long gaps = 0, stalled_ms = 0, last_ms = -1;
 
   if (secs <= 0 || secs > 60) {
     fprintf(stderr, "timer_noise: SECONDS must be in (0, 60]\n");
@@ -96,7 +98,7 @@ int main(int argc, char **argv) {
   sleep_cpu_pct = 100.0 * (double)(cpu_ns() - cpu0) / (double)(mono_ns() - start);
   qsort(late, n, sizeof *late, cmp_i64);
 
-  prev = mono_ns();
+  start = prev = mono_ns();
   end = prev + len;
   while (prev < end) {
     int64_t t = mono_ns(), g = t - prev;
@@ -106,6 +108,12 @@ int main(int argc, char **argv) {
       if (g > gap_max)
         gap_max = g;
     }
+    /* A millisecond in which the thread lost the CPU for over 50 us: in
+     * one, a sender busy all through it leaves late by as much. */
+    if (g > STALL_NS && (t - start) / SLEEP_NS != last_ms) {
+      last_ms = (t - start) / SLEEP_NS;
+      stalled_ms++;
+    }
     prev = t;
   }
 
@@ -113,11 +121,12 @@ int main(int argc, char **argv) {
          "\"sleep_1ms_late_p999_us\": %.1f, \"sleep_1ms_late_max_us\": %.1f, "
          "\"sleep_1ms_cpu_pct\": %.2f, "
          "\"spin_gaps_over_20us\": %ld, \"spin_gap_max_us\": %.1f, "
-         "\"spin_lost_pct\": %.3f}\n",
+         "\"spin_lost_pct\": %.3f, \"spin_ms_stalled_over_50us_pct\": %.2f}\n",
          quantile_us(late, n, 0.5), quantile_us(late, n, 0.99),
          quantile_us(late, n, 0.999), (double)late[n - 1] / 1e3,
          sleep_cpu_pct, gaps,
-         (double)gap_max / 1e3, 100.0 * (double)gap_sum / (double)len);
+         (double)gap_max / 1e3, 100.0 * (double)gap_sum / (double)len,
+         100.0 * (double)stalled_ms * (double)SLEEP_NS / (double)len);
   free(late);
   return 0;
 }

@@ -194,7 +194,8 @@ def timer_noise(path):
             f"p50 {n['sleep_1ms_late_p50_us']:.1f} us, p99 {n['sleep_1ms_late_p99_us']:.1f} us, and "
             f"sleeping so, 1 000 times a second, used {n['sleep_1ms_cpu_pct']:.2f} % of a core; "
             f"a spinning thread lost {n['spin_lost_pct']:.2f} % of its time in "
-            f"{n['spin_gaps_over_20us']} gaps over 20 us, the longest {n['spin_gap_max_us']:.0f} us.")
+            f"{n['spin_gaps_over_20us']} gaps over 20 us, the longest {n['spin_gap_max_us']:.0f} us, and "
+            f"lost over 50 us in {n['spin_ms_stalled_over_50us_pct']:.2f} % of its milliseconds.")
 
 
 def machine():

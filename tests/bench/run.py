@@ -144,6 +144,10 @@ class Bench:
         self.notes = []
         self.ditg = Ditg()
         self.bare = Bare(str(bindir / "bare_loop"))
+        # The wait section runs the bare loop twice a round: the ratio of
+        # its two p99s is what the machine alone does to such a ratio.
+        self.bare_again = Bare(str(bindir / "bare_loop"))
+        self.bare_again.key, self.bare_again.name = "bare-again", "bare loop again"
         self.libitg = Libitg(str(build / "bin"), "hybrid")
         self.libitg_sleep = Libitg(str(build / "bin"), "sleep")
         self.libitg_burst = Libitg(str(build / "bin"), "hybrid", "burst")
@@ -154,8 +158,8 @@ class Bench:
         self.receivers = recv_section.Ceiling(recv_section.receivers(self.blaster, self.libitg, self.ditg))
         wanted = set(args.tools.split(",")) if args.tools else None
         self.tools = {}
-        for t in (self.ditg, self.bare, self.libitg, self.libitg_sleep, self.libitg_burst, self.blaster32,
-                  self.blaster1,
+        for t in (self.ditg, self.bare, self.bare_again, self.libitg, self.libitg_sleep, self.libitg_burst,
+                  self.blaster32, self.blaster1,
                   self.mpi, self.receivers):
             if wanted is not None and t.key not in wanted and t.key.split("-")[0] not in wanted:
                 continue
@@ -347,8 +351,8 @@ class Bench:
             for rate in WAIT_RATES:
                 load = Load(["-C", str(rate)], rate, 2)
                 for k in range(1, (WAIT_ROUNDS_QUICK if q else WAIT_ROUNDS_FULL) + 1):
-                    trio = (self.bare, self.libitg_burst, self.libitg)
-                    for tool in (trio if k % 2 else trio[::-1]):
+                    four = (self.bare, self.libitg_burst, self.libitg, self.bare_again)
+                    for tool in (four if k % 2 else four[::-1]):
                         add(WAIT_SECTION, tool, load, f"{rate} round {k}")
         if want("size1024"):
             load = Load(big, None, 2 if q else 3, size=1024)
@@ -504,36 +508,40 @@ def wait_table(rows):
     """libitg's default wait against the bare clock_nanosleep loop, round
     by round: each one's inter-departure error p99 on the wire and their
     ratio, libitg sending on the bare loop's absolute schedule (--catchup
-    burst) and with its default catch-up; per rate the median and the
-    worst of the ratios."""
+    burst) and with its default catch-up; beside them the ratio of the
+    bare loop's second run to its first, the spread the machine alone
+    gives such a ratio; per rate the median and the worst of the ratios."""
     rr = section_rows(rows, WAIT_SECTION)
     if not rr:
         return []
     t = Table("The default wait against a plain absolute sleep (the bare loop), in alternating rounds",
               ["rate", "round", "bare idt p99 us", "libitg burst p99 us", "burst / bare",
-               "libitg law p99 us", "law / bare", "cpu % bare / burst / law", "law rate err %"])
+               "libitg law p99 us", "law / bare", "bare again / bare", "cpu % bare / burst / law",
+               "law rate err %"])
+    cols = ("burst", "law", "again")
     by_rate = {}
     for label in dict.fromkeys(r["label"] for r in rr):
         rate, _, rnd = label.partition(" round ")
-        runs = [find(rr, name, label) for name in ("bare loop", "libitg-burst", "libitg")]
+        runs = [find(rr, name, label) for name in ("bare loop", "libitg-burst", "libitg", "bare loop again")]
         p99 = [x.get("idt_err_p99_us") if x else None for x in runs]
-        cpu = [num(x.get("sender_cpu_pct") if x else None, ".1f") for x in runs]
-        for k, col in ((1, "burst"), (2, "law")):
+        cpu = [num(x.get("sender_cpu_pct") if x else None, ".1f") for x in runs[:3]]
+        for k, col in enumerate(cols, 1):
             if p99[0] and p99[k]:
                 by_rate.setdefault((rate, col), []).append(p99[k] / p99[0])
         t.add([rate, rnd, num(p99[0], ".1f"), num(p99[1], ".1f"), ratio(p99[1], p99[0], ".2f"),
-               num(p99[2], ".1f"), ratio(p99[2], p99[0], ".2f"), " / ".join(cpu),
-               num(runs[2].get("rate_err_pct") if runs[2] else None, "+.3f")])
+               num(p99[2], ".1f"), ratio(p99[2], p99[0], ".2f"), ratio(p99[3], p99[0], ".2f"),
+               " / ".join(cpu), num(runs[2].get("rate_err_pct") if runs[2] else None, "+.3f")])
     for rate in dict.fromkeys(r for r, _ in by_rate):
         for name, pick in (("median", np.median), ("worst", max)):
-            got = [f"{float(pick(by_rate[(rate, c)])):.2f}" if (rate, c) in by_rate else "-"
-                   for c in ("burst", "law")]
-            t.add([rate, name, "", "", got[0], "", got[1], "", ""])
-    t.note = ("Each round runs the three senders for 2 s at the same rate, in turn, the bare loop first in "
-              "odd rounds and last in even ones, so that all meet the same minutes of the machine; below "
-              "1 libitg is the more exact. With --catchup burst libitg keeps the bare loop's absolute "
-              "schedule and only the wait differs; its default catch-up (law) spreads what a hold-up "
-              "owes over five times as many gaps, each 0.2 of the interval short, which a p99 counts.")
+            got = [f"{float(pick(by_rate[(rate, c)])):.2f}" if (rate, c) in by_rate else "-" for c in cols]
+            t.add([rate, name, "", "", got[0], "", got[1], got[2], "", ""])
+    t.note = ("Each round runs four senders for 2 s at the same rate, in turn: the bare loop, libitg with "
+              "--catchup burst, libitg with its default catch-up (law) and the bare loop again, in that "
+              "order in odd rounds and the reverse in even ones, so that all meet the same minutes of the "
+              "machine; below 1 libitg is the more exact. With burst libitg keeps the bare loop's absolute "
+              "schedule and only the wait differs; law spreads what a hold-up owes over five times as many "
+              "gaps, each 0.2 of the interval short, which a p99 counts. The bare loop against itself shows "
+              "how far the machine alone moves a ratio: a sender as exact as the bare loop scores like it.")
     return [t]
 
 
@@ -642,7 +650,7 @@ def main():
     bench = Bench(args)
     if not os.path.exists(bench.wiretap):
         sys.exit(f"bench: {bench.wiretap} is missing (make bench builds the instruments)")
-    versions = [t.version() for t in bench.tools.values() if not t.key.startswith(("blaster", "libitg-"))]
+    versions = [t.version() for t in bench.tools.values() if not t.key.startswith(("blaster", "libitg-", "bare-"))]
     noise = report.timer_noise(bench.timer_noise)
     before = report.machine()
     started = datetime.datetime.now(datetime.timezone.utc)
