@@ -39,7 +39,7 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
                                     int may_skip, int64_t end_ns) {
   itg__catchup_fate fate =
       c->due_ns > c->law_ns ? ITG__CATCHUP_SHIFTED : ITG__CATCHUP_ON_TIME;
-  int64_t pace;
+  int64_t law_ns = c->law_ns, pace, shortfall;
   if (c->policy == ITG_CATCHUP_SKIP && may_skip && next_law_ns <= now_ns) {
     c->law_ns = c->due_ns = next_law_ns;
     return ITG__CATCHUP_SKIPPED;
@@ -57,8 +57,13 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
   pace = c->pace_ns > c->woke_ns - ITG_CATCHUP_SLACK_NS
              ? c->pace_ns
              : c->woke_ns - ITG_CATCHUP_SLACK_NS;
-  c->pace_ns =
-      pace + idt_ns * ITG_CATCHUP_FACTOR_DEN / ITG_CATCHUP_FACTOR_NUM;
+  /* What the next gap may be short of its IDT: the factor's share, and no
+   * more than the slack while the debt (how far this departure counts as
+   * behind its law instant) is small. */
+  shortfall = idt_ns - idt_ns * ITG_CATCHUP_FACTOR_DEN / ITG_CATCHUP_FACTOR_NUM;
+  if (pace - law_ns <= ITG_CATCHUP_GENTLE_NS && shortfall > ITG_CATCHUP_SLACK_NS)
+    shortfall = ITG_CATCHUP_SLACK_NS;
+  c->pace_ns = pace + idt_ns - shortfall;
   c->due_ns = c->pace_ns > next_law_ns ? c->pace_ns : next_law_ns;
   /* A flow that ends at a given time sends what its law schedules before
    * then: a debt left at the end is paid there (within the flow's grace),
