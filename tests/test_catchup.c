@@ -119,9 +119,9 @@ static void test_law_constant(void **state) {
       last_moved = k;
   }
   /* The debt of 300 ms is paid 0.2 ms a departure down to the gentle
-   * 5 ms (1475 departures), those at the slack's 0.05 ms (100). */
+   * 5 ms (1475 departures), those 0.025 ms a departure (200). */
   assert_int_equal(r.fates[ITG__CATCHUP_SHIFTED], moved(&r));
-  assert_in_range(r.fates[ITG__CATCHUP_SHIFTED], 1560, 1580);
+  assert_in_range(r.fates[ITG__CATCHUP_SHIFTED], 1660, 1680);
   assert_true(r.t[last_moved] <= r.resumed + 5 * 300 * MS);
   /* From then on every departure is at its instant: the mean rate holds. */
   for (k = last_moved + 1; k < r.n; k++)
@@ -130,10 +130,10 @@ static void test_law_constant(void **state) {
 }
 
 /* LAW after a hold-up of a few milliseconds, a busy machine's: the debt
- * is paid no more than the slack a gap, so that no gap after the hold-up
- * is further from its IDT than the timer's noise (the first also counts
- * the slack the late departure was allowed), and the schedule is met
- * again. The factor alone would make them 0.2 ms short. */
+ * is paid no more than the gentle step a gap, so that no gap after the
+ * hold-up is further from its IDT than the timer's noise (the first also
+ * counts the slack the late departure was allowed), and the schedule is
+ * met again. The factor alone would make them 0.2 ms short. */
 static void test_law_small_debt(void **state) {
   static int64_t idt[N];
   static run r;
@@ -146,13 +146,14 @@ static void test_law_small_debt(void **state) {
     int64_t gap = r.t[k] - r.t[k - 1];
     if (r.t[k - 1] < r.resumed)
       continue;
-    assert_true(gap >= MS - (after == 0 ? 2 : 1) * ITG_CATCHUP_SLACK_NS);
+    assert_true(gap >= MS - (after == 0 ? ITG_CATCHUP_SLACK_NS : 0) -
+                           ITG_CATCHUP_GENTLE_STEP_NS);
     after++;
   }
-  /* Left at 102.5 ms for 101 ms: 1.45 ms owed past the slack, paid 0.05
-   * ms a departure. */
+  /* Left at 102.5 ms for 101 ms: 1.45 ms owed past the slack, paid
+   * 0.025 ms a departure. */
   assert_int_equal(r.fates[ITG__CATCHUP_SHIFTED], moved(&r));
-  assert_in_range(r.fates[ITG__CATCHUP_SHIFTED], 27, 31);
+  assert_in_range(r.fates[ITG__CATCHUP_SHIFTED], 55, 60);
   assert_true(r.t[r.n - 1] == r.law[r.n - 1]);
 }
 
@@ -276,7 +277,7 @@ static void test_skip_refused(void **state) {
  * having sent 100 other flows due at the same instant first, was not held
  * up: its next departure keeps its law instant. A wake-up 400 us late is
  * a hold-up: the next departure is paced from it, short of its IDT by the
- * slack the wake-up was allowed and the slack a small debt is paid at. */
+ * slack the wake-up was allowed and the step a small debt is paid at. */
 static void test_turn_not_lateness(void **state) {
   itg__catchup c;
   (void)state;
@@ -289,7 +290,8 @@ static void test_turn_not_lateness(void **state) {
   itg__catchup_woke(&c, 400 * US);
   assert_int_equal(itg__catchup_take(&c, 400 * US, MS, MS, 1, INT64_MAX),
                    ITG__CATCHUP_ON_TIME);
-  assert_true(c.due_ns == MS + 400 * US - 2 * ITG_CATCHUP_SLACK_NS);
+  assert_true(c.due_ns == MS + 400 * US - ITG_CATCHUP_SLACK_NS -
+                             ITG_CATCHUP_GENTLE_STEP_NS);
 }
 
 /* Delaying the schedule moves its instants alike, and forgives what a

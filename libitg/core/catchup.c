@@ -58,11 +58,12 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
              ? c->pace_ns
              : c->woke_ns - ITG_CATCHUP_SLACK_NS;
   /* What the next gap may be short of its IDT: the factor's share, and no
-   * more than the slack while the debt (how far this departure counts as
-   * behind its law instant) is small. */
+   * more than the gentle step while the debt (how far this departure
+   * counts as behind its law instant) is small. */
   shortfall = idt_ns - idt_ns * ITG_CATCHUP_FACTOR_DEN / ITG_CATCHUP_FACTOR_NUM;
-  if (pace - law_ns <= ITG_CATCHUP_GENTLE_NS && shortfall > ITG_CATCHUP_SLACK_NS)
-    shortfall = ITG_CATCHUP_SLACK_NS;
+  if (pace - law_ns <= ITG_CATCHUP_GENTLE_NS &&
+      shortfall > ITG_CATCHUP_GENTLE_STEP_NS)
+    shortfall = ITG_CATCHUP_GENTLE_STEP_NS;
   c->pace_ns = pace + idt_ns - shortfall;
   c->due_ns = c->pace_ns > next_law_ns ? c->pace_ns : next_law_ns;
   /* A flow that ends at a given time sends what its law schedules before

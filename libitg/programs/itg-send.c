@@ -101,7 +101,7 @@ static const char help_text[] =
     "  --catchup law|skip|burst: what the flow does with the departures it\n"
     "       owes after a hold-up (the machine busy, the sender stopped): law\n"
     "       (default) catches up at most 1.25 times its own pace, each owed\n"
-    "       gap its drawn IDT times 0.8, the last 5 ms owed at most 50 us a\n"
+    "       gap its drawn IDT times 0.8, the last 5 ms owed at most 25 us a\n"
     "       gap; skip drops them, sending the latest only; burst sends them\n"
     "       all at once. -j 1 (D-ITG's default) is burst, -j 0 skip. The\n"
     "       summary counts the departures moved (shifted) and dropped\n"

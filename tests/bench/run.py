@@ -539,7 +539,7 @@ def wait_table(rows):
               "--catchup burst, libitg with its default catch-up (law) and the bare loop again, in that "
               "order in odd rounds and the reverse in even ones, so that all meet the same minutes of the "
               "machine; below 1 libitg is the more exact. With burst libitg keeps the bare loop's absolute "
-              "schedule and only the wait differs; law pays what a hold-up owes no more than 50 us a gap "
+              "schedule and only the wait differs; law pays what a hold-up owes no more than 25 us a gap "
               "while the debt is under 5 ms, 0.2 of the interval a gap beyond. The bare loop against itself shows "
               "how far the machine alone moves a ratio: a sender as exact as the bare loop scores like it.")
     return [t]
