@@ -152,7 +152,10 @@ static int plan(itg__tx_flow *f, int64_t now, int64_t woke, planned *p,
       itg__payload_advance(f->payload_len, &f->payload_off,
                            p[k].size - f->hdr_len);
     f->bytes_planned += p[k].size;
-    k++;
+    /* A flow's first departure anchors its schedule when it leaves
+     * (anchor): none after it is owed yet, however late it is. */
+    if (p[k++].seq == 1)
+      break;
   }
   itg__tx_add(&f->ctr.skipped, skipped);
   itg__tx_add(&f->ctr.shifted, shifted);
