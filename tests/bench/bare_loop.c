@@ -5,12 +5,17 @@
  * instant, one sendto per packet; or, with rate 0, sendto as fast as the
  * loop turns. It logs nothing and stamps only a sequence number, so what it
  * reaches is what any paced sender could reach on this machine with the
- * default timer slack and no spinning. The sink counts what arrives, so
+ * default timer slack and no spinning. With FLOWS above 1 it sends that
+ * many flows of RATE each, one socket each as a traffic generator gives
+ * its flows, all due at the same instants and sent in turn after one
+ * sleep; each carries its flow id (1 to FLOWS) first, as D-ITG and libitg
+ * do, so a capture tells them apart. The sink counts what arrives, so
  * that packets have somewhere to go and loss can be read.
  *
- *   bare_loop send PORT RATE SECONDS [SIZE]   RATE in pkt/s, 0 = no pacing;
- *                                             sends for SECONDS, not a count
- *   bare_loop sink PORT SECONDS               ends early on SIGINT/SIGTERM
+ *   bare_loop send PORT RATE SECONDS [SIZE [FLOWS]]
+ *                                   RATE in pkt/s (each flow's), 0 = no
+ *                                   pacing; sends for SECONDS, not a count
+ *   bare_loop sink PORT SECONDS     ends early on SIGINT/SIGTERM
  *
  * Traffic goes to 127.0.0.1 only. Each mode prints one line of results. */
 #define _GNU_SOURCE
@@ -30,6 +35,7 @@
 #define SINK_BATCH 256
 #define SINK_SLOT 2048
 #define MAX_SIZE 65507
+#define MAX_FLOWS 1000
 
 static volatile sig_atomic_t sink_stop;
 
@@ -71,24 +77,32 @@ static struct sockaddr_in loopback(uint16_t port) {
   return a;
 }
 
-/* The sequence number goes after a zero flow id, where D-ITG and libitg
- * keep theirs, so a capture of any of the three reads the same way. */
-static void stamp(unsigned char *buf, size_t size, uint64_t seq) {
+/* The flow id (0 for a single flow) and the sequence number, big-endian,
+ * where D-ITG and libitg keep theirs, so a capture of any of the three
+ * reads the same way. */
+static void stamp(unsigned char *buf, size_t size, uint32_t flow,
+                  uint64_t seq) {
   if (size < 8)
     return;
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 4; i++) {
+    buf[i] = (unsigned char)(flow >> (24 - 8 * i));
     buf[4 + i] = (unsigned char)(seq >> (24 - 8 * i));
+  }
 }
 
-static int run_send(uint16_t port, double rate, double seconds, size_t size) {
+static int run_send(uint16_t port, double rate, double seconds, size_t size,
+                    int flows) {
   static unsigned char buf[MAX_SIZE];
+  static int fds[MAX_FLOWS];
   struct sockaddr_in dst = loopback(port);
   uint64_t sent = 0, errors = 0;
   int64_t start, stop, end;
-  int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  if (fd < 0) {
-    perror("bare_loop: socket");
-    return 1;
+  for (int i = 0; i < flows; i++) {
+    fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fds[i] < 0) {
+      perror("bare_loop: socket");
+      return 1;
+    }
   }
   start = now_ns();
   stop = start + (int64_t)(seconds * (double)NS_PER_S);
@@ -107,15 +121,18 @@ static int run_send(uint16_t port, double rate, double seconds, size_t size) {
     } else if (now_ns() >= stop) {
       break;
     }
-    stamp(buf, size, k + 1);
-    if (sendto(fd, buf, size, 0, (const struct sockaddr *)&dst, sizeof dst) ==
-        (ssize_t)size)
-      sent++;
-    else
-      errors++;
+    for (int i = 0; i < flows; i++) {
+      stamp(buf, size, flows > 1 ? (uint32_t)i + 1 : 0, k + 1);
+      if (sendto(fds[i], buf, size, 0, (const struct sockaddr *)&dst,
+                 sizeof dst) == (ssize_t)size)
+        sent++;
+      else
+        errors++;
+    }
   }
   end = now_ns();
-  close(fd);
+  for (int i = 0; i < flows; i++)
+    close(fds[i]);
   printf("sent %llu errors %llu seconds %.6f pps %.1f\n",
          (unsigned long long)sent, (unsigned long long)errors,
          (double)(end - start) / (double)NS_PER_S,
@@ -183,14 +200,14 @@ static int run_sink(uint16_t port, double seconds) {
 }
 
 static int usage(void) {
-  fputs("usage: bare_loop send PORT RATE SECONDS [SIZE]\n"
+  fputs("usage: bare_loop send PORT RATE SECONDS [SIZE [FLOWS]]\n"
         "       bare_loop sink PORT SECONDS\n",
         stderr);
   return 2;
 }
 
 int main(int argc, char **argv) {
-  double port, rate, seconds, size = 64;
+  double port, rate, seconds, size = 64, flows = 1;
   if (argc < 4)
     return usage();
   if (parse_num(argv[2], 1, 65535, 1, &port) != 0)
@@ -200,11 +217,12 @@ int main(int argc, char **argv) {
       return 2;
     return run_sink((uint16_t)port, seconds);
   }
-  if (strcmp(argv[1], "send") != 0 || argc < 5 || argc > 6)
+  if (strcmp(argv[1], "send") != 0 || argc < 5 || argc > 7)
     return usage();
   if (parse_num(argv[3], 0, 1e9, 0, &rate) != 0 ||
       parse_num(argv[4], 0.001, 86400, 0, &seconds) != 0 ||
-      (argc == 6 && parse_num(argv[5], 1, MAX_SIZE, 1, &size) != 0))
+      (argc >= 6 && parse_num(argv[5], 1, MAX_SIZE, 1, &size) != 0) ||
+      (argc == 7 && parse_num(argv[6], 1, MAX_FLOWS, 1, &flows) != 0))
     return 2;
-  return run_send((uint16_t)port, rate, seconds, (size_t)size);
+  return run_send((uint16_t)port, rate, seconds, (size_t)size, (int)flows);
 }

@@ -264,8 +264,8 @@ class Bare(Tool):
         return "bare_loop (tests/bench/bare_loop.c)"
 
     def unsupported(self, load):
-        if load.flows > 1 or load.log_batch or (load.rate is not None and load.idt[0] != "-C"):
-            return "the bare loop sends one constant-rate flow and logs nothing"
+        if load.log_batch or (load.rate is not None and load.idt[0] != "-C"):
+            return "the bare loop sends constant-rate flows and logs nothing"
         return None
 
     def receiver_argv(self, sig, data, log, load, life_s):
@@ -275,7 +275,7 @@ class Bare(Tool):
         return "ready" in proc.output()
 
     def sender_argv(self, sig, data, log, load, script):
-        return [self.path, "send", data, load.rate or 0, load.seconds, load.size]
+        return [self.path, "send", data, load.rate or 0, load.seconds, load.size, load.flows]
 
     def logged(self, log, recv_proc):
         return _last_int(r"received (\d+)", recv_proc.output())
