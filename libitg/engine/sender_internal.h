@@ -96,6 +96,9 @@ typedef struct itg__tx_flow {
   int64_t stop_ns; /* a flow still behind its schedule stops here */
   int64_t on_end_ns; /* on/off flows: the end of the current on period */
   size_t order;      /* its place among the sender's flows */
+  int64_t turn_ns;   /* its place in the sending thread's heap: its next
+                        departure's instant, or when its last turn came
+                        if that is later (see sender_send.c) */
   uint64_t seq;
   uint64_t bytes_planned;
   size_t payload_off; /* where the next packet's payload starts */

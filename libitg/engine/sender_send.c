@@ -25,13 +25,22 @@ typedef struct heap {
   size_t n;
 } heap;
 
-/* Whether a's next departure goes before b's. Flows due at the same
- * instant (flows started together, at their first departure) go in the
- * order they were given: a script's flows start in its order, and each
- * flow's schedule, anchored at its first packet, keeps that order. */
+/* Whether a's turn comes before b's: the earlier next departure, except
+ * that a flow still owing departures after its turn waits for the flows
+ * that were due by then, so that a flow asking more than the machine can
+ * send shares the thread with the others instead of taking it. Flows due
+ * at the same instant (flows started together, at their first departure)
+ * go in the order they were given: a script's flows start in its order,
+ * and each flow's schedule, anchored at its first packet, keeps that
+ * order. */
 static int before(const itg__tx_flow *a, const itg__tx_flow *b) {
-  return a->cu.due_ns < b->cu.due_ns ||
-         (a->cu.due_ns == b->cu.due_ns && a->order < b->order);
+  return a->turn_ns < b->turn_ns ||
+         (a->turn_ns == b->turn_ns && a->order < b->order);
+}
+
+/* Sets f's place in the heap after its turn, which came at now. */
+static void requeue(itg__tx_flow *f, int64_t now) {
+  f->turn_ns = f->cu.due_ns > now ? f->cu.due_ns : now;
 }
 
 static void heap_up(heap *h, size_t i) {
@@ -358,10 +367,12 @@ static void finish(itg__tx_flow *f) {
 }
 
 /* Sends the departures of f that are due by `now`, the sending thread
- * having last woken at `woke`. Returns 1 if f is over. */
-static int depart(itg__tx_flow *f, int64_t now, int64_t woke) {
+ * having last woken at `woke`, and tells in *k how many it planned.
+ * Returns 1 if f is over. */
+static int depart(itg__tx_flow *f, int64_t now, int64_t woke, int *planned_k) {
   planned p[ITG__TX_BATCH];
   int k = plan(f, now, woke, p, ITG__TX_BATCH);
+  *planned_k = k;
   if (k > 0 && f->cfg.proto != ITG_PROTO_TCP) {
     send_udp(f, p, k);
   } else if (k > 0) {
@@ -405,7 +416,8 @@ void itg__tx_send_main(void *arg) {
   itg_pacer pacer;
   heap h;
   size_t i;
-  int64_t t0, woke = 0;
+  int64_t t0, woke = 0, turn = 0;
+  int k = 0;
   /* The flows due at one wake-up are sent one after another; the time
    * that takes is the sender's own work, so the catch-up measures each
    * flow's lateness from the wake-up, not from its turn. */
@@ -457,26 +469,35 @@ void itg__tx_send_main(void *arg) {
                                         ? f->cfg.duration_ns / 10
                                         : ITG__TX_GRACE_MAX_NS)
                      : INT64_MAX;
+    f->turn_ns = f->cu.due_ns;
     h.v[h.n++] = f;
     heap_up(&h, h.n - 1);
   }
   while (h.n > 0) {
     itg__tx_flow *f = h.v[0];
     int64_t now = (int64_t)uv_hrtime();
-    if (waited) {
+    /* A turn of a thread that has not waited that took more than the
+     * slack for each departure it sent is a hold-up (the machine took
+     * the CPU, a send blocked): the departures after it measure their
+     * lateness from its end, as after a late wake-up, or a busy thread
+     * would send what it owes back to back. */
+    if (waited || now - turn > ITG_CATCHUP_SLACK_NS * (k > 1 ? k : 1)) {
       woke = now;
       waited = 0;
     }
+    turn = now;
+    k = 0;
     if (atomic_load(&s->stop) || atomic_load(&f->abort) || flow_over(f, now)) {
       heap_pop(&h);
       finish(f);
     } else if (f->cu.due_ns > now) {
       wait_for(s, &pacer, f->cu.due_ns);
       waited = 1;
-    } else if (depart(f, now, woke)) {
+    } else if (depart(f, now, woke, &k)) {
       heap_pop(&h);
       finish(f);
     } else {
+      requeue(f, now);
       heap_down(&h, 0);
     }
   }
