@@ -53,8 +53,12 @@ shifted=$(sed -n 's/^flow 2:.*catch-up shifted \([0-9]*\).*/\1/p' "$WORK/send.ou
 check "3000 packets of the slow flow on the wire" [ "$n" -eq 3000 ]
 check "the stop shows on the wire (a gap of 250 ms or more)" \
   python3 -c 'import sys; sys.exit(not float(sys.argv[1]) >= 250)' "$gap"
-check "no departures back to back after the stop ($short gaps under 100 us <= 10)" \
-  [ "$short" -le 10 ]
+# The stop owes about 300 departures: sent as owed (burst), they would be
+# that many gaps under 100 us. A busy machine adds some of its own (a
+# departure held up after it was decided, the next one on time): under
+# the fast flow's load, up to 23 were seen. A third of the owed bounds it.
+check "no departures back to back after the stop ($short gaps under 100 us <= 100)" \
+  [ "$short" -le 100 ]
 check "the moved departures counted (shifted ${shifted:-0} >= 150)" \
   [ "${shifted:-0}" -ge 150 ]
 finish
