@@ -39,9 +39,8 @@ void itg__catchup_init(itg__catchup *c, itg_catchup policy, int64_t start_ns);
  * instant. */
 void itg__catchup_delay(itg__catchup *c, int64_t shift_ns);
 
-/* Tells the schedule the sender woke at woke_ns, from its last wait or
- * hold-up, and is about to decide the departure at hand and those due
- * with it. LAW
+/* Tells the schedule the sender woke at woke_ns, from its last wait, and
+ * is about to decide the departure at hand and those due with it. LAW
  * measures a hold-up from there, not from when each departure is
  * decided: the time the sender then spends sending (this flow's batch,
  * other flows due at the same instant) is its own work, not lateness. */

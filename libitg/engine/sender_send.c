@@ -367,12 +367,10 @@ static void finish(itg__tx_flow *f) {
 }
 
 /* Sends the departures of f that are due by `now`, the sending thread
- * having last woken at `woke`, and tells in *k how many it planned.
- * Returns 1 if f is over. */
-static int depart(itg__tx_flow *f, int64_t now, int64_t woke, int *planned_k) {
+ * having last woken at `woke`. Returns 1 if f is over. */
+static int depart(itg__tx_flow *f, int64_t now, int64_t woke) {
   planned p[ITG__TX_BATCH];
   int k = plan(f, now, woke, p, ITG__TX_BATCH);
-  *planned_k = k;
   if (k > 0 && f->cfg.proto != ITG_PROTO_TCP) {
     send_udp(f, p, k);
   } else if (k > 0) {
@@ -416,8 +414,7 @@ void itg__tx_send_main(void *arg) {
   itg_pacer pacer;
   heap h;
   size_t i;
-  int64_t t0, woke = 0, turn = 0;
-  int k = 0;
+  int64_t t0, woke = 0;
   /* The flows due at one wake-up are sent one after another; the time
    * that takes is the sender's own work, so the catch-up measures each
    * flow's lateness from the wake-up, not from its turn. */
@@ -476,24 +473,17 @@ void itg__tx_send_main(void *arg) {
   while (h.n > 0) {
     itg__tx_flow *f = h.v[0];
     int64_t now = (int64_t)uv_hrtime();
-    /* A turn of a thread that has not waited that took more than the
-     * slack for each departure it sent is a hold-up (the machine took
-     * the CPU, a send blocked): the departures after it measure their
-     * lateness from its end, as after a late wake-up, or a busy thread
-     * would send what it owes back to back. */
-    if (waited || now - turn > ITG_CATCHUP_SLACK_NS * (k > 1 ? k : 1)) {
+    if (waited) {
       woke = now;
       waited = 0;
     }
-    turn = now;
-    k = 0;
     if (atomic_load(&s->stop) || atomic_load(&f->abort) || flow_over(f, now)) {
       heap_pop(&h);
       finish(f);
     } else if (f->cu.due_ns > now) {
       wait_for(s, &pacer, f->cu.due_ns);
       waited = 1;
-    } else if (depart(f, now, woke, &k)) {
+    } else if (depart(f, now, woke)) {
       heap_pop(&h);
       finish(f);
     } else {

@@ -1,11 +1,9 @@
 #!/bin/sh
-# The default catch-up (law) when the sending thread never waits: a flow
-# asking more than the machine can send (-C 10000000) keeps it busy
-# beside a 1 000 pkt/s flow, and the sender is stopped for 300 ms (SIGSTOP,
-# then SIGCONT) while wiretap records the slow flow's departures. The stop
-# is a hold-up of a busy thread, not a late wake-up: the ~300 departures
-# it owes are still paid back at the law's pace, none back to back, and
-# counted as moved.
+# A flow asking more than the machine can send (-C 10000000) beside a
+# 1 000 pkt/s flow of the same sender, stopped for 300 ms (SIGSTOP, then
+# SIGCONT) while wiretap records the slow flow's departures: the fast flow
+# keeps the sending thread busy throughout, and must not take it from the
+# slow one, which sends all its departures within its duration.
 # needs: root (packet capture: wiretap)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
@@ -37,28 +35,18 @@ done
 [ "$st" -eq 0 ] || die "itg-send: $(cat "$WORK/send.out")"
 stop_recv || die "itg-recv did not exit 0"
 sed 's/^/  /' "$WORK/send.out"
-# The slow flow on the wire: packets, the largest gap (ms), gaps under
-# 100 us (the law's pace leaves at least 0.8 of the 1 ms IDT less the
-# slack between two of its departures).
+# The slow flow on the wire: packets, the largest gap (ms).
 PYTHONPATH="$TOOLS" python3 -c 'import sys
 import numpy as np
 import wirestats
 ts = np.sort(wirestats.load(sys.argv[1])["ts"].astype(np.int64))
-g = np.diff(ts)
-print(len(ts), g.max() / 1e6, int((g < 100000).sum()))' "$WORK/slow.cap" >"$WORK/wire.txt" ||
+print(len(ts), np.diff(ts).max() / 1e6)' "$WORK/slow.cap" >"$WORK/wire.txt" ||
   die "wirestats"
-read -r n gap short <"$WORK/wire.txt"
-echo "  slow flow on the wire: $n packets, largest gap $gap ms, $short gaps under 100 us"
-shifted=$(sed -n 's/^flow 2:.*catch-up shifted \([0-9]*\).*/\1/p' "$WORK/send.out")
+read -r n gap <"$WORK/wire.txt"
+echo "  slow flow on the wire: $n packets, largest gap $gap ms"
+sent=$(sed -n 's/^flow 2: \([0-9]*\) packets.*/\1/p' "$WORK/send.out")
 check "3000 packets of the slow flow on the wire" [ "$n" -eq 3000 ]
+check "the slow flow's summary counts 3000 sent (${sent:-none})" [ "${sent:-0}" -eq 3000 ]
 check "the stop shows on the wire (a gap of 250 ms or more)" \
   python3 -c 'import sys; sys.exit(not float(sys.argv[1]) >= 250)' "$gap"
-# The stop owes about 300 departures: sent as owed (burst), they would be
-# that many gaps under 100 us. A busy machine adds some of its own (a
-# departure held up after it was decided, the next one on time): under
-# the fast flow's load, up to 23 were seen. A third of the owed bounds it.
-check "no departures back to back after the stop ($short gaps under 100 us <= 100)" \
-  [ "$short" -le 100 ]
-check "the moved departures counted (shifted ${shifted:-0} >= 150)" \
-  [ "${shifted:-0}" -ge 150 ]
 finish
