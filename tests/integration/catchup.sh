@@ -12,34 +12,19 @@
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
-# The receiver's log holds records past its header: the flow is sending.
-sending() { [ "$(wc -c <"$1")" -gt 68 ]; }
+# exp_flow PORT: the flow, to data port PORT, under POLICY.
+exp_flow() {
+  exec "$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp "$1" -E 500 \
+    -c 64 -z 4500 -s 7 --catchup "$POLICY"
+}
 # run NAME STOP POLICY: one flow, stopped STOP seconds (0: not stopped)
 # once it is sending; its capture in NAME.cap, its summary in NAME.out,
 # the receiver's log in NAME.log.
 run() {
-  tries=0
   start_recv "$WORK/$1.log"
-  while :; do
-    TAP_PORT=$(free_udp_port)
-    start_tap "$TAP_PORT" 60 "$WORK/$1.cap"
-    "$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp "$TAP_PORT" -E 500 \
-      -c 64 -z 4500 -s 7 --catchup "$3" >"$WORK/$1.out" 2>&1 &
-    SEND_PID=$!
-    PIDS="$PIDS $SEND_PID"
-    if [ "$2" != 0 ]; then
-      wait_until 20 sending "$WORK/$1.log" || die "flow $1 did not start: $(cat "$WORK/$1.out")"
-      kill -STOP "$SEND_PID"
-      sleep "$2"
-      kill -CONT "$SEND_PID"
-    fi
-    wait "$SEND_PID"
-    st=$?
-    kill "$TAP_PID"
-    wait "$TAP_PID"
-    tries=$((tries + 1))
-    [ "$st" -ne 0 ] && [ "$tries" -lt 5 ] && data_port_taken "$WORK/$1.out" || break
-  done
+  POLICY=$3
+  stop_send "$2" "$WORK/$1.log" "$WORK/$1.cap" "$WORK/$1.out" exp_flow
+  st=$?
   [ "$st" -eq 0 ] || die "itg-send ($1): $(cat "$WORK/$1.out")"
   stop_recv || die "itg-recv ($1) did not exit 0"
   echo "  $1: $(cat "$WORK/$1.out")"

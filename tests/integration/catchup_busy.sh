@@ -7,31 +7,17 @@
 # needs: root (packet capture: wiretap)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
-# The receiver's log holds records past its header: the flows are sending.
-sending() { [ "$(wc -c <"$1")" -gt 68 ]; }
-start_recv "$WORK/recv.log"
-tries=0
-while :; do
-  TAP_PORT=$(free_udp_port)
-  start_tap "$TAP_PORT" 60 "$WORK/slow.cap"
+# two_flows PORT: the fast flow, and the slow one to data port PORT.
+two_flows() {
   cat >"$WORK/flows.txt" <<EOF
 -a 127.0.0.1 -Sdp $RECV_PORT -rp 0 -C 10000000 -c 64 -t 3000
--a 127.0.0.1 -Sdp $RECV_PORT -rp $TAP_PORT -C 1000 -c 64 -t 3000
+-a 127.0.0.1 -Sdp $RECV_PORT -rp $1 -C 1000 -c 64 -t 3000
 EOF
-  "$BIN/itg-send" -F "$WORK/flows.txt" >"$WORK/send.out" 2>&1 &
-  SEND_PID=$!
-  PIDS="$PIDS $SEND_PID"
-  wait_until 20 sending "$WORK/recv.log" || die "the flows did not start: $(cat "$WORK/send.out")"
-  kill -STOP "$SEND_PID"
-  sleep 0.3
-  kill -CONT "$SEND_PID"
-  wait "$SEND_PID"
-  st=$?
-  kill "$TAP_PID"
-  wait "$TAP_PID"
-  tries=$((tries + 1))
-  [ "$st" -ne 0 ] && [ "$tries" -lt 5 ] && data_port_taken "$WORK/send.out" || break
-done
+  exec "$BIN/itg-send" -F "$WORK/flows.txt"
+}
+start_recv "$WORK/recv.log"
+stop_send 0.3 "$WORK/recv.log" "$WORK/slow.cap" "$WORK/send.out" two_flows
+st=$?
 [ "$st" -eq 0 ] || die "itg-send: $(cat "$WORK/send.out")"
 stop_recv || die "itg-recv did not exit 0"
 sed 's/^/  /' "$WORK/send.out"

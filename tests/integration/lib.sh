@@ -240,6 +240,41 @@ tap_send() {
   done
 }
 
+# log_has_records LOG: a receiver's log holds records past its header:
+# its flows are sending.
+log_has_records() { [ "$(wc -c <"$1")" -gt 68 ]; }
+
+# stop_send STOP LOG CAPTURE OUT SENDER: runs the function SENDER with a
+# data port TAP_PORT from free_udp_port as its argument, in the background
+# (output in OUT), captured by wiretap into CAPTURE; SENDER ends with
+# exec itg-send, so that the signals reach itg-send itself. Unless STOP is 0,
+# stops it for STOP seconds (SIGSTOP, then SIGCONT) once the receiver's
+# log LOG holds records. When the receiver could not open that port,
+# again with another, up to 5 times. Returns the sender's status, the
+# capture ended.
+stop_send() {
+  tries=0
+  while :; do
+    TAP_PORT=$(free_udp_port)
+    start_tap "$TAP_PORT" 60 "$3"
+    "$5" "$TAP_PORT" >"$4" 2>&1 &
+    SEND_PID=$!
+    PIDS="$PIDS $SEND_PID"
+    if [ "$1" != 0 ]; then
+      wait_until 20 log_has_records "$2" || die "the flows did not start: $(cat "$4")"
+      kill -STOP "$SEND_PID"
+      sleep "$1"
+      kill -CONT "$SEND_PID"
+    fi
+    wait "$SEND_PID"
+    st=$?
+    kill "$TAP_PID"
+    wait "$TAP_PID"
+    tries=$((tries + 1))
+    [ "$st" -ne 0 ] && [ "$tries" -lt 5 ] && data_port_taken "$4" || return "$st"
+  done
+}
+
 # tap_count FILE [SIZE]: packets in a wiretap capture (16 bytes a record),
 # or only those of SIZE payload bytes: a test's own flow, should another
 # program on this machine send to the same port meanwhile.
