@@ -7,7 +7,8 @@
 # CSi sizes pass the test libitg's pass (D-ITG's table); ITGSend's -B
 # off periods follow their law as libitg's do (its on periods and rate
 # are printed: D-ITG waits out the IDT that crosses an on period's end,
-# and its pacing falls short). D-ITG's programs crash or hang at times: a
+# and its pacing falls short); -s fixes ITGSend's draws, so that only its
+# timing varies from run to run. D-ITG's programs crash or hang at times: a
 # case where they fail is tried once more, then skipped with a line
 # saying so. --small ditg sends a normal size law's draws below D-ITG's
 # 16-byte header at 16 B, as ITGSend does; the default rule draws them
@@ -152,7 +153,7 @@ else
   skipped=$((skipped + 1))
 fi
 
-if ditg 9 "$WORK/onoff.bin" "$WORK/onoff.out" -C 1000 -c 100 -t 6000 \
+if ditg 9 "$WORK/onoff.bin" "$WORK/onoff.out" -s 0.25 -C 1000 -c 100 -t 6000 \
   -B E 40 U 40 120; then
   python3 "$LAWS" onoff "$WORK/onoff.bin" 1 20 exp:40 uniform:40,120 \
     >"$WORK/onoff.txt"
