@@ -532,6 +532,7 @@ static void options_on(const char *host) {
   int rcv = osprobe_int_opt(u, SOL_SOCKET, SO_RCVBUF);
   assert_true(snd >= 128 * 1024);
   assert_true(rcv >= 128 * 1024);
+  assert_int_equal(itg__sock_rcvbuf(u), rcv);
   assert_int_equal(itg__sock_set_bufs(u, 0, -1), 0);
   assert_int_equal(osprobe_int_opt(u, SOL_SOCKET, SO_SNDBUF), snd);
   assert_int_equal(osprobe_int_opt(u, SOL_SOCKET, SO_RCVBUF), rcv);

@@ -185,9 +185,10 @@ static void send_echoes(itg__rx_sock *s, int n) {
   atomic_fetch_add(&s->r->n_echoes, (uint64_t)done);
 }
 
-void itg__rx_udp_drain(itg__rx_sock *s) {
+int64_t itg__rx_udp_drain(itg__rx_sock *s) {
   itg_receiver *r = s->r;
-  int round;
+  int64_t took = 0;
+  int round, late_ok = 1, emptied = 0;
   for (round = 0; round < ITG__RX_DRAIN_ROUNDS; round++) {
     uint64_t packets = 0, bytes = 0, bad = 0;
     int64_t now = 0;
@@ -200,10 +201,14 @@ void itg__rx_udp_drain(itg__rx_sock *s) {
       r->dg[i].rx_ns = 0;
     }
     n = itg__recv_batch(s->fd, r->dg, ITG__RX_BATCH);
-    if (n <= 0)
+    if (n <= 0) {
+      emptied = n == 0;
       break;
+    }
     for (i = 0; i < n; i++) {
       int rc = take_dgram(s, &r->dg[i], &now);
+      late_ok &= r->dg[i].rx_ns != 0;
+      took += (int64_t)r->dg[i].len + ITG__RX_DGRAM_COST;
       if (rc < 0) {
         bad += rc == -1;
         continue;
@@ -213,25 +218,61 @@ void itg__rx_udp_drain(itg__rx_sock *s) {
       if (rc == 1)
         r->echo[nech++] = r->dg[i];
     }
-    if (nech > 0)
+    if (nech > 0) {
+      late_ok = 0;
       send_echoes(s, nech);
+    }
     atomic_fetch_add(&r->n_packets, packets);
     atomic_fetch_add(&r->n_bytes, bytes);
     atomic_fetch_add(&r->n_malformed, bad);
-    if (n < ITG__RX_BATCH)
+    if (n < ITG__RX_BATCH) {
+      emptied = 1;
       break;
+    }
   }
   itg__rx_flush_records(r);
+  return emptied && late_ok ? took : -1;
+}
+
+static void on_udp_readable(uv_poll_t *p, int status, int events);
+
+/* Whether a read that took `took` buffer bytes lets the port be read at a
+ * pace: something came, and no more than the pace's budget. */
+static int may_pace(const itg__rx_sock *s, int64_t took) {
+  return took > 0 && took <= s->pace_budget;
+}
+
+/* A busy port's paced read: while datagrams keep coming, within the
+ * budget, it waits again; else the poll watches the port. */
+static void on_pace(uv_timer_t *t) {
+  itg__rx_sock *s = t->data;
+  if (may_pace(s, itg__rx_udp_drain(s)))
+    uv_timer_start(&s->pace, on_pace, ITG__RX_PACE_MS, 0);
+  else
+    uv_poll_start(&s->poll, UV_READABLE, on_udp_readable);
+  s->r->run_pending(s->r);
 }
 
 /* A UDP data port (or the ICMP socket) is readable: drain it, then end
- * the flows it completed (only now, when no socket is being read). */
+ * the flows it completed (only now, when no socket is being read). A port
+ * that woke the loop twice within ITG__RX_PACE_MS is read once a pace
+ * instead while its datagrams allow it (may_pace): every wake-up
+ * of this thread costs the sender's system call that queued the datagram,
+ * which on a shared host is the pacing of the traffic being measured. */
 static void on_udp_readable(uv_poll_t *p, int status, int events) {
   itg__rx_sock *s = p->data;
+  uint64_t now = uv_hrtime();
+  int64_t took;
   (void)events;
   if (status < 0)
     return;
-  itg__rx_udp_drain(s);
+  took = itg__rx_udp_drain(s);
+  if (may_pace(s, took) &&
+      now - s->last_read_ns < ITG__RX_PACE_MS * 1000000u) {
+    uv_poll_stop(&s->poll);
+    uv_timer_start(&s->pace, on_pace, ITG__RX_PACE_MS, 0);
+  }
+  s->last_read_ns = now;
   s->r->run_pending(s->r);
 }
 
@@ -481,6 +522,12 @@ static void on_sock_freed(uv_handle_t *h) {
   free(s);
 }
 
+/* A UDP or ICMP port's pace timer is closed: close its poll, the last. */
+static void on_pace_freed(uv_handle_t *h) {
+  itg__rx_sock *s = h->data;
+  uv_close((uv_handle_t *)&s->poll, on_sock_freed);
+}
+
 /* Opens a UDP data port: non-blocking, a large receive buffer, kernel
  * timestamps, watched by the loop. Returns 0 or an ITG_E* code. */
 static int open_udp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
@@ -507,6 +554,9 @@ static int open_udp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
   }
   s->port = itg__addr_port(&local);
   s->poll.data = s;
+  uv_timer_init(&r->loop, &s->pace);
+  s->pace.data = s;
+  s->pace_budget = itg__sock_rcvbuf(s->fd) / ITG__RX_PACE_SHARE;
   uv_poll_start(&s->poll, UV_READABLE, on_udp_readable);
   return 0;
 }
@@ -535,6 +585,9 @@ static int open_icmp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
   }
   s->port = 0;
   s->poll.data = s;
+  uv_timer_init(&r->loop, &s->pace);
+  s->pace.data = s;
+  s->pace_budget = itg__sock_rcvbuf(s->fd) / ITG__RX_PACE_SHARE;
   uv_poll_start(&s->poll, UV_READABLE, on_udp_readable);
   return 0;
 }
@@ -628,7 +681,7 @@ void itg__rx_sock_release(itg__rx_sock *s) {
   r->fds--;
   if (s->proto != ITG_PROTO_TCP) {
     uv_poll_stop(&s->poll);
-    uv_close((uv_handle_t *)&s->poll, on_sock_freed);
+    uv_close((uv_handle_t *)&s->pace, on_pace_freed);
     return;
   }
   /* Connections still waiting for their first packet have no flow left. */

@@ -25,8 +25,12 @@ void itg__rx_demux_remove(itg_receiver *r, itg__rx_flow *f);
 itg__rx_flow *itg__rx_flow_find(itg_receiver *r, const itg__rx_sock *s,
                                 const uint8_t ip[16], uint32_t id);
 
-/* Reads everything waiting on a UDP data port. */
-void itg__rx_udp_drain(itg__rx_sock *s);
+/* Reads everything waiting on a UDP data port (or the ICMP socket), up to
+ * ITG__RX_DRAIN_ROUNDS batches. Returns the buffer bytes the datagrams
+ * took (ITG__RX_DGRAM_COST each over their own) if it emptied the port and
+ * each carried the kernel's receive time and asked no echo (reading them
+ * later changes no measurement), else -1. */
+int64_t itg__rx_udp_drain(itg__rx_sock *s);
 
 /* Closes a TCP data connection. */
 void itg__rx_tcp_close(itg__rx_tcp *t);

@@ -40,6 +40,12 @@
 #define ITG__RX_BATCH 64           /* datagrams per receive call */
 #define ITG__RX_BUF 65536          /* room per datagram */
 #define ITG__RX_DRAIN_ROUNDS 16    /* batches per wake-up, then others' turn */
+#define ITG__RX_PACE_MS 1          /* a busy data port's wait between reads */
+#define ITG__RX_PACE_SHARE 8       /* a pace's datagrams fill at most this
+                                      share of the buffer, else each is read
+                                      as it comes again */
+#define ITG__RX_DGRAM_COST 1024    /* a datagram's buffer bookkeeping, over
+                                      its bytes (Linux: 700 to 900) */
 #define ITG__RX_CB_RECS 256        /* records per on_records call */
 #define ITG__RX_BUCKETS 1024       /* demultiplexing hash buckets */
 #define ITG__RX_LINGER_MS 300      /* see receiver.h: end of a flow */
@@ -101,6 +107,9 @@ typedef struct itg__rx_sock {
   uint32_t refs;
   itg__sock fd;         /* UDP, ICMP */
   uv_poll_t poll;       /* UDP, ICMP */
+  uv_timer_t pace;      /* UDP, ICMP: a busy port's next read */
+  uint64_t last_read_ns; /* UDP, ICMP: when the poll last woke for it */
+  int64_t pace_budget;  /* UDP, ICMP: buffer bytes a pace may fill */
   uv_tcp_t listener;    /* TCP */
   itg__rx_flow *last;   /* UDP: the flow of the last datagram (fast path) */
 } itg__rx_sock;

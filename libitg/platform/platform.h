@@ -193,6 +193,10 @@ int itg__sock_local(itg__sock s, itg__addr *out);
  * too. */
 int itg__sock_set_nonblock(itg__sock s, int on);
 int itg__sock_set_bufs(itg__sock s, int sndbuf, int rcvbuf);
+/* Returns the bytes of queued datagrams the socket's receive buffer holds
+ * (as the system counts them, its bookkeeping included), or the socket's
+ * error. */
+int itg__sock_rcvbuf(itg__sock s);
 /* Sets an integer option. Returns 0, ITG_ENOTSUP where the option does not
  * apply to this socket, or the socket's error. */
 int itg__sock_set_int(itg__sock s, int level, int name, int value);

@@ -50,6 +50,15 @@ int itg__sock_set_bufs(itg__sock s, int sndbuf, int rcvbuf) {
   return rc != 0 ? rc : set_buf(s, RCVBUF_FORCE, SO_RCVBUF, rcvbuf);
 }
 
+int itg__sock_rcvbuf(itg__sock s) {
+  int size = 0;
+  socklen_t len = sizeof size;
+
+  if (getsockopt(s, SOL_SOCKET, SO_RCVBUF, &size, &len) != 0)
+    return itg__sock_fail();
+  return size;
+}
+
 int itg__sock_set_int(itg__sock s, int level, int name, int value) {
   if (setsockopt(s, level, name, &value, sizeof value) != 0)
     return itg__sock_fail();

@@ -238,6 +238,14 @@ int itg__sock_set_bufs(itg__sock s, int sndbuf, int rcvbuf) {
   return rc;
 }
 
+int itg__sock_rcvbuf(itg__sock s) {
+  int size = 0, len = (int)sizeof size;
+
+  if (getsockopt(s, SOL_SOCKET, SO_RCVBUF, (char *)&size, &len) != 0)
+    return itg__sock_fail();
+  return size;
+}
+
 /* Read from the socket itself: getsockname fails on Windows until the
  * socket is bound. */
 int itg__sock_family(itg__sock s) {
