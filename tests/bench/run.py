@@ -565,7 +565,7 @@ def other_tables(rows):
     if rr:
         t = Table(f"{FLOWS} flows of {FLOW_RATE} pkt/s each, one sender, one data port, in alternating rounds",
                   ["tool", "round", "flows seen", "sum of flow rates", "aggregate err %", "worst flow err %",
-                   "median flow idt p99 us", "/ bare", "worst flow idt p99 us", "/ bare", "loss", "cpu s"])
+                   "median flow idt p99 us", "/ bare", "worst flow idt p99 us", "/ bare", "loss", "cpu s", "recv cpu s"])
         for r in rr:
             bare = find(rr, "bare loop", r["label"]) if r["tool"] != "bare loop" else None
             med, worst = r.get("flow_idt_p99_median_us"), r.get("flow_idt_p99_max_us")
@@ -573,7 +573,7 @@ def other_tables(rows):
                    num(r.get("agg_err_pct"), "+.3f"), num(r.get("worst_flow_err_pct"), "+.2f"),
                    num(med, ".1f"), ratio(med, bare.get("flow_idt_p99_median_us") if bare else None, ".2f"),
                    num(worst, ".1f"), ratio(worst, bare.get("flow_idt_p99_max_us") if bare else None, ".2f"),
-                   loss_text(r), num(r.get("sender_cpu_s"), ".2f")])
+                   loss_text(r), num(r.get("sender_cpu_s"), ".2f"), num(r.get("recv_cpu_s"), ".2f")])
         t.note = ("Each flow's p99 inter-departure error on the wire, the median and the largest over the flows. "
                   "The bare loop gives its flows a socket each and sends them in turn after one absolute "
                   "clock_nanosleep a round, into a sink that logs nothing; libitg and D-ITG log on both sides. "
