@@ -1093,6 +1093,23 @@ static itg__sock sig_connect(itg_receiver *r, itg__ctl_reader *rd) {
   return fd;
 }
 
+/* Connects as a sender and opens UDP flow `id` on a free port; *m holds
+ * the receiver's acknowledgement (the port, the token). Returns the
+ * signaling connection. */
+static itg__sock open_udp_flow(itg_receiver *r, itg__ctl_reader *rd,
+                               uint32_t id, itg__ctl_msg *m) {
+  itg__sock sig = sig_connect(r, rd);
+  itg__ctl_init(m, ITG__CTL_FLOW_OPEN);
+  m->flow_id = id;
+  m->port = free_port(1);
+  assert_int_equal(itg__ctl_send(sig, m, 5 * SEC), 0);
+  assert_int_equal(itg__ctl_recv(sig, rd, m, 5 * SEC), 0);
+  assert_int_equal(m->type, ITG__CTL_FLOW_OPEN_ACK);
+  assert_int_equal(m->status, 0);
+  assert_int_equal(m->flow_id, id);
+  return sig;
+}
+
 /* (10b) The loop is held up (a busy machine) past a closing flow's linger
  * while its last datagrams arrive: the flow still ends with every packet.
  * A refused FLOW_OPEN on a second connection holds the loop from its
@@ -1192,15 +1209,7 @@ static void test_sender_vanishes(void **state) {
   itg__ctl_msg m;
   itg__sock sig;
   (void)state;
-  sig = sig_connect(r, &rd);
-  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
-  m.flow_id = 5;
-  m.port = free_port(1);
-  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
-  assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), 0);
-  assert_int_equal(m.type, ITG__CTL_FLOW_OPEN_ACK);
-  assert_int_equal(m.status, 0);
-  assert_int_equal(m.flow_id, 5);
+  sig = open_udp_flow(r, &rd, 5, &m);
 
   assert_int_equal(send_native(m.port, 5, m.token, 1, 10), 10);
   itg__sock_close(sig);
@@ -1268,13 +1277,7 @@ static void test_live_counts(void **state) {
   assert_int_equal(itg_receiver_flows_live_size(r, live, 2, &count, 3),
                    ITG_EINVAL);
 
-  sig = sig_connect(r, &rd);
-  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
-  m.flow_id = 4;
-  m.port = free_port(1);
-  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
-  assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), 0);
-  assert_int_equal(m.status, 0);
+  sig = open_udp_flow(r, &rd, 4, &m);
   assert_int_equal(itg_receiver_flows_live(r, live, 2, &count), 0);
   assert_int_equal(count, 1);
   assert_int_equal(live[0].flow_id, 4);
@@ -1347,13 +1350,7 @@ static void test_paced_port_rewatched(void **state) {
   cfg.live_stats = 1;
   assert_int_equal(itg_receiver_new(&cfg, &r), 0);
   assert_int_equal(itg_receiver_start(r), 0);
-  sig = sig_connect(r, &rd);
-  itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
-  m.flow_id = 6;
-  m.port = free_port(1);
-  assert_int_equal(itg__ctl_send(sig, &m, 5 * SEC), 0);
-  assert_int_equal(itg__ctl_recv(sig, &rd, &m, 5 * SEC), 0);
-  assert_int_equal(m.status, 0);
+  sig = open_udp_flow(r, &rd, 6, &m);
   for (burst = 0; burst < 20; burst++) {
     assert_int_equal(send_native(m.port, 6, m.token, seq, 50), 50);
     seq += 50;
