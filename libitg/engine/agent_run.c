@@ -319,8 +319,17 @@ static int cmd_log(struct itg_agent *a, const itg__rm_msg *m) {
   return (int)n;
 }
 
+/* Returns 1 while the agent's receiver still serves a flow: its log may
+ * not be whole yet (a TCP flow acknowledges its sender's end before its
+ * last bytes are read and its log closed). */
+static int receiving(struct itg_agent *a) {
+  itg_receiver_stats rs;
+  return itg_receiver_get_stats(a->rx, &rs) == 0 && rs.flows_active > 0;
+}
+
 int itg__agent_results_poll(struct itg_agent *a) {
-  if (flows_state(a) != ITG_REMOTE_ENDED && uv_hrtime() < a->wait_until)
+  if ((flows_state(a) != ITG_REMOTE_ENDED || receiving(a)) &&
+      uv_hrtime() < a->wait_until)
     return 0;
   return answer_status(a);
 }
