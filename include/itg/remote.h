@@ -182,8 +182,10 @@ ITG_API int itg_remote_status_size(itg_remote *r, itg_remote_status *st,
 ITG_API int itg_remote_stop(itg_remote *r);
 
 /* Waits, at most wait_ns on the agent's side (0..3 600 s; the
- * connection's own timeout is stretched by it), for the flows to end and
- * fills *st with the final state and results, as itg_remote_status.
+ * connection's own timeout is stretched by it), for the flows to end (the
+ * agent's sender's, and those its receiver serves, whose logs are then
+ * whole) and fills *st with the final state and results, as
+ * itg_remote_status.
  * Returns 0, ITG_ETIMEDOUT (flows still run: *st holds the live counters),
  * ITG_ESTATE (no START yet), ITG_EINVAL or a connection error. */
 ITG_API int itg_remote_results_size(itg_remote *r, int64_t wait_ns,
