@@ -528,6 +528,16 @@ static void on_pace_freed(uv_handle_t *h) {
   uv_close((uv_handle_t *)&s->poll, on_sock_freed);
 }
 
+/* Has the loop watch a UDP port or the ICMP socket (its poll initialised),
+ * with its pace timer and the budget of its receive buffer. */
+static void watch_port(itg_receiver *r, itg__rx_sock *s) {
+  s->poll.data = s;
+  uv_timer_init(&r->loop, &s->pace);
+  s->pace.data = s;
+  s->pace_budget = itg__sock_rcvbuf(s->fd) / ITG__RX_PACE_SHARE;
+  uv_poll_start(&s->poll, UV_READABLE, on_udp_readable);
+}
+
 /* Opens a UDP data port: non-blocking, a large receive buffer, kernel
  * timestamps, watched by the loop. Returns 0 or an ITG_E* code. */
 static int open_udp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
@@ -553,11 +563,7 @@ static int open_udp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
     return rc;
   }
   s->port = itg__addr_port(&local);
-  s->poll.data = s;
-  uv_timer_init(&r->loop, &s->pace);
-  s->pace.data = s;
-  s->pace_budget = itg__sock_rcvbuf(s->fd) / ITG__RX_PACE_SHARE;
-  uv_poll_start(&s->poll, UV_READABLE, on_udp_readable);
+  watch_port(r, s);
   return 0;
 }
 
@@ -584,11 +590,7 @@ static int open_icmp(itg_receiver *r, itg__rx_sock *s, const itg__addr *a) {
     return rc;
   }
   s->port = 0;
-  s->poll.data = s;
-  uv_timer_init(&r->loop, &s->pace);
-  s->pace.data = s;
-  s->pace_budget = itg__sock_rcvbuf(s->fd) / ITG__RX_PACE_SHARE;
-  uv_poll_start(&s->poll, UV_READABLE, on_udp_readable);
+  watch_port(r, s);
   return 0;
 }
 
