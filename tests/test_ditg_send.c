@@ -170,32 +170,9 @@ static void fake_fail(fake *k, const char *why) {
     snprintf(k->why, sizeof k->why, "%s", why);
 }
 
-/* Reads exactly n bytes within FAKE_WAIT. Returns 0, ITG_ECLOSED or
- * ITG_ETIMEDOUT. */
-static int read_exact(itg__sock s, uint8_t *buf, size_t n) {
-  int64_t deadline = (int64_t)uv_hrtime() + FAKE_WAIT;
-  size_t got = 0;
-  while (got < n) {
-    int64_t left = deadline - (int64_t)uv_hrtime();
-    int rc = left > 0 ? itg__sock_wait_readable(s, left) : 0;
-    if (rc <= 0)
-      return ITG_ETIMEDOUT;
-    rc = itg__stream_recv(s, buf + got, n - got);
-    if (rc < 0)
-      return ITG_ECLOSED;
-    got += (size_t)rc;
-  }
-  return 0;
-}
-
-static void say(itg__sock s, const uint8_t *buf, size_t n) {
-  itg__stream_send(s, buf, n);
-}
-
-/* Reads what has arrived, up to n bytes, waiting for it within FAKE_WAIT.
- * Returns the bytes read, ITG_ECLOSED or ITG_ETIMEDOUT. */
-static int read_some(itg__sock s, uint8_t *buf, size_t n) {
-  int64_t deadline = (int64_t)uv_hrtime() + FAKE_WAIT;
+/* Reads what has arrived, up to n bytes, waiting for it until deadline
+ * (uv_hrtime). Returns the bytes read, ITG_ECLOSED or ITG_ETIMEDOUT. */
+static int read_some(itg__sock s, uint8_t *buf, size_t n, int64_t deadline) {
   for (;;) {
     int64_t left = deadline - (int64_t)uv_hrtime();
     int rc = left > 0 ? itg__sock_wait_readable(s, left) : 0;
@@ -205,6 +182,24 @@ static int read_some(itg__sock s, uint8_t *buf, size_t n) {
     if (rc != 0)
       return rc < 0 ? ITG_ECLOSED : rc;
   }
+}
+
+/* Reads exactly n bytes within FAKE_WAIT. Returns 0, ITG_ECLOSED or
+ * ITG_ETIMEDOUT. */
+static int read_exact(itg__sock s, uint8_t *buf, size_t n) {
+  int64_t deadline = (int64_t)uv_hrtime() + FAKE_WAIT;
+  size_t got = 0;
+  while (got < n) {
+    int rc = read_some(s, buf + got, n - got, deadline);
+    if (rc < 0)
+      return rc;
+    got += (size_t)rc;
+  }
+  return 0;
+}
+
+static void say(itg__sock s, const uint8_t *buf, size_t n) {
+  itg__stream_send(s, buf, n);
 }
 
 /* Waits for the sender to close (what it says meanwhile is dropped). */
@@ -282,7 +277,7 @@ static void take_tcp(fake *k, itg__sock dlst) {
     if (type == ITG__DITG_PAYLOAD_NONE) {
       /* by the piece: a byte a call took seconds under wine on a busy
        * machine, past the sender's wait for ACK_CLOSED_FLOW */
-      rc = read_some(d, buf, sizeof buf);
+      rc = read_some(d, buf, sizeof buf, (int64_t)uv_hrtime() + FAKE_WAIT);
       if (rc == ITG_ECLOSED)
         break;
       if (rc < 0) {
