@@ -680,7 +680,9 @@ static void test_forged_datagrams(void **state) {
 }
 
 /* (6) A hundred flows at once on one shared port: each is logged whole.
- * 100 pkt/s each keeps the total low enough for a slow, loaded machine. */
+ * Their 3 000 datagrams fit in the receiver's socket buffer, so a loaded
+ * machine that holds the receiver up while they arrive (an emulated
+ * Windows reads a datagram in tens of microseconds) loses none. */
 static void test_hundred_flows(void **state) {
   itg_receiver *r = start_receiver("hundred.log");
   itg_flow_cfg *c = calloc(100, sizeof *c);
@@ -692,21 +694,21 @@ static void test_hundred_flows(void **state) {
   (void)state;
   assert_non_null(c);
   for (i = 0; i < 100; i++)
-    make_flow(&c[i], r, port, "-z 100 -C 100 -c 200");
+    make_flow(&c[i], r, port, "-z 30 -C 100 -c 200");
   s = run(c, 100, NULL);
   for (i = 0; i < 100; i++) {
     itg_flow_result res = result(s, i);
     assert_int_equal(res.status, 0);
-    assert_int_equal(res.packets, 100);
-    assert_int_equal(res.received, 100);
+    assert_int_equal(res.packets, 30);
+    assert_int_equal(res.received, 30);
     ids[i] = res.flow_id;
   }
   itg_sender_free(s);
   stop_receiver(r);
   v = read_log("hundred.log", &n);
-  assert_int_equal(n, 100 * 101);
+  assert_int_equal(n, 100 * 31);
   for (i = 0; i < 100; i++)
-    check_flow_log(v, n, ids[i], 100, NULL);
+    check_flow_log(v, n, ids[i], 30, NULL);
   free(v);
   free(c);
 }
@@ -749,6 +751,49 @@ static void test_same_instant_order(void **state) {
     }
     assert_int_equal(at, FLOWS);
   }
+  free(v);
+}
+
+/* Two flows owing several departures after a hold-up send them in the
+ * order of their instants, not each flow its whole debt in one batch. A
+ * sender that only sleeps wakes tens of microseconds late, more than the
+ * flows' IDT of 20 us; their equal IDTs interleave their instants, so
+ * once the second flow's schedule runs (past the first flow's lead at
+ * the start), they leave turn about. */
+static void test_merged_departures(void **state) {
+  enum { PACKETS = 3000 };
+  itg_receiver *r = start_receiver(NULL);
+  itg_sender_cfg cfg;
+  itg_flow_cfg c[2];
+  itg_sender *s;
+  itg_logrec *v;
+  uint32_t last = 0;
+  size_t n, i, checked = 0;
+  (void)state;
+  for (i = 0; i < 2; i++)
+    make_flow(&c[i], r, 0, "-z 3000 -C 50000 -c 64 --catchup burst");
+  itg_sender_cfg_init(&cfg);
+  cfg.wait = ITG_WAIT_SLEEP;
+  path_in_tmp(cfg.log_path, sizeof cfg.log_path, "merged.log");
+  assert_int_equal(itg_sender_new(&cfg, &s), 0);
+  for (i = 0; i < 2; i++)
+    assert_int_equal(itg_sender_add_flow(s, &c[i], NULL, 0), 0);
+  assert_int_equal(itg_sender_run(s), 0);
+  assert_int_equal(result(s, 0).packets, PACKETS);
+  assert_int_equal(result(s, 1).packets, PACKETS);
+  itg_sender_free(s);
+  stop_receiver(r);
+  v = read_log("merged.log", &n);
+  for (i = 0; i < n; i++) {
+    if (!(v[i].flags & ITG_REC_TX) || (v[i].flags & ITG_REC_FLOW_END))
+      continue;
+    if (v[i].seq > PACKETS / 10 && v[i].seq < PACKETS - PACKETS / 10) {
+      assert_true(v[i].flow_id != last);
+      checked++;
+    }
+    last = v[i].flow_id;
+  }
+  assert_true(checked > PACKETS);
   free(v);
 }
 
@@ -1262,6 +1307,7 @@ static void test_live_counts(void **state) {
   itg__ctl_msg m;
   itg__sock sig;
   size_t count;
+  int64_t waited;
   (void)state;
   itg_receiver_cfg_init(&cfg);
   strcpy(cfg.bind_host, "127.0.0.1");
@@ -1285,11 +1331,15 @@ static void test_live_counts(void **state) {
   assert_int_equal(live[0].int_packets, 0);
 
   /* 1..10 and 15..20: 11..14 lost; one packet a second late, so the
-   * interval's p99 (the largest of 16) is that second. */
+   * interval's p99 (the largest of 16) is that second, and at most what
+   * the packet then waited to be read (a loaded machine can hold the
+   * receiver up). */
   assert_int_equal(send_native(m.port, 4, m.token, 1, 10), 10);
+  waited = itg_clock_real_ns();
   assert_int_equal(send_native_back(m.port, 4, m.token, 15, 1, SEC), 1);
   assert_int_equal(send_native(m.port, 4, m.token, 16, 5), 5);
   assert_int_equal(live_poll(r, live, 2, 16), 1);
+  waited = itg_clock_real_ns() - waited;
   assert_int_equal(live[0].packets, 16);
   assert_int_equal(live[0].bytes, 16 * 64);
   assert_int_equal(live[0].lost, 4);
@@ -1297,7 +1347,7 @@ static void test_live_counts(void **state) {
   assert_int_equal(live[0].int_lost, 4);
   assert_int_equal(live[0].ended, 0);
   assert_true(live[0].int_delay_p99_ns >= SEC - SEC / 1000);
-  assert_true(live[0].int_delay_p99_ns < SEC + SEC / 10);
+  assert_true(live[0].int_delay_p99_ns < SEC + waited + SEC / 1000);
   /* The interval just read is over: the next one is empty. */
   assert_int_equal(itg_receiver_flows_live(r, live, 2, &count), 0);
   assert_int_equal(count, 1);
@@ -2088,6 +2138,7 @@ int main(void) {
       cmocka_unit_test(test_forged_tcp_connection),
       cmocka_unit_test(test_hundred_flows),
       cmocka_unit_test(test_same_instant_order),
+      cmocka_unit_test(test_merged_departures),
       cmocka_unit_test(test_first_departure_alone),
       cmocka_unit_test(test_hold_release),
       cmocka_unit_test(test_same_seed),

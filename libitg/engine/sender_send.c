@@ -25,22 +25,27 @@ typedef struct heap {
   size_t n;
 } heap;
 
-/* Whether a's turn comes before b's: the earlier next departure, except
- * that a flow still owing departures after its turn waits for the flows
- * that were due by then, so that a flow asking more than the machine can
- * send shares the thread with the others instead of taking it. Flows due
- * at the same instant (flows started together, at their first departure)
- * go in the order they were given: a script's flows start in its order,
- * and each flow's schedule, anchored at its first packet, keeps that
- * order. */
-static int before(const itg__tx_flow *a, const itg__tx_flow *b) {
-  return a->turn_ns < b->turn_ns ||
-         (a->turn_ns == b->turn_ns && a->order < b->order);
+/* Whether f's departure at `at` comes before g's turn. Flows due at the
+ * same instant (flows started together, at their first departure) go in
+ * the order they were given: a script's flows start in its order, and
+ * each flow's schedule, anchored at its first packet, keeps that order. */
+static int first(const itg__tx_flow *f, int64_t at, const itg__tx_flow *g) {
+  return at < g->turn_ns || (at == g->turn_ns && f->order < g->order);
 }
 
-/* Sets f's place in the heap after its turn, which came at now. */
-static void requeue(itg__tx_flow *f, int64_t now) {
-  f->turn_ns = f->cu.due_ns > now ? f->cu.due_ns : now;
+/* Whether a's turn comes before b's: the earlier next departure, except
+ * that a flow that filled a batch and still owes departures waits for the
+ * flows that were due by then (requeue), so that a flow asking more than
+ * the machine can send shares the thread with the others instead of
+ * taking it. */
+static int before(const itg__tx_flow *a, const itg__tx_flow *b) {
+  return first(a, a->turn_ns, b);
+}
+
+/* Sets f's place in the heap after its turn, which came at now and sent
+ * `full` departures if it filled a batch. */
+static void requeue(itg__tx_flow *f, int64_t now, int full) {
+  f->turn_ns = full && f->cu.due_ns < now ? now : f->cu.due_ns;
 }
 
 static void heap_up(heap *h, size_t i) {
@@ -69,6 +74,13 @@ static void heap_down(heap *h, size_t i) {
     i = c;
   }
   h->v[i] = f;
+}
+
+/* The flow whose turn comes after the first's, or NULL. */
+static const itg__tx_flow *heap_second(const heap *h) {
+  if (h->n < 2)
+    return NULL;
+  return h->n > 2 && before(h->v[2], h->v[1]) ? h->v[2] : h->v[1];
 }
 
 static void heap_pop(heap *h) {
@@ -132,13 +144,19 @@ static size_t draw_size(itg__tx_flow *f) {
 /* Decides the packets due by `now` (at least the first), at most max,
  * under the flow's catch-up policy (core/catchup.h), counting the
  * departures it moves or drops; `woke` is when the sending thread's last
- * wait ended. */
-static int plan(itg__tx_flow *f, int64_t now, int64_t woke, planned *p,
-                int max) {
+ * wait ended. A departure due after the turn of `rival`, the flow whose
+ * turn comes next (NULL if none), waits for it: a flow that owes several
+ * departures after a hold-up sends them in one batch only while no other
+ * flow's falls due among them, so departures keep the order of their
+ * instants. */
+static int plan(itg__tx_flow *f, int64_t now, int64_t woke,
+                const itg__tx_flow *rival, planned *p, int max) {
   uint64_t skipped = 0, shifted = 0;
   int k = 0;
   itg__catchup_woke(&f->cu, woke);
-  while (k < max && !flow_over(f, now) && (k == 0 || f->cu.due_ns <= now)) {
+  while (k < max && !flow_over(f, now) &&
+         (k == 0 || (f->cu.due_ns <= now &&
+                     (rival == NULL || first(f, f->cu.due_ns, rival))))) {
     int64_t due = f->cu.due_ns;
     size_t size = draw_size(f);
     int64_t idt = draw_idt_ns(f);
@@ -366,11 +384,13 @@ static void finish(itg__tx_flow *f) {
   f->s->on_sent_all(f->s);
 }
 
-/* Sends the departures of f that are due by `now`, the sending thread
- * having last woken at `woke`. Returns 1 if f is over. */
-static int depart(itg__tx_flow *f, int64_t now, int64_t woke) {
+/* Sends the departures of f that are due by `now` and before rival's
+ * turn (plan), the sending thread having last woken at `woke`. Returns 1
+ * if f is over; otherwise f's next turn is set. */
+static int depart(itg__tx_flow *f, int64_t now, int64_t woke,
+                  const itg__tx_flow *rival) {
   planned p[ITG__TX_BATCH];
-  int k = plan(f, now, woke, p, ITG__TX_BATCH);
+  int k = plan(f, now, woke, rival, p, ITG__TX_BATCH);
   if (k > 0 && f->cfg.proto != ITG_PROTO_TCP) {
     send_udp(f, p, k);
   } else if (k > 0) {
@@ -381,7 +401,10 @@ static int depart(itg__tx_flow *f, int64_t now, int64_t woke) {
       return 1;
     }
   }
-  return flow_over(f, now);
+  if (flow_over(f, now))
+    return 1;
+  requeue(f, now, k == ITG__TX_BATCH);
+  return 0;
 }
 
 /* Waits towards deadline, at most ITG__TX_STOP_NS at a time so a stop is
@@ -483,11 +506,10 @@ void itg__tx_send_main(void *arg) {
     } else if (f->cu.due_ns > now) {
       wait_for(s, &pacer, f->cu.due_ns);
       waited = 1;
-    } else if (depart(f, now, woke)) {
+    } else if (depart(f, now, woke, heap_second(&h))) {
       heap_pop(&h);
       finish(f);
     } else {
-      requeue(f, now);
       heap_down(&h, 0);
     }
   }
