@@ -175,13 +175,15 @@ static void make_flow(itg_flow_cfg *c, itg_receiver *r, uint16_t dport,
     fail_msg("%s: %s", line, err);
 }
 
-/* Runs the flows to their end; returns the sender for its results. */
-static itg_sender *run(const itg_flow_cfg *flows, size_t n,
-                       const char *log) {
+/* Runs the flows to their end in a sender that waits in `mode`, logging
+ * to `log` if not NULL; returns the sender for its results. */
+static itg_sender *run_waiting(const itg_flow_cfg *flows, size_t n,
+                               const char *log, itg_wait_mode mode) {
   itg_sender_cfg cfg;
   itg_sender *s;
   size_t i;
   itg_sender_cfg_init(&cfg);
+  cfg.wait = mode;
   if (log != NULL)
     path_in_tmp(cfg.log_path, sizeof cfg.log_path, log);
   assert_int_equal(itg_sender_new(&cfg, &s), 0);
@@ -190,6 +192,14 @@ static itg_sender *run(const itg_flow_cfg *flows, size_t n,
   itg_sender_start(s);
   assert_int_equal(itg_sender_wait(s, WAIT), 0);
   return s;
+}
+
+/* Runs the flows to their end in a sender of the default configuration. */
+static itg_sender *run(const itg_flow_cfg *flows, size_t n,
+                       const char *log) {
+  itg_sender_cfg cfg;
+  itg_sender_cfg_init(&cfg);
+  return run_waiting(flows, n, log, cfg.wait);
 }
 
 /* Starts one flow in a new sender with the default configuration (no
@@ -763,7 +773,6 @@ static void test_same_instant_order(void **state) {
 static void test_merged_departures(void **state) {
   enum { PACKETS = 3000 };
   itg_receiver *r = start_receiver(NULL);
-  itg_sender_cfg cfg;
   itg_flow_cfg c[2];
   itg_sender *s;
   itg_logrec *v;
@@ -772,13 +781,7 @@ static void test_merged_departures(void **state) {
   (void)state;
   for (i = 0; i < 2; i++)
     make_flow(&c[i], r, 0, "-z 3000 -C 50000 -c 64 --catchup burst");
-  itg_sender_cfg_init(&cfg);
-  cfg.wait = ITG_WAIT_SLEEP;
-  path_in_tmp(cfg.log_path, sizeof cfg.log_path, "merged.log");
-  assert_int_equal(itg_sender_new(&cfg, &s), 0);
-  for (i = 0; i < 2; i++)
-    assert_int_equal(itg_sender_add_flow(s, &c[i], NULL, 0), 0);
-  assert_int_equal(itg_sender_run(s), 0);
+  s = run_waiting(c, 2, "merged.log", ITG_WAIT_SLEEP);
   assert_int_equal(result(s, 0).packets, PACKETS);
   assert_int_equal(result(s, 1).packets, PACKETS);
   itg_sender_free(s);
@@ -804,7 +807,6 @@ static void test_merged_departures(void **state) {
  * second. */
 static void test_first_departure_alone(void **state) {
   itg_receiver *r = start_receiver(NULL);
-  itg_sender_cfg cfg;
   itg_flow_cfg c;
   itg_sender *s;
   itg_logrec *v;
@@ -812,12 +814,7 @@ static void test_first_departure_alone(void **state) {
   size_t n, i;
   (void)state;
   make_flow(&c, r, 0, "-z 20 -C 10000000 -c 64 -d 5 --catchup burst");
-  itg_sender_cfg_init(&cfg);
-  cfg.wait = ITG_WAIT_SLEEP;
-  path_in_tmp(cfg.log_path, sizeof cfg.log_path, "first.log");
-  assert_int_equal(itg_sender_new(&cfg, &s), 0);
-  assert_int_equal(itg_sender_add_flow(s, &c, NULL, 0), 0);
-  assert_int_equal(itg_sender_run(s), 0);
+  s = run_waiting(&c, 1, "first.log", ITG_WAIT_SLEEP);
   assert_int_equal(result(s, 0).packets, 20);
   itg_sender_free(s);
   stop_receiver(r);
