@@ -38,10 +38,11 @@ static const char help_text[] =
     "  --token-file FILE      the agents' shared token (the file's bytes,\n"
     "                         trailing white space left out)\n"
     "  -L, --logs DIR         fetch each flow's receiver log into\n"
-    "                         DIR/flow-N.itglog (the flow's -x is set) and\n"
-    "                         add their QoS report, one-way delays corrected\n"
-    "                         for the agents' clock offsets (made if\n"
-    "                         missing)\n"
+    "                         DIR/flow-N.itglog (made if missing; the\n"
+    "                         flow's -x names it run-T-flow-N.itglog at its\n"
+    "                         agent, T new for each run) and add their QoS\n"
+    "                         report, one-way delays corrected for the\n"
+    "                         agents' clock offsets\n"
     "  --json                 print the report as JSON\n"
     "  --no-clock-correction  report one-way delays as logged\n"
     "  --margin MS            from the clocks' measure to the start: every\n"
@@ -94,6 +95,7 @@ typedef struct flow {
   int64_t delay_ns;
   int64_t end_ns;          /* its planned end past the start; 0 none */
   char log_path[ITG_PATH_MAX + 32]; /* its fetched receiver log ("") */
+  char remote_log[64];     /* its receiver log's name at its agent */
 } flow;
 
 typedef struct options {
@@ -296,6 +298,10 @@ static int plan(const options *o, const itg_experiment *e, flow *fl,
   const char **hosts = malloc((size_t)o->nagents * sizeof *hosts);
   itg_experiment_job job;
   char err[512];
+  /* Names the receiver logs of this run apart from those of the runs
+   * before it: an agent keeps every log it wrote and never replaces one,
+   * so a name used again would fetch an earlier run's log. */
+  uint64_t run = (uint64_t)itg_clock_real_ns();
   int rc;
   if (hosts == NULL) {
     itg__cli_error(PROG, "out of memory");
@@ -331,6 +337,8 @@ static int plan(const options *o, const itg_experiment *e, flow *fl,
              rcv[i] < 0 ? cfg.dst_host : o->agents[rcv[i]].host);
     f->delay_ns = cfg.start_delay_ns;
     f->end_ns = cfg.duration_ns > 0 ? cfg.start_delay_ns + cfg.duration_ns : 0;
+    snprintf(f->remote_log, sizeof f->remote_log, "run-%016llx-flow-%u.itglog",
+             (unsigned long long)run, (unsigned)f->row.flow_id);
   }
   return 0;
 }
@@ -356,8 +364,7 @@ static int write_line(const options *o, const itg_experiment *e, size_t i,
                   cfg.dst_port == ITG_DEFAULT_DATA_PORT ? " -rp 0" : "");
     f->row.port = r->recv_port;
     if (o->logs != NULL)
-      snprintf(line + k, len - (size_t)k, " -x flow-%u.itglog",
-               (unsigned)f->row.flow_id);
+      snprintf(line + k, len - (size_t)k, " -x %s", f->remote_log);
   }
   f->line = line;
   return 0;
@@ -595,16 +602,17 @@ static void fetch_logs(const options *o, flow *fl, size_t n) {
   for (size_t i = 0; i < n; i++) {
     flow *f = &fl[i];
     agent *r = f->row.receiver >= 0 ? &o->agents[f->row.receiver] : NULL;
-    char name[64], msg[1200];
+    char msg[1200];
     FILE *out;
     int rc;
     if (r == NULL || r->r == NULL || f->line == NULL || f->row.packets == 0)
       continue;
-    snprintf(name, sizeof name, "flow-%u.itglog", (unsigned)f->row.flow_id);
-    snprintf(f->log_path, sizeof f->log_path, "%s/%s", o->logs, name);
+    snprintf(f->log_path, sizeof f->log_path, "%s/flow-%u.itglog", o->logs,
+             (unsigned)f->row.flow_id);
     out = fopen(f->log_path, "wb");
-    rc = out != NULL ? itg_remote_fetch_log(r->r, name, to_file, out)
-                     : ITG_EIO;
+    rc = out != NULL
+             ? itg_remote_fetch_log(r->r, f->remote_log, to_file, out)
+             : ITG_EIO;
     if (out != NULL && fclose(out) != 0 && rc == 0)
       rc = ITG_EIO;
     if (rc == 0)

@@ -2,10 +2,11 @@
 # itg-ctl on loopback, without root: two agents (itg-agent, ports picked
 # by the system) named in an agents file run flows both ways: exit 0,
 # each flow OK with sent = received, the receivers' logs fetched (-L)
-# hold every packet. And what itg-ctl refuses before it connects, exit 2
-# with a message naming the fault: no agent, a bad agent name, a name
-# given twice, a bad line of the agents file, a missing token file, an
-# experiment naming an agent that is not there.
+# hold every packet; a second run on the same agents fetches its own logs.
+# And what itg-ctl refuses before it connects, exit 2 with a message
+# naming the fault: no agent, a bad agent name, a name given twice, a bad
+# line of the agents file, a missing token file, an experiment naming an
+# agent that is not there.
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 
@@ -31,24 +32,37 @@ cat >"$WORK/both.exp" <<'EXP'
 @B  -a @A  -T UDP -C 300 -c 512 -t 1000   # back
 @A  -a @B  -T TCP -C 100 -c 1024 -t 1000
 EXP
+# A second run on the same agents, of other counts: its logs are its own,
+# not the first run's of the same flow numbers.
+cat >"$WORK/again.exp" <<'EXP'
+@A  -a @B  -T UDP -C 200 -c 128 -t 500
+@B  -a @A  -T TCP -C 100 -c 128 -t 500
+EXP
 
-timeout -k 5 60 "$BIN/itg-ctl" --token-file "$WORK/token" --agents "$WORK/agents" \
-  --json -L "$WORK/logs" "$WORK/both.exp" >"$WORK/out.json" 2>"$WORK/err.txt"
-st=$?
-sed 's/^/    /' "$WORK/err.txt"
-check "itg-ctl exits 0" [ "$st" -eq 0 ]
-check "every flow OK, sent = received; the fetched logs hold every packet" \
-  python3 -c 'import json, sys
+# run_ctl NAME FLOWS: itg-ctl runs WORK/NAME.exp, of FLOWS flows, its logs
+# fetched into WORK/NAME.
+run_ctl() {
+  timeout -k 5 60 "$BIN/itg-ctl" --token-file "$WORK/token" \
+    --agents "$WORK/agents" --json -L "$WORK/$1" "$WORK/$1.exp" \
+    >"$WORK/$1.json" 2>"$WORK/$1.err"
+  st=$?
+  sed 's/^/    /' "$WORK/$1.err"
+  check "$1: itg-ctl exits 0" [ "$st" -eq 0 ]
+  check "$1: every flow OK, sent = received; the fetched logs hold every packet" \
+    python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
 for f in r["flows"]:
     print("    flow %d agent %d -> %d: %s, sent %d, received %d" % (f["flow"], f["sender_agent"],
           f["receiver_agent"], f["status"], f["sent"], f["received"]))
 sent = sum(f["sent"] for f in r["flows"])
 print("    the fetched logs: %d packets" % r["report"]["total"]["packets"])
-sys.exit(not (len(r["flows"]) == 3 and [a["host"] for a in r["agents"]] == ["A", "B"]
+sys.exit(not (len(r["flows"]) == int(sys.argv[2]) and [a["host"] for a in r["agents"]] == ["A", "B"]
               and all(f["status"] == "OK" and f["sent"] > 0 and f["sent"] == f["received"]
                       for f in r["flows"])
-              and r["report"]["total"]["packets"] == sent))' "$WORK/out.json"
+              and r["report"]["total"]["packets"] == sent))' "$WORK/$1.json" "$2"
+}
+run_ctl both 3
+run_ctl again 2
 
 # refused RE ARGS...: itg-ctl exits 2 and says RE on stderr.
 refused() {
