@@ -13,12 +13,19 @@ failures=""
 for t in "$BUILD"/tests/test_*; do
   [ -x "$t" ] || continue
   name=$(basename "$t" .exe)
-  if timeout 300 "$@" "$t" >"$BUILD/tests/$name.log" 2>&1; then
+  began=$(date +%s)
+  timeout 300 "$@" "$t" >"$BUILD/tests/$name.log" 2>&1
+  st=$?
+  if [ "$st" -eq 0 ]; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
     failures="$failures $name"
-    echo "---- $name failed${1:+ under $1}:"
+    # The status and time tell a test's failure from its runner's (a
+    # program the emulator could not start prints nothing) or a hang
+    # (status 124, its buffered output lost).
+    echo "---- $name failed${1:+ under $1}: status $st after" \
+      "$(($(date +%s) - began)) s:"
     tail -n 40 "$BUILD/tests/$name.log"
   fi
 done
