@@ -416,6 +416,35 @@ static int collect(const void *data, size_t len, void *user) {
   return fwrite(data, 1, len, f) == len ? 0 : -1;
 }
 
+/* Fetches the log `name` from the agent and checks it is byte for byte
+ * the file of that name in logdir (not empty); removes the file. */
+static void assert_fetched(itg_remote *r, const char *name) {
+  FILE *f = tmpfile(), *g;
+  long n;
+  char *x, *y, path[600];
+  assert_non_null(f);
+  assert_int_equal(itg_remote_fetch_log(r, name, collect, f), 0);
+  snprintf(path, sizeof path, "%s/%s", logdir, name);
+  g = fopen(path, "rb");
+  assert_non_null(g);
+  fseek(g, 0, SEEK_END);
+  n = ftell(g);
+  assert_true(n > 0);
+  assert_int_equal(ftell(f), n);
+  x = malloc((size_t)n);
+  y = malloc((size_t)n);
+  rewind(f);
+  rewind(g);
+  assert_int_equal(fread(x, 1, (size_t)n, f), n);
+  assert_int_equal(fread(y, 1, (size_t)n, g), n);
+  assert_memory_equal(x, y, (size_t)n);
+  free(x);
+  free(y);
+  fclose(f);
+  fclose(g);
+  remove(path);
+}
+
 /* Flows towards the agent's own receiver, released at an instant a little
  * ahead: they leave at it, and both ends count them. */
 static void test_start_results(void **state) {
@@ -424,7 +453,7 @@ static void test_start_results(void **state) {
   itg_remote_status st;
   itg_flow_result fr;
   itg_remote_rx_flow rx;
-  char l1[256], l2[256], err[256], path[600];
+  char l1[256], l2[256], err[256];
   const char *lines[3] = {l1, "  # a comment", l2};
   int64_t off, rtt, at;
   (void)state;
@@ -473,32 +502,7 @@ static void test_start_results(void **state) {
   assert_int_equal(rx.sent, rx.packets);
   assert_int_equal(rx.sent_known, 1);
   /* The sender log: byte for byte the file the agent wrote. */
-  {
-    FILE *f = tmpfile(), *g;
-    long n;
-    char *x, *y;
-    assert_non_null(f);
-    assert_int_equal(itg_remote_fetch_log(r, "send.log", collect, f), 0);
-    snprintf(path, sizeof path, "%s/send.log", logdir);
-    g = fopen(path, "rb");
-    assert_non_null(g);
-    fseek(g, 0, SEEK_END);
-    n = ftell(g);
-    assert_true(n > 0);
-    assert_int_equal(ftell(f), n);
-    x = malloc((size_t)n);
-    y = malloc((size_t)n);
-    rewind(f);
-    rewind(g);
-    assert_int_equal(fread(x, 1, (size_t)n, f), n);
-    assert_int_equal(fread(y, 1, (size_t)n, g), n);
-    assert_memory_equal(x, y, (size_t)n);
-    free(x);
-    free(y);
-    fclose(f);
-    fclose(g);
-    remove(path);
-  }
+  assert_fetched(r, "send.log");
   /* Only the logs it wrote, and no path. */
   assert_int_equal(itg_remote_fetch_log(r, "../send.log", collect, NULL),
                    ITG_ENOENT);
@@ -506,6 +510,40 @@ static void test_start_results(void **state) {
                    ITG_ENOENT);
   /* Still usable after the refusals. */
   assert_int_equal(itg_remote_stop(r), 0);
+  itg_remote_close(r);
+  itg_agent_free(a);
+}
+
+/* A second run naming the same receiver log: the agent keeps the first
+ * run's file, and the receiver flow tells where the second's went, which
+ * is what a fetch of that name gives. */
+static void test_log_name_taken(void **state) {
+  itg_agent *a = agent_up(5000, NULL);
+  itg_remote *r = client(a);
+  itg_remote_status st;
+  itg_remote_rx_flow rx[2];
+  char line[256], err[256];
+  const char *lines[1] = {line};
+  (void)state;
+  for (int run = 0; run < 2; run++) {
+    snprintf(line, sizeof line,
+             "-a 127.0.0.1 -rp 0 -Sdp %u -C 500 -c 64 -z %d -x taken.log",
+             (unsigned)itg_remote_receiver_port(r), 10 + 5 * run);
+    assert_int_equal(itg_remote_start(r, lines, 1, 0, err, sizeof err), 0);
+    assert_int_equal(itg_remote_results(r, 20 * SEC, &st), 0);
+    for (int64_t end = itg_clock_mono_ns() + TIMEOUT;
+         st.rx_flows < (uint32_t)run + 1 && itg_clock_mono_ns() < end;)
+      assert_int_equal(itg_remote_status(r, &st), 0);
+    assert_int_equal(st.rx_flows, run + 1);
+  }
+  assert_int_equal(itg_remote_rx_flow(r, 0, &rx[0]), 0);
+  assert_int_equal(itg_remote_rx_flow(r, 1, &rx[1]), 0);
+  assert_int_equal(rx[0].packets, 10);
+  assert_string_equal(rx[0].log_file, "taken.log");
+  assert_int_equal(rx[1].packets, 15);
+  assert_string_equal(rx[1].log_file, "taken.log.1");
+  assert_fetched(r, rx[1].log_file);
+  assert_fetched(r, rx[0].log_file);
   itg_remote_close(r);
   itg_agent_free(a);
 }
@@ -703,11 +741,12 @@ static int teardown(void **state) {
 }
 
 /* A flow's result crosses the wire whole: STATUS_OK's encoding keeps every
- * field of itg_flow_result, the catch-up counts among them. */
+ * field of itg_flow_result, the catch-up counts among them, and a
+ * receiver flow's log file name at its longest. */
 static void test_flow_result_codec(void **state) {
   itg_remote_status st, got;
   itg_flow_result f, *flows = NULL;
-  itg_remote_rx_flow *rx = NULL;
+  itg_remote_rx_flow x, *rx = NULL;
   itg__rm_msg m;
   static uint8_t buf[ITG__RM_MAX_ANSWER];
   int n;
@@ -733,7 +772,15 @@ static void test_flow_result_codec(void **state) {
   f.ended = 1;
   f.skipped = 17;
   f.shifted = 150;
-  n = itg__rm_status_put(buf, sizeof buf, &st, &f, 1, NULL, 0);
+  memset(&x, 0, sizeof x);
+  x.struct_size = sizeof x;
+  x.flow_id = 9;
+  x.packets = 30;
+  x.sent = 30;
+  x.sent_known = 1;
+  snprintf(x.peer, sizeof x.peer, "127.0.0.1:4000");
+  memset(x.log_file, 'n', sizeof x.log_file - 1);
+  n = itg__rm_status_put(buf, sizeof buf, &st, &f, 1, &x, 1);
   assert_true(n > 0);
   assert_int_equal(itg__rm_decode(buf, (size_t)n, ITG__RM_MAX_ANSWER, &m), n);
   assert_int_equal(itg__rm_status_get(m.data, m.data_len, &got, &flows, &rx),
@@ -750,6 +797,12 @@ static void test_flow_result_codec(void **state) {
   assert_int_equal(flows[0].ended, 1);
   assert_int_equal(flows[0].skipped, 17);
   assert_int_equal(flows[0].shifted, 150);
+  assert_non_null(rx);
+  assert_int_equal(got.rx_flows, 1);
+  assert_int_equal(rx[0].flow_id, 9);
+  assert_int_equal(rx[0].sent_known, 1);
+  assert_string_equal(rx[0].peer, x.peer);
+  assert_string_equal(rx[0].log_file, x.log_file);
   free(flows);
   free(rx);
 }
@@ -765,6 +818,7 @@ int main(void) {
       cmocka_unit_test(test_garbage),
       cmocka_unit_test(test_agent_proof),
       cmocka_unit_test(test_start_results),
+      cmocka_unit_test(test_log_name_taken),
       cmocka_unit_test(test_refusals_busy_stop),
       cmocka_unit_test(test_setup_off_loop),
       cmocka_unit_test(test_limits),

@@ -137,10 +137,11 @@ typedef struct itg_flow_event {
                              file holds: the log file (or the spill file)
                              could not be written (the log's count so
                              far, as log_spilled) */
-  char log_file[ITG_PATH_MAX]; /* OPENED: the file of a log the flow named
-                                  (-x): NAME under log_dir, or NAME.1,
-                                  NAME.2, ... when NAME existed ("" for
-                                  the default log and a log server) */
+  char log_file[ITG_PATH_MAX]; /* OPENED, ENDED: the file of a log the
+                                  flow named (-x): NAME under log_dir, or
+                                  NAME.1, NAME.2, ... when NAME existed
+                                  ("" for the default log and a log
+                                  server) */
 } itg_flow_event;
 
 /* Called when a flow is set up, refused or ended (on the receiver's

@@ -51,7 +51,7 @@
 extern "C" {
 #endif
 
-#define ITG_REMOTE_VERSION 1u
+#define ITG_REMOTE_VERSION 2u
 #define ITG_REMOTE_DEFAULT_PORT 9003
 /* A token: 1..ITG_REMOTE_TOKEN_MAX bytes, any bytes (a file's content,
  * trailing white space removed by the programs reading it). At least 16
@@ -114,6 +114,12 @@ typedef struct itg_remote_rx_flow {
   uint64_t bytes;
   uint64_t sent;            /* the sender's count */
   int sent_known;           /* 0 if the sender never told it */
+  char log_file[ITG_PATH_MAX]; /* the receiver log the flow was written
+                                  to, as itg_remote_fetch_log takes it:
+                                  the name its sender gave (-x), or
+                                  NAME.1, NAME.2, ... when NAME already
+                                  existed at the agent ("" if it named
+                                  none) */
 } itg_remote_rx_flow;
 
 /* Connects to the agent at host:port, runs the handshake with the token
@@ -216,9 +222,11 @@ ITG_API int itg_remote_rx_flow_size(const itg_remote *r, size_t i,
 
 /* Receives the bytes of a log file the agent wrote (its sender log or
  * its receiver log, named as the agent's configuration or a START line's
- * -l / -x named it; a name with '/' or ".." is refused), in chunks of at
- * most ITG_REMOTE_LOG_CHUNK, each handed to sink(data, len, user) in
- * order; a sink returning nonzero stops the transfer with that value.
+ * -l / -x named it, or as a receiver flow's log_file tells, which differs
+ * when that name was taken; a name with '/' or ".." is refused), in
+ * chunks of at most ITG_REMOTE_LOG_CHUNK, each handed to sink(data, len,
+ * user) in order; a sink returning nonzero stops the transfer with that
+ * value.
  * Returns 0 once the whole file has come, ITG_ENOENT (the agent wrote no
  * such log), ITG_EPERM (a name it refuses), the sink's value, or a
  * connection error. */

@@ -303,6 +303,7 @@ static void put_rx(itg__wcur *w, const itg_remote_rx_flow *x) {
   itg__wcur_u64(w, x->bytes);
   itg__wcur_u64(w, x->sent);
   itg__wcur_u8(w, (uint8_t)(x->sent_known != 0));
+  itg__wcur_text(w, x->log_file);
 }
 
 static void get_rx(itg__rcur *r, itg_remote_rx_flow *x) {
@@ -318,6 +319,7 @@ static void get_rx(itg__rcur *r, itg_remote_rx_flow *x) {
   x->sent_known = itg__rcur_u8(r);
   if (x->sent_known > 1)
     r->bad = 1;
+  itg__rcur_text(r, x->log_file, sizeof x->log_file);
 }
 
 int itg__rm_status_put(uint8_t *buf, size_t cap, const itg_remote_status *st,

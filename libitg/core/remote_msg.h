@@ -43,7 +43,7 @@
 /* The largest answer: a STATUS_OK of every flow with texts at their
  * longest (itg__rm_status_put), or a LOG_DATA of a whole chunk. */
 #define ITG__RM_FLOW_MAX 440u
-#define ITG__RM_RX_MAX (40u + ITG_HOST_MAX)
+#define ITG__RM_RX_MAX (42u + ITG_HOST_MAX + ITG_PATH_MAX)
 #define ITG__RM_MAX_ANSWER                                                     \
   (80u + ITG_REMOTE_MAX_FLOWS * (ITG__RM_FLOW_MAX + ITG__RM_RX_MAX))
 

@@ -86,6 +86,7 @@ void itg__agent_on_flow(const itg_flow_event *ev, void *user) {
   x->bytes = ev->bytes;
   x->sent = ev->sent;
   x->sent_known = ev->sent_known;
+  snprintf(x->log_file, sizeof x->log_file, "%s", base_name(ev->log_file));
   a->rx_next = (a->rx_next + 1) % ITG_REMOTE_MAX_FLOWS;
   if (a->rx_count < ITG_REMOTE_MAX_FLOWS)
     a->rx_count++;

@@ -71,6 +71,8 @@ static void fill_event(const itg__rx_flow *f, itg_flow_event_kind kind,
   ev->bytes = f->bytes;
   ev->sent = f->sent;
   ev->sent_known = f->closing;
+  if (f->log != NULL)
+    snprintf(ev->log_file, sizeof ev->log_file, "%s", f->log->file);
   if (kind == ITG_FLOW_ENDED && f->finishing)
     snprintf(ev->message, sizeof ev->message,
              "closed by its sender, which tells no count (D-ITG)");
@@ -253,8 +255,6 @@ int itg__rx_flow_start(itg__rx_flow *f, itg__rx_log *lg,
   atomic_fetch_add(&r->n_active, 1);
   itg__rx_count(r, 0, 1);
   fill_event(f, ITG_FLOW_OPENED, &ev);
-  if (lg != NULL && lg->file[0] != '\0')
-    snprintf(ev.log_file, sizeof ev.log_file, "%s", lg->file);
   if (itg__rx_log_announce_unreachable(lg)) {
     ev.log_unreachable = 1;
     snprintf(ev.log_spill, sizeof ev.log_spill, "%s", lg->spill);

@@ -24,7 +24,7 @@ import struct
 import sys
 import time
 
-VERSION = 1
+VERSION = 2
 CHALLENGE, AUTH, AUTH_OK, ERR, OK, CLOCK, CLOCK_OK, START, STATUS, \
     STATUS_OK, STOP, RESULTS, LOG, LOG_DATA, BYE = range(1, 16)
 

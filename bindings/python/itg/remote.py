@@ -53,7 +53,10 @@ def read_token(path: PathLike) -> bytes:
 
 @dataclass(frozen=True)
 class RxFlow:
-    """A flow the agent's receiver took and has ended."""
+    """A flow the agent's receiver took and has ended. log_file is the
+    receiver log it went to, as fetch_log takes it: the name its sender
+    gave (-x), or NAME.1, NAME.2, ... when NAME existed at the agent (""
+    if it named none)."""
 
     flow_id: int
     proto: str
@@ -63,6 +66,7 @@ class RxFlow:
     bytes: int
     sent: int
     sent_known: bool
+    log_file: str
 
 
 @dataclass(frozen=True)
@@ -171,7 +175,8 @@ class Remote:
             rx_flows.append(RxFlow(flow_id=rx.flow_id, proto=name_of(PROTOS, rx.proto),
                                    port=rx.port, peer=cstr(rx.peer), packets=rx.packets,
                                    bytes=rx.bytes, sent=rx.sent,
-                                   sent_known=bool(rx.sent_known)))
+                                   sent_known=bool(rx.sent_known),
+                                   log_file=cstr(rx.log_file)))
         return Status(state=name_of(STATES, st.state), start_status=st.start_status,
                       start_wall_ns=st.start_wall_ns, flows=flows, rx_flows=rx_flows,
                       rx_packets=st.rx_packets, rx_bytes=st.rx_bytes,

@@ -31,12 +31,19 @@ def test_flow_to_the_agents_own_receiver(agent: itg.remote.Agent, tmp_path: Path
         st = a.results(wait=20.0)
         assert st.ended and st.start_wall_ns > 0
         assert [(f.packets, f.received, f.ok) for f in st.flows] == [(50, 50, True)]
-        assert [(r.packets, r.proto) for r in st.rx_flows] == [(50, "udp")]
+        assert [(r.packets, r.proto, r.log_file) for r in st.rx_flows] == [(50, "udp", "f.itglog")]
         assert st.rx_packets == 50
         data = a.fetch_log("f.itglog")
         assert data is not None and len(data) > 0
         a.fetch_log("f.itglog", tmp_path / "copy.itglog")
+        # The same name again: the agent keeps the first log, and the
+        # receiver flow says where the second went.
+        a.start(f"-a 127.0.0.1 -Sdp {a.receiver_port} -rp 0 -C 500 -c 64 -z 30 -x f.itglog")
+        st = a.results(wait=20.0)
+        assert [(r.packets, r.log_file) for r in st.rx_flows] == [(50, "f.itglog"), (30, "f.itglog.1")]
+        a.fetch_log(st.rx_flows[1].log_file, tmp_path / "again.itglog")
     assert itg.decode(tmp_path / "copy.itglog").total.packets == 50
+    assert itg.decode(tmp_path / "again.itglog").total.packets == 30
     with pytest.raises(ValueError):
         a.status()  # closed by the with block
 

@@ -50,9 +50,11 @@ public final class Remote implements AutoCloseable {
    * @param bytes bytes received
    * @param sent the sender's count, when sentKnown
    * @param sentKnown whether the sender told it
+   * @param logFile the receiver log it went to, as fetchLog takes it: the name its sender gave
+   *     (-x), or NAME.1, NAME.2, ... when NAME existed at the agent ("" if it named none)
    */
   public record RxFlow(long flowId, Proto proto, int port, String peer, long packets, long bytes,
-      long sent, boolean sentKnown) {}
+      long sent, boolean sentKnown, String logFile) {}
 
   /**
    * The agent's state and counters.
@@ -195,7 +197,7 @@ public final class Remote implements AutoCloseable {
       for (long i = 0; i < c.getRx_flows(); i++) {
         ItgException.check(ItgC.itgswig_remote_rx_flow(r, i, f));
         rx.add(new RxFlow(f.getFlow_id(), Proto.of(f.getProto()), f.getPort(), f.getPeer(),
-            f.getPackets(), f.getBytes(), f.getSent(), f.getSent_known() != 0));
+            f.getPackets(), f.getBytes(), f.getSent(), f.getSent_known() != 0, f.getLog_file()));
       }
     }
     return new Status(ItgC.itg_remote_state_name(c.getState()), c.getStart_status(),

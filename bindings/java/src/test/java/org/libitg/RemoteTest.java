@@ -42,6 +42,7 @@ class RemoteTest {
         assertEquals(50, st.rxPackets());
         assertEquals(1, st.rxFlows().size());
         assertEquals(Proto.UDP, st.rxFlows().get(0).proto());
+        assertEquals("f.itglog", st.rxFlows().get(0).logFile());
         a.fetchLog("f.itglog", dir.resolve("copy.itglog"));
         ItgException escape =
             assertThrows(ItgException.class, () -> a.fetchLog("../f.itglog", dir.resolve("x")));
