@@ -303,8 +303,9 @@ typedef struct itg_mpi_run_cfg {
   int clock_rounds;         /* itg_mpi_clock_sync's rounds, default 200 */
   int64_t start_margin_ns;  /* itg_mpi_start_at's margin, default 200 ms */
   /* How long after a flow's planned end (its start delay plus duration
-   * past the start) its sender and receiver wait for it before ending it,
-   * default 10 s; flows without a duration are waited for without limit. */
+   * past the start) its sender waits for it before stopping it, default
+   * 10 s; its receiver waits 1 s more, to hear the sender stop it. Flows
+   * without a duration are waited for without limit. */
   int64_t grace_ns;
   /* The gathering rank gives up on a rank that has sent nothing (not even
    * the keepalive its logger sends every second) for this long, and the

@@ -214,11 +214,21 @@ static void send_flows(itg__run *r) {
   }
 }
 
+/* How much longer than the senders a receiving rank waits for a flow that
+ * has not ended by its planned end plus the grace: the senders stop such
+ * flows then and tell their receivers, which must still be there to hear
+ * it (a receiver that stopped at the same instant made its sender's flow
+ * fail with "the receiver closed the signaling connection" instead of
+ * saying it was stopped past its end). */
+#define RX_MARGIN_NS INT64_C(1000000000)
+
 /* Waits for the flows this rank receives to end, then stops the
  * receiver. */
 static void receive_flows(itg__run *r) {
   itg_receiver_stats st;
   int64_t until = deadline(r, 0);
+  if (until >= 0)
+    until += RX_MARGIN_NS;
   if (r->rx == NULL)
     return;
   uv_mutex_lock(&r->lock);
