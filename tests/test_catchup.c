@@ -294,46 +294,6 @@ static void test_turn_not_lateness(void **state) {
                              ITG_CATCHUP_GENTLE_STEP_NS);
 }
 
-/* A departure that left late because the sender was held up in its send
- * call (itg__catchup_held): LAW keeps the next one from following it at
- * once, by the same rule as a late wake-up; a call that was only a little
- * slow moves nothing; the flow's end still bounds it; other policies keep
- * the absolute schedule. */
-static void test_held_in_send(void **state) {
-  static const itg_catchup policies[] = {ITG_CATCHUP_LAW, ITG_CATCHUP_BURST,
-                                         ITG_CATCHUP_SKIP};
-  (void)state;
-  for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++) {
-    itg__catchup c;
-    int law = policies[i] == ITG_CATCHUP_LAW;
-    /* Departure 0 decided on time at 0; the next is due at 100 us. */
-    itg__catchup_init(&c, policies[i], 0);
-    itg__catchup_woke(&c, 0);
-    assert_int_equal(itg__catchup_take(&c, 0, 100 * US, 100 * US, 1,
-                                       INT64_MAX),
-                     ITG__CATCHUP_ON_TIME);
-    assert_true(c.due_ns == 100 * US);
-    /* Its send returned 60 us later: within the slack, nothing moves. */
-    itg__catchup_held(&c, 60 * US, INT64_MAX);
-    assert_true(c.due_ns == 100 * US);
-    /* It left at 300 us: LAW counts it as left at 300 - 50 us and keeps
-     * the gentle pace, 100 - 20 us, from there. */
-    itg__catchup_held(&c, 300 * US, INT64_MAX);
-    assert_true(c.due_ns == (law ? 300 * US - ITG_CATCHUP_SLACK_NS + 80 * US
-                                 : 100 * US));
-    /* The departure it moved counts as shifted. */
-    assert_int_equal(itg__catchup_take(&c, c.due_ns, 200 * US, 100 * US, 1,
-                                       INT64_MAX),
-                     law ? ITG__CATCHUP_SHIFTED : ITG__CATCHUP_ON_TIME);
-    /* A flow that ends at 120 us sends what it owes there. */
-    itg__catchup_init(&c, policies[i], 0);
-    itg__catchup_woke(&c, 0);
-    itg__catchup_take(&c, 0, 100 * US, 100 * US, 1, 120 * US);
-    itg__catchup_held(&c, 300 * US, 120 * US);
-    assert_true(c.due_ns == (law ? 120 * US : 100 * US));
-  }
-}
-
 /* Delaying the schedule moves its instants alike, and forgives what a
  * late first departure (a flow's schedule starts at its first packet, the
  * sender's anchor) left LAW owing. */
@@ -370,7 +330,6 @@ int main(void) {
       cmocka_unit_test(test_skip),
       cmocka_unit_test(test_skip_refused),
       cmocka_unit_test(test_turn_not_lateness),
-      cmocka_unit_test(test_held_in_send),
       cmocka_unit_test(test_delay),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,7 +20,6 @@ void itg__catchup_init(itg__catchup *c, itg_catchup policy,
   c->due_ns = start_ns;
   c->pace_ns = start_ns;
   c->woke_ns = start_ns;
-  c->step_ns = 0;
 }
 
 void itg__catchup_delay(itg__catchup *c, int64_t shift_ns) {
@@ -33,24 +32,6 @@ void itg__catchup_delay(itg__catchup *c, int64_t shift_ns) {
 
 void itg__catchup_woke(itg__catchup *c, int64_t woke_ns) {
   c->woke_ns = woke_ns;
-}
-
-/* Moves the departure at hand to the catch-up clock if that is later than
- * its law instant, but not past end_ns (the flow's end) when its law
- * instant is before it: a debt left at the end is paid there (within the
- * flow's grace), rather than dropped. */
-static void due_from_pace(itg__catchup *c, int64_t end_ns) {
-  c->due_ns = c->pace_ns > c->law_ns ? c->pace_ns : c->law_ns;
-  if (c->due_ns > end_ns && c->law_ns < end_ns)
-    c->due_ns = end_ns;
-}
-
-void itg__catchup_held(itg__catchup *c, int64_t left_ns, int64_t end_ns) {
-  int64_t counted = left_ns - ITG_CATCHUP_SLACK_NS;
-  if (c->policy != ITG_CATCHUP_LAW || counted <= c->pace_ns - c->step_ns)
-    return;
-  c->pace_ns = counted + c->step_ns;
-  due_from_pace(c, end_ns);
 }
 
 itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
@@ -83,8 +64,12 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
   if (pace - law_ns <= ITG_CATCHUP_GENTLE_NS &&
       shortfall > ITG_CATCHUP_GENTLE_STEP_NS)
     shortfall = ITG_CATCHUP_GENTLE_STEP_NS;
-  c->step_ns = idt_ns - shortfall;
-  c->pace_ns = pace + c->step_ns;
-  due_from_pace(c, end_ns);
+  c->pace_ns = pace + idt_ns - shortfall;
+  c->due_ns = c->pace_ns > next_law_ns ? c->pace_ns : next_law_ns;
+  /* A flow that ends at a given time sends what its law schedules before
+   * then: a debt left at the end is paid there (within the flow's grace),
+   * rather than dropped. */
+  if (c->due_ns > end_ns && next_law_ns < end_ns)
+    c->due_ns = end_ns;
   return fate;
 }

@@ -15,11 +15,8 @@ typedef struct itg__catchup {
   int64_t due_ns;  /* when it may leave: law_ns, later while LAW catches up */
   int64_t pace_ns; /* LAW: the catch-up clock, which moves by each IDT
                       divided by the factor and never lags the sender's
-                      last wake-up, or a held send, by more than the
-                      slack */
+                      last wake-up by more than the slack */
   int64_t woke_ns; /* LAW: when the sender last woke for this flow */
-  int64_t step_ns; /* LAW: how far the last departure taken moved the
-                      catch-up clock */
 } itg__catchup;
 
 /* What became of the departure at hand. */
@@ -48,15 +45,6 @@ void itg__catchup_delay(itg__catchup *c, int64_t shift_ns);
  * decided: the time the sender then spends sending (this flow's batch,
  * other flows due at the same instant) is its own work, not lateness. */
 void itg__catchup_woke(itg__catchup *c, int64_t woke_ns);
-
-/* Tells the schedule the departure before the one at hand (the last
- * taken) left only at left_ns: the sender was held up while sending it.
- * LAW counts it as having left then, less the slack, as it counts a late
- * wake-up, and moves the departure at hand to keep its pace from there
- * (no later than end_ns, as itg__catchup_take): a departure that left
- * late is not followed at once by the next. Other policies keep their
- * schedule. */
-void itg__catchup_held(itg__catchup *c, int64_t left_ns, int64_t end_ns);
 
 /* Takes the departure at hand, decided at now_ns (at or after its due
  * instant and the last wake-up), and moves on to the next one, whose law

@@ -99,9 +99,6 @@ typedef struct itg__tx_flow {
   int64_t turn_ns;   /* its place in the sending thread's heap: its next
                         departure's instant, or when its last turn came
                         if that is later (see sender_send.c) */
-  int64_t send_ns;   /* datagrams: the usual time of one in the send
-                        call, the least seen and drifting up by 1/64 of
-                        each slower (0 before the first call) */
   uint64_t seq;
   uint64_t bytes_planned;
   size_t payload_off; /* where the next packet's payload starts */
@@ -163,8 +160,6 @@ struct itg_sender {
    * its own header, so no flow carries another's header or file */
   size_t pkt_dirty[ITG__TX_BATCH];
   itg__dgram dg[ITG__TX_BATCH];
-  int64_t work_ns; /* time spent building, sending and logging packets
-                      since the loop's last turn */
   /* control thread: round-trip datagrams */
   uint8_t *echo_bufs;
   itg__dgram edg[ITG__TX_ECHO_BATCH];

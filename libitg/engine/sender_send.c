@@ -317,32 +317,9 @@ static void account(itg__tx_flow *f, planned *p, int n, int64_t tx_ns,
                         memory_order_relaxed);
 }
 
-/* Learns the usual time a datagram of f takes to send (building it, the
- * call, logging it) from a send of n that took `took`, and returns how
- * much longer than usual that was (0 if not): time the thread was held
- * up in it, which is not its work. A datagram held up in its call may
- * leave only at the end, and the next departure must not follow it at
- * once: the catch-up policy counts it as having left that much after the
- * wake-up `woke` (itg__catchup_held). A flow's first send pays first-use
- * costs (anchor) and only teaches. */
-static int64_t note_send(itg__tx_flow *f, int64_t woke, int64_t took, int n,
-                         int first) {
-  int64_t per = took / n, held = 0;
-  if (!first && f->send_ns > 0 && took > f->send_ns * n) {
-    held = took - f->send_ns * n;
-    itg__catchup_held(&f->cu, woke + held, f->end_ns);
-  }
-  if (f->send_ns == 0 || per < f->send_ns)
-    f->send_ns = per > 0 ? per : 1;
-  else
-    f->send_ns += (per - f->send_ns) / 64;
-  return held;
-}
-
-/* Sends k datagrams in as few calls as the OS allows, the thread having
- * last woken at `woke`. A datagram the OS refuses is counted and skipped;
- * a full socket buffer is waited out. */
-static void send_udp(itg__tx_flow *f, planned *p, int k, int64_t woke) {
+/* Sends k datagrams in as few calls as the OS allows. A datagram the OS
+ * refuses is counted and skipped; a full socket buffer is waited out. */
+static void send_udp(itg__tx_flow *f, planned *p, int k) {
   itg_sender *s = f->s;
   int icmp = f->cfg.proto == ITG_PROTO_ICMP;
   int64_t tx_ns, mono;
@@ -363,11 +340,7 @@ static void send_udp(itg__tx_flow *f, planned *p, int k, int64_t woke) {
         encode(f, &p[i], tx_ns, s->dg[i].buf, &s->pkt_dirty[i]);
     n = itg__send_batch(f->data, s->dg + done, k - done);
     if (n > 0) {
-      int first = p[done].seq == 1;
-      int64_t took;
       account(f, p + done, n, tx_ns, mono);
-      took = (int64_t)uv_hrtime() - mono;
-      s->work_ns += took - note_send(f, woke, took, n, first);
       done += n;
     } else if (n == 0 && !atomic_load(&s->stop)) {
       itg__yield();
@@ -401,7 +374,6 @@ static int send_tcp(itg__tx_flow *f, planned *p, int k) {
       off += (size_t)n;
     }
     account(f, &p[i], 1, tx_ns, mono);
-    s->work_ns += (int64_t)uv_hrtime() - mono;
   }
   return 0;
 }
@@ -420,7 +392,7 @@ static int depart(itg__tx_flow *f, int64_t now, int64_t woke,
   planned p[ITG__TX_BATCH];
   int k = plan(f, now, woke, rival, p, ITG__TX_BATCH);
   if (k > 0 && f->cfg.proto != ITG_PROTO_TCP) {
-    send_udp(f, p, k, woke);
+    send_udp(f, p, k);
   } else if (k > 0) {
     int rc = send_tcp(f, p, k);
     if (rc < 0) {
@@ -465,7 +437,7 @@ void itg__tx_send_main(void *arg) {
   itg_pacer pacer;
   heap h;
   size_t i;
-  int64_t t0, woke = 0, top = 0;
+  int64_t t0, woke = 0;
   /* The flows due at one wake-up are sent one after another; the time
    * that takes is the sender's own work, so the catch-up measures each
    * flow's lateness from the wake-up, not from its turn. */
@@ -524,18 +496,10 @@ void itg__tx_send_main(void *arg) {
   while (h.n > 0) {
     itg__tx_flow *f = h.v[0];
     int64_t now = (int64_t)uv_hrtime();
-    /* Time a turn took beyond its packets' work, more than the slack, is
-     * a hold-up (the thread descheduled with no wait to see it): the
-     * catch-up then measures the flows that follow from that much after
-     * the wake-up, as if the thread had woken that late, instead of
-     * sending what fell due meanwhile at once. */
-    if (waited)
+    if (waited) {
       woke = now;
-    else if (now - top - s->work_ns > ITG_CATCHUP_SLACK_NS)
-      woke += now - top - s->work_ns;
-    waited = 0;
-    top = now;
-    s->work_ns = 0;
+      waited = 0;
+    }
     if (atomic_load(&s->stop) || atomic_load(&f->abort) || flow_over(f, now)) {
       heap_pop(&h);
       finish(f);
