@@ -416,6 +416,16 @@ static int collect(const void *data, size_t len, void *user) {
   return fwrite(data, 1, len, f) == len ? 0 : -1;
 }
 
+/* Asks the agent's status until its receiver has ended n flows (they may
+ * end there a moment after their senders have their counts), within
+ * TIMEOUT; *st is the last answer. */
+static void wait_rx_flows(itg_remote *r, itg_remote_status *st, uint32_t n) {
+  for (int64_t end = itg_clock_mono_ns() + TIMEOUT;
+       st->rx_flows < n && itg_clock_mono_ns() < end;)
+    assert_int_equal(itg_remote_status(r, st), 0);
+  assert_int_equal(st->rx_flows, n);
+}
+
 /* Fetches the log `name` from the agent and checks it is byte for byte
  * the file of that name in logdir (not empty); removes the file. */
 static void assert_fetched(itg_remote *r, const char *name) {
@@ -490,12 +500,8 @@ static void test_start_results(void **state) {
   assert_int_equal(fr.received, 10);
   assert_true(fr.first_tx_ns >= at - MS);
   assert_int_equal(itg_remote_flow_result(r, 2, &fr), ITG_EINVAL);
-  /* The receiver's side: the flows may end there a moment after the
-   * sender has its count. */
-  for (int64_t end = itg_clock_mono_ns() + TIMEOUT;
-       st.rx_flows < 2 && itg_clock_mono_ns() < end;)
-    assert_int_equal(itg_remote_status(r, &st), 0);
-  assert_int_equal(st.rx_flows, 2);
+  /* The receiver's side. */
+  wait_rx_flows(r, &st, 2);
   assert_int_equal(st.rx_packets, 30);
   assert_int_equal(itg_remote_rx_flow(r, 0, &rx), 0);
   assert_true(rx.packets == 20 || rx.packets == 10);
@@ -531,10 +537,7 @@ static void test_log_name_taken(void **state) {
              (unsigned)itg_remote_receiver_port(r), 10 + 5 * run);
     assert_int_equal(itg_remote_start(r, lines, 1, 0, err, sizeof err), 0);
     assert_int_equal(itg_remote_results(r, 20 * SEC, &st), 0);
-    for (int64_t end = itg_clock_mono_ns() + TIMEOUT;
-         st.rx_flows < (uint32_t)run + 1 && itg_clock_mono_ns() < end;)
-      assert_int_equal(itg_remote_status(r, &st), 0);
-    assert_int_equal(st.rx_flows, run + 1);
+    wait_rx_flows(r, &st, (uint32_t)run + 1);
   }
   assert_int_equal(itg_remote_rx_flow(r, 0, &rx[0]), 0);
   assert_int_equal(itg_remote_rx_flow(r, 1, &rx[1]), 0);
