@@ -197,6 +197,49 @@ static void test_law_small_lateness(void **state) {
     assert_true(r.t[k] >= r.law[k] && r.t[k] <= r.law[k] + 30 * US);
 }
 
+/* LAW on a machine whose every wake-up is 140 us late, past the slack:
+ * lateness that each departure brings again is the machine's, not a
+ * debt. The departures stay that far behind their instants, the gaps keep
+ * the IDT, and nothing piles up into a debt paid at the factor's pace. */
+static void test_law_steady_lateness(void **state) {
+  static int64_t idt[N], late[N];
+  static run r;
+  int k;
+  (void)state;
+  constant_ns(idt, MS);
+  constant_ns(late, 140 * US);
+  simulate(ITG_CATCHUP_LAW, idt, 3000, INT64_MAX / 2, 0, late, &r);
+  assert_int_equal(r.n, 3000);
+  /* The first wake-ups teach the flow how late this machine wakes. */
+  for (k = 1; k < r.n; k++) {
+    assert_true(r.t[k] - r.law[k] <= MS);
+    if (k > 100) {
+      assert_true(r.t[k] - r.law[k] <= 200 * US);
+      assert_in_range(r.t[k] - r.t[k - 1], MS - 20 * US, MS + 20 * US);
+    }
+  }
+}
+
+/* LAW on a noisy machine: wake-ups late by an exponential time of mean
+ * 100 us. The debt that the latest of them leave is paid without
+ * growing: no departure falls 2 ms behind (the debt settles at 5 ms,
+ * where the factor's pace takes over, if it is not), and the mean rate
+ * holds to 0.1 %. */
+static void test_law_noisy_lateness(void **state) {
+  static int64_t idt[N], late[N];
+  static run r;
+  int k;
+  (void)state;
+  constant_ns(idt, MS);
+  exp_ns(late, 100 * US, 11);
+  simulate(ITG_CATCHUP_LAW, idt, N, INT64_MAX / 2, 0, late, &r);
+  assert_int_equal(r.n, N);
+  for (k = 1; k < r.n; k++)
+    assert_true(r.t[k] - r.law[k] < 2 * MS);
+  assert_in_range((r.t[r.n - 1] - r.t[0]) / (r.n - 1), MS - MS / 1000,
+                  MS + MS / 1000);
+}
+
 /* LAW pays no debt past the flow's end: what is still owed there leaves
  * at once, so a flow of 200 law instants sends 200 packets. */
 static void test_law_end(void **state) {
@@ -325,6 +368,8 @@ int main(void) {
       cmocka_unit_test(test_law_small_debt),
       cmocka_unit_test(test_law_exponential),
       cmocka_unit_test(test_law_small_lateness),
+      cmocka_unit_test(test_law_steady_lateness),
+      cmocka_unit_test(test_law_noisy_lateness),
       cmocka_unit_test(test_law_end),
       cmocka_unit_test(test_burst),
       cmocka_unit_test(test_skip),

@@ -283,10 +283,16 @@ typedef enum itg_peer {
  *   LAW (default)  catches up no faster than 1.25 times the
  *                  flow's own pace: each owed departure follows the one
  *                  before it by its drawn IDT divided by 1.25 (a
- *                  departure less than ITG_CATCHUP_SLACK_NS late still goes
- *                  at once; the last ITG_CATCHUP_GENTLE_NS of a debt are
- *                  paid no more than ITG_CATCHUP_GENTLE_STEP_NS a gap), until
- *                  the schedule is met again. The gaps keep
+ *                  departure less late than ITG_CATCHUP_SLACK_NS, or than
+ *                  the machine's ordinary lateness, still goes at once;
+ *                  the last ITG_CATCHUP_GENTLE_NS of a debt are paid no
+ *                  more than ITG_CATCHUP_GENTLE_STEP_NS a gap), until
+ *                  the schedule is met again. The ordinary lateness is
+ *                  the 90th percentile of the flow's wake-ups' lateness,
+ *                  at most a fifth of the IDT: lateness that every
+ *                  wake-up brings again cannot be paid back, so it is no
+ *                  debt; where it passes the slack, the gentle step grows
+ *                  by as much. The gaps keep
  *                  the shape of the IDT law, scaled by 1/1.25 for a while,
  *                  and the mean rate comes back once the debt is paid. A
  *                  debt still owed at the flow's end (duration_ns) is sent

@@ -1,6 +1,17 @@
 /* The catch-up policies of a flow's schedule (core/catchup.h). */
 #include "core/catchup.h"
 
+/* The ordinary lateness is tracked at its 90th percentile by steps: up
+ * NOISE_UP_NS for a wake-up later than the estimate, down NOISE_DOWN_NS
+ * for one earlier, which settles where one in ten is later. A step of a
+ * few microseconds follows a machine getting busier within some tens of
+ * wake-ups, and a single stall, however long, moves it by one step. */
+#define NOISE_UP_NS 9000
+#define NOISE_DOWN_NS 1000
+/* Beyond this, a wake-up's lateness is a hold-up however busy the
+ * machine. */
+#define NOISE_MAX_NS 1000000
+
 const char *itg__catchup_name(itg_catchup policy) {
   switch (policy) {
   case ITG_CATCHUP_LAW:
@@ -20,6 +31,7 @@ void itg__catchup_init(itg__catchup *c, itg_catchup policy,
   c->due_ns = start_ns;
   c->pace_ns = start_ns;
   c->woke_ns = start_ns;
+  c->noise_ns = 0;
 }
 
 void itg__catchup_delay(itg__catchup *c, int64_t shift_ns) {
@@ -31,7 +43,26 @@ void itg__catchup_delay(itg__catchup *c, int64_t shift_ns) {
 }
 
 void itg__catchup_woke(itg__catchup *c, int64_t woke_ns) {
+  if (woke_ns != c->woke_ns) {
+    if (woke_ns - c->due_ns > c->noise_ns)
+      c->noise_ns += NOISE_UP_NS;
+    else if (c->noise_ns > 0)
+      c->noise_ns -= NOISE_DOWN_NS;
+    if (c->noise_ns > NOISE_MAX_NS)
+      c->noise_ns = NOISE_MAX_NS;
+    if (c->noise_ns < 0)
+      c->noise_ns = 0;
+  }
   c->woke_ns = woke_ns;
+}
+
+/* LAW: how much of a wake-up's lateness is the machine's ordinary noise,
+ * which each departure brings again and so no catch-up can pay: the slack,
+ * or the flow's tracked lateness, up to a fifth of the IDT (what the
+ * factor lets a gap shrink by). */
+static int64_t ordinary_ns(const itg__catchup *c, int64_t idt_ns) {
+  int64_t noise = c->noise_ns < idt_ns / 5 ? c->noise_ns : idt_ns / 5;
+  return noise > ITG_CATCHUP_SLACK_NS ? noise : ITG_CATCHUP_SLACK_NS;
 }
 
 itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
@@ -39,7 +70,7 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
                                     int may_skip, int64_t end_ns) {
   itg__catchup_fate fate =
       c->due_ns > c->law_ns ? ITG__CATCHUP_SHIFTED : ITG__CATCHUP_ON_TIME;
-  int64_t law_ns = c->law_ns, pace, shortfall;
+  int64_t law_ns = c->law_ns, pace, shortfall, ordinary, gentle;
   if (c->policy == ITG_CATCHUP_SKIP && may_skip && next_law_ns <= now_ns) {
     c->law_ns = c->due_ns = next_law_ns;
     return ITG__CATCHUP_SKIPPED;
@@ -50,20 +81,27 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
     return fate;
   }
   /* The catch-up clock holds the instant this departure counts as having
-   * left: its own pace, or the slack before the wake-up if it fell
-   * further behind (a hold-up), so that the debt is paid from then on at
-   * the factor's pace instead of all at once. On time, it stays at or
-   * before the law's instants and moves nothing. */
-  pace = c->pace_ns > c->woke_ns - ITG_CATCHUP_SLACK_NS
-             ? c->pace_ns
-             : c->woke_ns - ITG_CATCHUP_SLACK_NS;
+   * left: its own pace, or the ordinary lateness before the wake-up if it
+   * fell further behind (a hold-up), so that the debt is paid from then on
+   * at the factor's pace instead of all at once. On time, it stays at or
+   * before the law's instants and moves nothing. Lateness the machine
+   * gives every wake-up is no debt: counted as one, each departure would
+   * add it again and the debt would grow however it is paid. */
+  ordinary = ordinary_ns(c, idt_ns);
+  pace = c->pace_ns > c->woke_ns - ordinary ? c->pace_ns
+                                            : c->woke_ns - ordinary;
   /* What the next gap may be short of its IDT: the factor's share, and no
    * more than the gentle step while the debt (how far this departure
-   * counts as behind its law instant) is small. */
+   * counts as behind its law instant) is small. Where the ordinary
+   * lateness passes the slack, the step grows by as much: the part of a
+   * wake-up's lateness past its tracked 90th percentile is debt, and a
+   * step smaller than what that adds on average would let it grow. */
   shortfall = idt_ns - idt_ns * ITG_CATCHUP_FACTOR_DEN / ITG_CATCHUP_FACTOR_NUM;
-  if (pace - law_ns <= ITG_CATCHUP_GENTLE_NS &&
-      shortfall > ITG_CATCHUP_GENTLE_STEP_NS)
-    shortfall = ITG_CATCHUP_GENTLE_STEP_NS;
+  gentle = ordinary - ITG_CATCHUP_SLACK_NS > ITG_CATCHUP_GENTLE_STEP_NS
+               ? ordinary - ITG_CATCHUP_SLACK_NS
+               : ITG_CATCHUP_GENTLE_STEP_NS;
+  if (pace - law_ns <= ITG_CATCHUP_GENTLE_NS && shortfall > gentle)
+    shortfall = gentle;
   c->pace_ns = pace + idt_ns - shortfall;
   c->due_ns = c->pace_ns > next_law_ns ? c->pace_ns : next_law_ns;
   /* A flow that ends at a given time sends what its law schedules before

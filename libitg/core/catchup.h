@@ -17,6 +17,8 @@ typedef struct itg__catchup {
                       divided by the factor and never lags the sender's
                       last wake-up by more than the slack */
   int64_t woke_ns; /* LAW: when the sender last woke for this flow */
+  int64_t noise_ns; /* LAW: the flow's ordinary wake-up lateness, tracked
+                       at its 90th percentile */
 } itg__catchup;
 
 /* What became of the departure at hand. */
@@ -43,7 +45,9 @@ void itg__catchup_delay(itg__catchup *c, int64_t shift_ns);
  * is about to decide the departure at hand and those due with it. LAW
  * measures a hold-up from there, not from when each departure is
  * decided: the time the sender then spends sending (this flow's batch,
- * other flows due at the same instant) is its own work, not lateness. */
+ * other flows due at the same instant) is its own work, not lateness.
+ * A new wake-up's lateness past the departure's due instant also feeds
+ * the flow's ordinary lateness (noise_ns). */
 void itg__catchup_woke(itg__catchup *c, int64_t woke_ns);
 
 /* Takes the departure at hand, decided at now_ns (at or after its due
