@@ -13,15 +13,18 @@ LAWS="$TOOLS/ditg_laws.py"
 
 start_recv "$WORK/recv.log"
 
-# On/off: 1000 pkt/s in on periods exponential of mean 40 ms, silent for
+# On/off: 500 pkt/s in on periods exponential of mean 40 ms, silent for
 # off periods uniform in [40, 120] ms; about 50 cycles in 6 s. The gaps
-# above 20 ms are the off periods.
+# above 20 ms are the off periods. The rate is read from the median gap,
+# which a busy machine may leave in debt for over half the gaps, each
+# then short by the catch-up's gentle step (25 us): at 2 ms that is
+# 1.25 % of the IDT, inside the check's 2 %.
 tap_send 8 "$WORK/onoff.bin" "$WORK/onoff.out" -a 127.0.0.1 \
-  -Sdp "$RECV_PORT" -C 1000 -c 100 -B E 40 U 40 120 -s 3 -t 6000
+  -Sdp "$RECV_PORT" -C 500 -c 100 -B E 40 U 40 120 -s 3 -t 6000
 check "itg-send on/off exits 0" [ $? -eq 0 ]
 wait "$TAP_PID"
 check "on/off periods follow their laws on the wire" \
-  python3 "$LAWS" onoff "$WORK/onoff.bin" 1 20 exp:40 uniform:40,120
+  python3 "$LAWS" onoff "$WORK/onoff.bin" 2 20 exp:40 uniform:40,120
 
 # Quake3: 60 % exponential IDTs of mean 4.29 ms, 40 % at 10.75 ms; sizes
 # normal(64.15, 3.20) B.

@@ -18,7 +18,9 @@ the capture does not follow the model.
         below LOW bytes (the header): a chi-square test.
     ditg_laws.py quake3-idt CAPTURE
         Quake 3's gaps: 40 % at 10.75 ms, the others exponential of mean
-        4.29 ms: the shares of gaps within 0.5 ms of 10.75 ms and below
+        4.29 ms: the share of gaps from 0.8 times 10.75 ms (what the
+        catch-up may make of one on a busy machine) to 10.75 ms, each end
+        widened by 0.5 ms, with their median at 10.75 ms; the share below
         3 ms, and the mean gap (the shortest gaps are the wire's timing
         noise as much as the law's, which a KS test of them would see).
     ditg_laws.py student-idt CAPTURE LOC_MS SCALE_MS DOF
@@ -136,9 +138,17 @@ def quake3_idt(cap):
         got = mask.mean()
         print(f"{what}: {got:.3f} (want {want:.3f})")
         return verdict(abs(got - want) < 5 * sd, what)
-    bad = share_test(np.abs(g - 10.75) <= 0.5,
-                     0.4 + 0.6 * (ex.cdf(11.25) - ex.cdf(10.25)),
-                     "the share of gaps at 10.75 +- 0.5 ms")
+    # The constant gaps: the catch-up may shorten a gap to 0.8 of its IDT
+    # while a busy machine's debt is paid, so the window reaches from
+    # 0.8 * 10.75 ms to 10.75 ms, each end widened by 0.5 ms of timing
+    # noise; the median of the gaps in it says where they stand.
+    lo, hi = 0.8 * 10.75 - 0.5, 10.75 + 0.5
+    spike = (g >= lo) & (g <= hi)
+    bad = share_test(spike, 0.4 + 0.6 * (ex.cdf(hi) - ex.cdf(lo)),
+                     f"the share of gaps in [{lo:.2f}, {hi:.2f}] ms")
+    print(f"the median gap in that window: {np.median(g[spike]):.3f} ms (want 10.75)")
+    bad |= verdict(abs(np.median(g[spike]) - 10.75) < 0.25,
+                   "the median gap in that window is 10.75 ms")
     bad |= share_test(g < 3.0, 0.6 * ex.cdf(3.0), "the share of gaps below 3 ms")
     # The mean of the laws' draws, to 4 standard deviations of a mean of
     # that many (the law's variance is 21.0 ms^2).
