@@ -50,8 +50,6 @@ void itg__catchup_woke(itg__catchup *c, int64_t woke_ns) {
       c->noise_ns -= NOISE_DOWN_NS;
     if (c->noise_ns > NOISE_MAX_NS)
       c->noise_ns = NOISE_MAX_NS;
-    if (c->noise_ns < 0)
-      c->noise_ns = 0;
   }
   c->woke_ns = woke_ns;
 }
@@ -93,9 +91,10 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
   /* What the next gap may be short of its IDT: the factor's share, and no
    * more than the gentle step while the debt (how far this departure
    * counts as behind its law instant) is small. Where the ordinary
-   * lateness passes the slack, the step grows by as much: the part of a
-   * wake-up's lateness past its tracked 90th percentile is debt, and a
-   * step smaller than what that adds on average would let it grow. */
+   * lateness passes the slack, the step is what lies between them, if
+   * that is more: the part of a wake-up's lateness past its tracked 90th
+   * percentile is debt, and a step smaller than what that adds on average
+   * would let the debt grow. */
   shortfall = idt_ns - idt_ns * ITG_CATCHUP_FACTOR_DEN / ITG_CATCHUP_FACTOR_NUM;
   gentle = ordinary - ITG_CATCHUP_SLACK_NS > ITG_CATCHUP_GENTLE_STEP_NS
                ? ordinary - ITG_CATCHUP_SLACK_NS
