@@ -17,8 +17,9 @@ start_recv "$WORK/recv.log"
 # off periods uniform in [40, 120] ms; about 50 cycles in 6 s. The gaps
 # above 20 ms are the off periods. The rate is read from the median gap,
 # which a busy machine may leave in debt for over half the gaps, each
-# then short by the catch-up's gentle step (25 us): at 2 ms that is
-# 1.25 % of the IDT, inside the check's 2 %.
+# then short by the catch-up's gentle step (25 us while the flow's
+# ordinary lateness is under 75 us): at 2 ms that is 1.25 % of the IDT,
+# inside the check's 2 %.
 tap_send 8 "$WORK/onoff.bin" "$WORK/onoff.out" -a 127.0.0.1 \
   -Sdp "$RECV_PORT" -C 500 -c 100 -B E 40 U 40 120 -s 3 -t 6000
 check "itg-send on/off exits 0" [ $? -eq 0 ]
