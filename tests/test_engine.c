@@ -20,6 +20,7 @@
 #include "itg/sender.h"
 
 #define SEC INT64_C(1000000000)
+#define MSEC (SEC / 1000)
 #define WAIT (30 * SEC)
 
 /* Logs go to the temporary directory under names that start with a
@@ -175,23 +176,29 @@ static void make_flow(itg_flow_cfg *c, itg_receiver *r, uint16_t dport,
     fail_msg("%s: %s", line, err);
 }
 
-/* Runs the flows to their end in a sender that waits in `mode`, logging
+/* Runs the flows to their end in a sender of configuration cfg, logging
  * to `log` if not NULL; returns the sender for its results. */
-static itg_sender *run_waiting(const itg_flow_cfg *flows, size_t n,
-                               const char *log, itg_wait_mode mode) {
-  itg_sender_cfg cfg;
+static itg_sender *run_with(const itg_flow_cfg *flows, size_t n,
+                            const char *log, itg_sender_cfg *cfg) {
   itg_sender *s;
   size_t i;
-  itg_sender_cfg_init(&cfg);
-  cfg.wait = mode;
   if (log != NULL)
-    path_in_tmp(cfg.log_path, sizeof cfg.log_path, log);
-  assert_int_equal(itg_sender_new(&cfg, &s), 0);
+    path_in_tmp(cfg->log_path, sizeof cfg->log_path, log);
+  assert_int_equal(itg_sender_new(cfg, &s), 0);
   for (i = 0; i < n; i++)
     assert_int_equal(itg_sender_add_flow(s, &flows[i], NULL, 0), 0);
   itg_sender_start(s);
   assert_int_equal(itg_sender_wait(s, WAIT), 0);
   return s;
+}
+
+/* The same in a sender that waits in `mode`. */
+static itg_sender *run_waiting(const itg_flow_cfg *flows, size_t n,
+                               const char *log, itg_wait_mode mode) {
+  itg_sender_cfg cfg;
+  itg_sender_cfg_init(&cfg);
+  cfg.wait = mode;
+  return run_with(flows, n, log, &cfg);
 }
 
 /* Runs the flows to their end in a sender of the default configuration. */
@@ -728,8 +735,9 @@ static void test_hundred_flows(void **state) {
   free(c);
 }
 
-/* Flows started together with one IDT leave in the order they were
- * added, at their first departure and, each flow's schedule anchored at
+/* Flows started together (ITG_START_TOGETHER) with one IDT leave in the
+ * order they were added, at their first departure and, each flow's
+ * schedule anchored at
  * its first packet, at every one after. The sender's log holds its
  * departures in the order they left. A machine that holds the sender up
  * longer than the IDT lets a flow's later departures go in one batch
@@ -740,6 +748,7 @@ static void test_same_instant_order(void **state) {
   enum { FLOWS = 20, PACKETS = 30 };
   itg_receiver *r = start_receiver(NULL);
   itg_flow_cfg c[FLOWS];
+  itg_sender_cfg cfg;
   itg_sender *s;
   itg_logrec *v;
   uint16_t port = free_port(1);
@@ -749,7 +758,9 @@ static void test_same_instant_order(void **state) {
   (void)state;
   for (i = 0; i < FLOWS; i++)
     make_flow(&c[i], r, port, "-z 30 -C 200 -c 64 --catchup burst");
-  s = run(c, FLOWS, "order.log");
+  itg_sender_cfg_init(&cfg);
+  cfg.start = ITG_START_TOGETHER;
+  s = run_with(c, FLOWS, "order.log", &cfg);
   for (i = 0; i < FLOWS; i++)
     ids[i] = result(s, i).flow_id;
   itg_sender_free(s);
@@ -957,6 +968,50 @@ static void test_hold_release(void **state) {
   assert_int_equal(tx, 50);
   assert_int_equal(ends, 1);
   free(v);
+}
+
+/* Flows of one start delay start spread over their period by default
+ * (ITG_START_SPREAD): released at an instant, the k-th of four flows of
+ * 100 ms IDT leaves no earlier than k * 25 ms after it (within the two
+ * clocks' reading apart, as in test_hold_release), in the order given;
+ * a flow of another delay starts at its own delay. Each still sends its
+ * count. */
+static void test_spread_start(void **state) {
+  enum { FLOWS = 5 };
+  itg_receiver *r = start_receiver(NULL);
+  itg_flow_cfg c[FLOWS];
+  itg_sender_cfg cfg;
+  itg_sender *s;
+  int64_t at, at_wall, tx[FLOWS];
+  size_t i;
+  (void)state;
+  for (i = 0; i < FLOWS - 1; i++)
+    make_flow(&c[i], r, 0, "-z 3 -C 10 -c 64");
+  make_flow(&c[FLOWS - 1], r, 0, "-z 3 -C 10 -c 64 -d 30");
+  itg_sender_cfg_init(&cfg);
+  assert_int_equal(cfg.start, ITG_START_SPREAD);
+  cfg.hold = 1;
+  assert_int_equal(itg_sender_new(&cfg, &s), 0);
+  for (i = 0; i < FLOWS; i++)
+    assert_int_equal(itg_sender_add_flow(s, &c[i], NULL, 0), 0);
+  assert_int_equal(itg_sender_start(s), 0);
+  at = itg_clock_mono_ns() + SEC / 10;
+  at_wall = itg_clock_real_ns() + (at - itg_clock_mono_ns());
+  assert_int_equal(itg_sender_release(s, at), 0);
+  assert_int_equal(itg_sender_wait(s, WAIT), 0);
+  for (i = 0; i < FLOWS; i++) {
+    itg_flow_result res = result(s, i);
+    assert_int_equal(res.status, 0);
+    assert_int_equal(res.packets, 3);
+    tx[i] = res.first_tx_ns;
+  }
+  for (i = 0; i < FLOWS - 1; i++) {
+    assert_true(tx[i] >= at_wall + (int64_t)i * 25 * MSEC - SEC / 100);
+    assert_true(i == 0 || tx[i] > tx[i - 1]);
+  }
+  assert_true(tx[FLOWS - 1] >= at_wall + 30 * MSEC - SEC / 100);
+  itg_sender_free(s);
+  stop_receiver(r);
 }
 
 /* (9) The receiver stops under a running flow: the flow ends with an
@@ -2140,6 +2195,7 @@ int main(void) {
       cmocka_unit_test(test_merged_departures),
       cmocka_unit_test(test_first_departure_alone),
       cmocka_unit_test(test_hold_release),
+      cmocka_unit_test(test_spread_start),
       cmocka_unit_test(test_same_seed),
       cmocka_unit_test(test_sender_stop),
       cmocka_unit_test(test_receiver_goes_away),

@@ -386,7 +386,8 @@ typedef struct itg_mpi_run_result {
   size_t flows;
   itg_mpi_run_flow *flow;  /* flows entries, in the experiment's order */
   int64_t start_ns;        /* the common start, rank 0's time base */
-  /* How far apart the flows that start at once (no start delay) left:
+  /* How far apart the flows that start at once (no start delay: the run
+   * starts them together, ITG_START_TOGETHER, on every rank) left:
    * the latest first departure less the earliest, and the largest clock
    * uncertainty of their ranks, to which it is known (twice it). */
   int64_t start_skew_ns;

@@ -11,7 +11,8 @@
  * s + k * 0x9E3779B97F4A7C15 (k = 1 for the IDT law, 2 for the size law,
  * 3 for the on periods' law and 4 for the off periods' of an on/off flow),
  * so a seed gives the same departures and sizes everywhere. The first
- * packet leaves at the flow's start (after its start delay), each next one
+ * packet leaves at the flow's start (after its start delay, and the
+ * offset cfg.start gives it among flows of the same delay), each next one
  * an IDT after the previous instant; an on/off flow starts an on period
  * with its first packet, and a departure that falls at or after the on
  * period's end is dropped: the off period follows that end and the next on
@@ -48,6 +49,19 @@ extern "C" {
 #endif
 
 typedef struct itg_sender itg_sender;
+
+/* When the first departures of flows that start at one instant (the same
+ * start delay) are due. */
+typedef enum itg_start_mode {
+  /* Spread over the flows' period: the k-th of n such flows (in the order
+   * they were added) starts k/n of its mean IDT (at most 100 ms) after
+   * the instant, as independent sources would be out of phase. Flows of
+   * one rate then take turns at even intervals, instead of queueing
+   * behind each other at every instant. */
+  ITG_START_SPREAD = 0,
+  /* All at the instant, leaving in the order they were added. */
+  ITG_START_TOGETHER = 1
+} itg_start_mode;
 
 typedef struct itg_sender_cfg {
   size_t struct_size; /* set by itg_sender_cfg_init (itg/common.h) */
@@ -87,6 +101,7 @@ typedef struct itg_sender_cfg {
                                           ITGLog needs log_path, the file
                                           it writes (itg/log.h); default
                                           ITG_LOG_SERVER_LIBITG */
+  itg_start_mode start;       /* default ITG_START_SPREAD */
 } itg_sender_cfg;
 
 /* What happened to one flow. */

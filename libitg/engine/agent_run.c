@@ -165,6 +165,9 @@ static int start_prepare(struct itg_agent *a, const itg_flow_cfg *flows,
   int rc;
   itg_sender_cfg_init(&cfg);
   cfg.hold = 1;
+  /* The client's instant is every agent's: flows without a start delay
+   * all leave at it, on every agent, as itg-ctl reports their skew. */
+  cfg.start = ITG_START_TOGETHER;
   if (a->cfg.send_log[0] != '\0') {
     if (a->cfg.log_server[0] != '\0') {
       snprintf(cfg.log_path, sizeof cfg.log_path, "%s", a->cfg.send_log);

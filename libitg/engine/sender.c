@@ -7,6 +7,7 @@
 #include "core/errbuf.h"
 #include "core/growable.h"
 #include "core/payload.h"
+#include "core/spread.h"
 #include "engine/sender_ctl.h"
 #include "engine/sender_send.h"
 #include "engine/sender_setup.h"
@@ -22,6 +23,7 @@ int itg_sender_cfg_init_size(itg_sender_cfg *out, size_t size) {
   cfg->log_transport = ITG_LOG_TCP;
   cfg->connect_timeout_ns = 5000000000LL;
   cfg->cpu = -1;
+  cfg->start = ITG_START_SPREAD;
   return itg__struct_out(out, size, cfg, sizeof *cfg);
 }
 
@@ -37,6 +39,7 @@ int itg_sender_new(const itg_sender_cfg *caller, itg_sender **out) {
       strnlen(cfg->log_path, ITG_PATH_MAX) == ITG_PATH_MAX ||
       strnlen(cfg->log_server, ITG_HOST_MAX) == ITG_HOST_MAX ||
       (cfg->hold != 0 && cfg->hold != 1) ||
+      (cfg->start != ITG_START_SPREAD && cfg->start != ITG_START_TOGETHER) ||
       (cfg->log_server_kind != ITG_LOG_SERVER_LIBITG &&
        cfg->log_server_kind != ITG_LOG_SERVER_DITG) ||
       (cfg->log_server_kind == ITG_LOG_SERVER_DITG &&
@@ -218,6 +221,36 @@ static int open_log(itg_sender *s) {
   return itg_logger_new(&lc, &s->log);
 }
 
+/* Sets the ready flows' spread_ns (itg_sender_cfg.start). Returns 0 or
+ * ITG_ENOMEM. */
+static int spread_starts(itg_sender *s) {
+  int64_t *delay = NULL, *offset = NULL;
+  double *period = NULL;
+  size_t i, n = 0;
+  int rc = ITG_ENOMEM;
+  if (s->cfg.start == ITG_START_TOGETHER)
+    return 0;
+  delay = malloc(s->n * sizeof *delay);
+  offset = malloc(s->n * sizeof *offset);
+  period = malloc(s->n * sizeof *period);
+  if (delay != NULL && offset != NULL && period != NULL) {
+    for (i = 0; i < s->n; i++)
+      if (s->flows[i]->ready) {
+        itg__tx_flow *f = s->flows[i];
+        delay[n] = f->cfg.start_delay_ns;
+        period[n++] = itg_dist_mean(f->idt) * f->cfg.idt.scale * 1e9;
+      }
+    rc = itg__spread(delay, period, n, offset);
+  }
+  for (i = 0, n = 0; rc == 0 && i < s->n; i++)
+    if (s->flows[i]->ready)
+      s->flows[i]->spread_ns = offset[n++];
+  free(delay);
+  free(offset);
+  free(period);
+  return rc;
+}
+
 /* The threads could not start: the flows end here with that error. */
 static void abandon_ready(itg_sender *s, int err, const char *msg) {
   size_t i;
@@ -270,7 +303,7 @@ int itg_sender_start(itg_sender *s) {
   if (ready == 0)
     return first_err;
   s->pkt_bufs = calloc(ITG__TX_BATCH, ITG_WIRE_MAX_PACKET);
-  if (s->pkt_bufs == NULL) {
+  if (s->pkt_bufs == NULL || spread_starts(s) != 0) {
     abandon_ready(s, ITG_ENOMEM, "out of memory");
     return ITG_ENOMEM;
   }

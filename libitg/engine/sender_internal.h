@@ -82,6 +82,9 @@ typedef struct itg__tx_flow {
   uint16_t data_port; /* the receiver's, once set up */
 
   char receiver_note[160]; /* set up before the threads start */
+  int64_t spread_ns; /* its first departure's offset from its start
+                        (itg_sender_cfg.start), set before the threads
+                        start */
 
   /* under s->lock */
   int status;

@@ -476,7 +476,8 @@ void itg__tx_send_main(void *arg) {
     if (!f->ready)
       continue;
     f->order = i;
-    itg__catchup_init(&f->cu, f->cfg.catchup, t0 + f->cfg.start_delay_ns);
+    itg__catchup_init(&f->cu, f->cfg.catchup,
+                      t0 + f->cfg.start_delay_ns + f->spread_ns);
     if (f->on != NULL)
       f->on_end_ns = f->cu.law_ns + draw_period_ns(&f->cfg.on, f->on);
     f->end_ns = f->cfg.duration_ns > 0 ? f->cu.law_ns + f->cfg.duration_ns

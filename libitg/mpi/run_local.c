@@ -113,6 +113,9 @@ int itg__run_tx_setup(itg__run *r) {
                          r->rank, me->host);
   itg_sender_cfg_init(&sc);
   sc.hold = 1;
+  /* Every flow without a start delay leaves at the common start, on every
+   * rank: the run's start skew measures that instant (itg/mpi.h). */
+  sc.start = ITG_START_TOGETHER;
   sc.cpu = r->cfg.pin_cpu;
   sc.log_batch = r->cfg.log_batch;
   if (r->cfg.sender_log) {

@@ -22,7 +22,8 @@ static const char usage_text[] =
     "options: -l FILE sender log, -L ADDR[:PORT] [TCP|UDP] log server,\n"
     "  --log-peer libitg|ditg, -q D records per log write,\n"
     "  -i SEC report interval, --json, --json-stream,\n"
-    "  --wait hybrid|sleep|spin (-poll: spin), --cpu N, -h/--help, --version\n";
+    "  --wait hybrid|sleep|spin (-poll: spin), --start spread|together,\n"
+    "  --cpu N, -h/--help, --version\n";
 
 static const char help_text[] =
     "\n"
@@ -46,6 +47,10 @@ static const char help_text[] =
     "  --wait MODE      how to wait between packets: hybrid (default: sleep,\n"
     "                   then spin the last microseconds), sleep, spin\n"
     "  -poll            the same as --wait spin (D-ITG's word)\n"
+    "  --start MODE     flows of one start delay: spread (default: the k-th\n"
+    "                   of n starts k/n of its mean IDT, at most 100 ms,\n"
+    "                   later, so that they take turns) or together (all\n"
+    "                   at once, in the order given)\n"
     "  --cpu N          pin the sending thread to CPU N\n"
     "  -F SCRIPT        read the flows from SCRIPT, one per line\n"
     "  -i SEC, --interval SEC  every SEC seconds (0.1 to 3600), a line per\n"
@@ -234,6 +239,7 @@ static int parse_args(int argc, char **argv, options *o) {
     }
     if (strcmp(a, "-l") != 0 && strcmp(a, "-q") != 0 &&
         strcmp(a, "--wait") != 0 && strcmp(a, "--cpu") != 0 &&
+        strcmp(a, "--start") != 0 &&
         strcmp(a, "-F") != 0 && strcmp(a, "--log-peer") != 0 &&
         strcmp(a, "-i") != 0 && strcmp(a, "--interval") != 0) {
       o->words[o->nwords++] = a;
@@ -260,6 +266,14 @@ static int parse_args(int argc, char **argv, options *o) {
                  "--wait: '%.64s' is not hybrid, sleep or spin", v);
         return itg__cli_bad_usage(prog, msg, usage_text);
       }
+    } else if (strcmp(a, "--start") == 0) {
+      if (strcmp(v, "spread") != 0 && strcmp(v, "together") != 0) {
+        snprintf(msg, sizeof msg, "--start: '%.64s' is not spread or together",
+                 v);
+        return itg__cli_bad_usage(prog, msg, usage_text);
+      }
+      o->cfg.start =
+          strcmp(v, "spread") == 0 ? ITG_START_SPREAD : ITG_START_TOGETHER;
     } else if (strcmp(a, "--log-peer") == 0) {
       if (strcmp(v, "libitg") != 0 && strcmp(v, "ditg") != 0) {
         snprintf(msg, sizeof msg, "--log-peer: '%.64s' is not libitg or ditg",

@@ -14,6 +14,7 @@ from .receiver import Receiver
 
 WAIT_MODES = {"hybrid": lib.ITG_WAIT_HYBRID, "sleep": lib.ITG_WAIT_SLEEP,
               "spin": lib.ITG_WAIT_SPIN}
+START_MODES = {"spread": lib.ITG_START_SPREAD, "together": lib.ITG_START_TOGETHER}
 
 _live: "weakref.WeakSet[Sender]" = weakref.WeakSet()
 
@@ -77,13 +78,16 @@ class Sender:
     with their receivers, so they are added before); leaving it stops
     flows still running and frees the sender. run() raises the first
     failed flow's error (with .results attached); wait() returns whether
-    every flow has ended.
+    every flow has ended. start="spread" (the default) starts flows of one
+    start delay spread over their period, "together" all at once
+    (itg_start_mode in itg/sender.h).
     """
 
     def __init__(self, flows: Iterable[FlowLike] = (), *, wait: str = "hybrid",
                  log: Optional[PathLike] = None, log_batch: Optional[int] = None,
                  log_server: Optional[str] = None, log_server_port: Optional[int] = None,
-                 connect_timeout: Optional[float] = None, cpu: Optional[int] = None) -> None:
+                 connect_timeout: Optional[float] = None, cpu: Optional[int] = None,
+                 start: str = "spread") -> None:
         self._s: Any = None
         self._started = False
         cfg = ffi.new("itg_sender_cfg *")
@@ -93,6 +97,11 @@ class Sender:
         except KeyError:
             raise InvalidArgument(code_of("EINVAL"), f"wait: {wait!r} is not one of "
                                   f"{', '.join(WAIT_MODES)}") from None
+        try:
+            cfg.start = START_MODES[start.lower()]
+        except KeyError:
+            raise InvalidArgument(code_of("EINVAL"), f"start: {start!r} is not one of "
+                                  f"{', '.join(START_MODES)}") from None
         if log is not None:
             cfg.log_path = encode_text(log, "log", ffi.sizeof(cfg.log_path))
         if log_batch is not None:

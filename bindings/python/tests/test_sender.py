@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,27 @@ def test_blocking_run_with_two_flows(tmp_path: Path) -> None:
     assert report.flow(1).bytes == 8000
     assert 50 * 100 <= report.flow(2).bytes <= 50 * 300
     assert report.total.packets == 150
+
+
+def test_start_modes() -> None:
+    # Two flows of one start delay, 100 ms apart: spread (the default)
+    # starts the second half a period after the sender's start, never
+    # earlier; together sends both first packets at once. An unknown mode
+    # is refused.
+    with pytest.raises(itg.InvalidArgument) as info:
+        itg.Sender(start="staggered")
+    assert "spread, together" in str(info.value)
+    with itg.Receiver(port=0) as rx:
+        flow = f"-C 10 -c 64 -z 2 -Sdp {rx.port} -rp 0"
+        for mode in ("spread", "together"):
+            before = time.time_ns()
+            with itg.Sender([flow, flow], start=mode) as s:
+                first, second = s.run()
+            assert first.packets == second.packets == 2
+            if mode == "spread":
+                assert second.first_tx_ns >= before + 50_000_000
+            else:
+                assert second.first_tx_ns - first.first_tx_ns < 50_000_000
 
 
 def test_start_wait_stop(tmp_path: Path) -> None:

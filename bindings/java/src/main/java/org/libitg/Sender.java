@@ -26,6 +26,7 @@ public final class Sender implements AutoCloseable {
   /** The sender's settings; what is not set keeps libitg's default. */
   public static final class Config {
     private WaitMode waitMode;
+    private StartMode startMode;
     private Path logPath;
     private Integer logBatch;
     private String logServer;
@@ -36,6 +37,12 @@ public final class Sender implements AutoCloseable {
     /** How to wait for each departure (default HYBRID). */
     public Config waitMode(WaitMode mode) {
       this.waitMode = mode;
+      return this;
+    }
+
+    /** When flows of one start delay start (default SPREAD). */
+    public Config startMode(StartMode mode) {
+      this.startMode = mode;
       return this;
     }
 
@@ -80,6 +87,9 @@ public final class Sender implements AutoCloseable {
         ItgC.itg_sender_cfg_init(c);
         if (waitMode != null) {
           c.setWait(waitMode.code);
+        }
+        if (startMode != null) {
+          c.setStart(startMode.code);
         }
         if (logPath != null) {
           c.setLog_path(Text.fit(logPath.toString(), ItgCConstants.ITG_PATH_MAX, "sender log path"));

@@ -107,4 +107,34 @@ class LoopbackTest {
     assertEquals(200, report.total().packets());
     assertEquals(77, report.flows().get(0).flowId());
   }
+
+  /**
+   * Two flows of 100 ms IDT started at once: spread (the default), the second's first
+   * packet leaves no earlier than half a period after the sender starts; together, with
+   * the first's.
+   */
+  @Test
+  @Timeout(60)
+  void startModes() throws Exception {
+    try (Receiver rx = new Receiver(new Receiver.Config().bindHost("127.0.0.1").sigPort(0))) {
+      for (StartMode mode : StartMode.values()) {
+        long before = System.currentTimeMillis() * 1_000_000L;
+        try (Sender s = new Sender(new Sender.Config().startMode(mode))) {
+          for (int i = 0; i < 2; i++) {
+            s.add(Flow.parse("-T UDP -C 10 -c 64 -z 2 -rp 0").to("127.0.0.1").sigPort(rx.port()));
+          }
+          s.start();
+          assertTrue(s.await(Duration.ofSeconds(30)), "flows ended");
+          FlowResult a = s.results().get(0), b = s.results().get(1);
+          assertEquals(2, a.packets());
+          assertEquals(2, b.packets());
+          if (mode == StartMode.SPREAD) {
+            assertTrue(b.firstTxNs() >= before + 50_000_000L, "second flow started half a period on");
+          } else {
+            assertTrue(b.firstTxNs() - a.firstTxNs() < 50_000_000L, "both flows started together");
+          }
+        }
+      }
+    }
+  }
 }
