@@ -178,14 +178,16 @@ class Libitg(LoggingTool):
     key = "libitg"
     tap_margin_s = 1.0
 
-    def __init__(self, bindir, wait="hybrid", catchup=None):
-        """wait: itg-send's --wait; catchup: its --catchup, None for the
-        default."""
+    def __init__(self, bindir, wait="hybrid", catchup=None, start=None):
+        """wait: itg-send's --wait; catchup: its --catchup and start its
+        --start, None for the default."""
         self.send, self.recv, self.dec, self.log = (os.path.join(bindir, n) for n in
                                                     ("itg-send", "itg-recv", "itg-dec", "itg-log"))
         self.wait = wait
         self.catchup = catchup
-        self.key = "-".join(["libitg"] + ([wait] if wait != "hybrid" else []) + ([catchup] if catchup else []))
+        self.start = start
+        self.key = "-".join(["libitg"] + ([wait] if wait != "hybrid" else []) +
+                            [w for w in (catchup, start) if w])
         self.name = self.key
         self._help = {}
 
@@ -217,6 +219,8 @@ class Libitg(LoggingTool):
         argv = [self.send, "--wait", self.wait] + _batch_words(load)
         if self.catchup:
             argv += ["--catchup", self.catchup]
+        if self.start:
+            argv += ["--start", self.start]
         flow_tail = []
         if load.log == "local":
             argv += ["-l", log]
