@@ -229,11 +229,12 @@ static void send_flows(itg__run *r) {
  * receiver. */
 static void receive_flows(itg__run *r) {
   itg_receiver_stats st;
-  int64_t until = deadline(r, 0);
-  if (until >= 0)
-    until += RX_MARGIN_NS;
+  int64_t until;
   if (r->rx == NULL)
     return;
+  until = deadline(r, 0);
+  if (until >= 0)
+    until += RX_MARGIN_NS;
   uv_mutex_lock(&r->lock);
   while (r->rx_done < r->rx_expect) {
     int64_t wait = left(until);

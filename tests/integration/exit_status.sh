@@ -14,6 +14,11 @@ check "a flow that sends all it was asked exits 0" [ $? -eq 0 ]
 "$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -C 2000 -q0 >"$WORK/bad.out" 2>&1
 check "a wrong option exits 2" [ $? -eq 2 ]
 
+"$BIN/itg-send" --start staggered -a 127.0.0.1 -Sdp "$RECV_PORT" -C 2000 \
+  >"$WORK/start.out" 2>&1
+check "a wrong --start exits 2, naming the modes" sh -c \
+  '[ $0 -eq 2 ] && grep -q "is not spread or together" "$1"' $? "$WORK/start.out"
+
 # log_grew FILE: the sender log holds more than its first block, so packets
 # are leaving.
 log_grew() { [ -f "$1" ] && [ "$(wc -c <"$1")" -gt 8192 ]; }
