@@ -182,6 +182,16 @@ static int parse_wait(const char *w, itg_wait_mode *out) {
   return 0;
 }
 
+static int parse_start(const char *w, itg_start_mode *out) {
+  if (strcmp(w, "spread") == 0)
+    *out = ITG_START_SPREAD;
+  else if (strcmp(w, "together") == 0)
+    *out = ITG_START_TOGETHER;
+  else
+    return -1;
+  return 0;
+}
+
 /* -h is help, except as the VoIP preset's header option (-h RTP|CRTP). */
 static int is_voip_header(int argc, char **argv, int i) {
   return strcmp(argv[i], "-h") == 0 && i + 1 < argc &&
@@ -267,13 +277,11 @@ static int parse_args(int argc, char **argv, options *o) {
         return itg__cli_bad_usage(prog, msg, usage_text);
       }
     } else if (strcmp(a, "--start") == 0) {
-      if (strcmp(v, "spread") != 0 && strcmp(v, "together") != 0) {
+      if (parse_start(v, &o->cfg.start) != 0) {
         snprintf(msg, sizeof msg, "--start: '%.64s' is not spread or together",
                  v);
         return itg__cli_bad_usage(prog, msg, usage_text);
       }
-      o->cfg.start =
-          strcmp(v, "spread") == 0 ? ITG_START_SPREAD : ITG_START_TOGETHER;
     } else if (strcmp(a, "--log-peer") == 0) {
       if (strcmp(v, "libitg") != 0 && strcmp(v, "ditg") != 0) {
         snprintf(msg, sizeof msg, "--log-peer: '%.64s' is not libitg or ditg",
