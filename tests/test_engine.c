@@ -789,6 +789,7 @@ static void test_merged_departures(void **state) {
   enum { PACKETS = 3000 };
   itg_receiver *r = start_receiver(NULL);
   itg_flow_cfg c[2];
+  itg_sender_cfg cfg;
   itg_sender *s;
   itg_logrec *v;
   uint32_t last = 0;
@@ -796,7 +797,10 @@ static void test_merged_departures(void **state) {
   (void)state;
   for (i = 0; i < 2; i++)
     make_flow(&c[i], r, 0, "-z 3000 -C 50000 -c 64 --catchup burst");
-  s = run_waiting(c, 2, "merged.log", ITG_WAIT_SLEEP);
+  itg_sender_cfg_init(&cfg);
+  cfg.wait = ITG_WAIT_SLEEP;
+  cfg.start = ITG_START_TOGETHER;
+  s = run_with(c, 2, "merged.log", &cfg);
   assert_int_equal(result(s, 0).packets, PACKETS);
   assert_int_equal(result(s, 1).packets, PACKETS);
   itg_sender_free(s);
