@@ -291,8 +291,8 @@ typedef enum itg_peer {
  *                  the 90th percentile of the flow's wake-ups' lateness,
  *                  at most a fifth of the IDT: lateness that every
  *                  wake-up brings again cannot be paid back, so it is no
- *                  debt; where it passes the slack by more than the
- *                  gentle step, the step is that excess. The gaps keep
+ *                  debt; where the tracked lateness passes that fifth,
+ *                  the gentle step grows by the difference. The gaps keep
  *                  the shape of the IDT law, scaled by 1/1.25 for a while,
  *                  and the mean rate comes back once the debt is paid. A
  *                  debt still owed at the flow's end (duration_ns) is sent

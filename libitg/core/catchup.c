@@ -90,15 +90,16 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
                                             : c->woke_ns - ordinary;
   /* What the next gap may be short of its IDT: the factor's share, and no
    * more than the gentle step while the debt (how far this departure
-   * counts as behind its law instant) is small. Where the ordinary
-   * lateness passes the slack, the step is what lies between them, if
-   * that is more: the part of a wake-up's lateness past its tracked 90th
-   * percentile is debt, and a step smaller than what that adds on average
-   * would let the debt grow. */
+   * counts as behind its law instant) is small. Where the tracked
+   * lateness passes what the ordinary allowance may take (a fifth of the
+   * IDT), the step grows by the difference: that much of most wake-ups'
+   * lateness is debt, and a step smaller than it would let the debt grow.
+   * Not by more: past the 90th percentile, a debt is a rare hold-up's,
+   * which the gentle step pays under the timer's own noise, where a
+   * larger one would shorten many gaps by more than that noise. */
   shortfall = idt_ns - idt_ns * ITG_CATCHUP_FACTOR_DEN / ITG_CATCHUP_FACTOR_NUM;
-  gentle = ordinary - ITG_CATCHUP_SLACK_NS > ITG_CATCHUP_GENTLE_STEP_NS
-               ? ordinary - ITG_CATCHUP_SLACK_NS
-               : ITG_CATCHUP_GENTLE_STEP_NS;
+  gentle = ITG_CATCHUP_GENTLE_STEP_NS +
+           (c->noise_ns > ordinary ? c->noise_ns - ordinary : 0);
   if (pace - law_ns <= ITG_CATCHUP_GENTLE_NS && shortfall > gentle)
     shortfall = gentle;
   c->pace_ns = pace + idt_ns - shortfall;

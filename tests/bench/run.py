@@ -568,7 +568,7 @@ def wait_table(rows):
               "machine; below 1 libitg is the more exact. With burst libitg keeps the bare loop's absolute "
               "schedule and only the wait differs; law lets the flow's ordinary wake-up lateness (its 90th "
               "percentile, at least 50 us) go as on time and pays what a hold-up owes no more than 25 us a "
-              "gap (or that lateness past 50 us, if more) while the debt is under 5 ms, 0.2 of the interval "
+              "gap (more where that lateness passes a fifth of the interval) while the debt is under 5 ms, 0.2 of the interval "
               "a gap beyond. The bare loop against itself shows "
               "how far the machine alone moves a ratio: a sender as exact as the bare loop scores like it. "
               "\"all rounds\" pools each sender's gaps over the run's rounds, one p99 a sender and a ratio "
