@@ -20,6 +20,7 @@ import os
 import shutil
 import sys
 import time
+import types
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +50,13 @@ CEILING_ROUNDS = 5
 WAIT_SECTION = "wait"
 WAIT_RATES = (1000, 10000)
 WAIT_ROUNDS_FULL, WAIT_ROUNDS_QUICK = 5, 3
+# The same, side by side: the bare loop and libitg at once, each to its
+# own receiver under its own wiretap, so that both meet the same moments
+# of the machine; the sender that starts first alternates.
+SIDE_SECTION = "side"
+SIDE_ROUNDS_FULL, SIDE_ROUNDS_QUICK = 4, 2
+SIDE_SECONDS = 4
+SIDE_START_S = 1.0  # a receiver and a wiretap start well within this
 LAW_RATE = 10000
 FLOWS, FLOW_RATE = 100, 1000
 FLOWS_ROUNDS_FULL, FLOWS_ROUNDS_QUICK = 3, 2
@@ -134,6 +142,24 @@ def idt_errors(path, rate):
     return {"idt_errs_us": np.abs(np.diff(ts) / 1e3 - 1e6 / rate)}
 
 
+def pooled_p99(rows, rate, tool):
+    """The p99 of a tool's inter-departure errors over all the rounds of a
+    rate (rows labelled "RATE round K" that kept idt_errors), or None."""
+    errs = [r["idt_errs_us"] for r in rows
+            if r["tool"] == tool and r["label"].startswith(f"{rate} round ") and r.get("idt_errs_us") is not None]
+    return float(np.percentile(np.concatenate(errs), 99)) if errs else None
+
+
+class SideBySide:
+    """Tools run at the same time (Bench.run_side)."""
+
+    def __init__(self, tools):
+        self.tools = tools
+
+    def measure(self, bench, section, load, label, analyse=None):
+        return bench.run_side(section, self.tools, load, label, analyse)
+
+
 class Bench:
     def __init__(self, args):
         self.args = args
@@ -187,15 +213,29 @@ class Bench:
 
     # ---- one run -----------------------------------------------------------
 
+    @staticmethod
+    def base_row(section, tool, load, label, law=None):
+        """A run's row before it runs: what was asked."""
+        return {"section": section, "tool": tool.name, "label": label,
+                "requested_pps": (load.rate * load.flows) if load.rate else None,
+                "size": load.size, "log_batch": load.log_batch, "flows": load.flows,
+                "seconds": load.seconds, "law": law[0] if law else None,
+                "log": load.log if isinstance(tool, LoggingTool) else "none"}
+
+    def clean(self, stem):
+        """Removes a run's files, unless --keep."""
+        if not self.args.keep:
+            for p in Path(self.work).glob(os.path.basename(stem) + ".*"):
+                if p.is_dir():
+                    shutil.rmtree(p)
+                else:
+                    p.unlink()
+
     def run(self, section, tool, load, label, law=None, analyse=None, keep=False, sender_log=False):
         """Runs load with tool under wiretap; returns the row of results.
         A load that ships its logs gets a log server of its own for the run;
         sender_log: also count the records in the sender's log."""
-        row = {"section": section, "tool": tool.name, "label": label,
-               "requested_pps": (load.rate * load.flows) if load.rate else None,
-               "size": load.size, "log_batch": load.log_batch, "flows": load.flows,
-               "seconds": load.seconds, "law": law[0] if law else None,
-               "log": load.log if isinstance(tool, LoggingTool) else "none"}
+        row = self.base_row(section, tool, load, label, law)
         why = tool.unsupported(load)
         if why:
             row["note"] = why
@@ -215,17 +255,47 @@ class Bench:
             if server:
                 server.stop()
                 row["logsrv_cpu_s"] = server.proc.cpu_s if server.proc else None
-            if not self.args.keep:
-                for p in Path(self.work).glob(os.path.basename(stem) + ".*"):
-                    if p.is_dir():
-                        shutil.rmtree(p)
-                    else:
-                        p.unlink()
+            self.clean(stem)
         return row
+
+    def run_side(self, section, tools, load, label, analyse=None):
+        """Runs load with each of tools at the same time, each to its own
+        receiver under its own wiretap, the senders started one right after
+        the other; returns their rows. No log server: tools that log do so
+        to files."""
+        rows, lives = [], []
+        try:
+            for tool in tools:
+                row = self.base_row(section, tool, load, label)
+                rows.append(row)
+                why = tool.unsupported(load)
+                if why:
+                    row["note"] = why
+                    continue
+                live = self._start(row, tool, load, str(self.work / f"{section}-{tool.key}-{label}"), None,
+                                   SIDE_START_S * (len(tools) - 1))
+                if live:
+                    lives.append(live)
+            for live in lives:
+                self._send(live)
+            for live in lives:
+                self._finish(live, None, analyse, False, False)
+        finally:
+            for live in lives:
+                self.clean(live.stem)
+        return rows
 
     def _measure(self, row, tool, load, stem, server, law, analyse, keep, sender_log):
         """The body of run(): receiver, wiretap, sender, counting; fills row."""
-        notes = []
+        live = self._start(row, tool, load, stem, server)
+        if live:
+            self._send(live)
+            self._finish(live, law, analyse, keep, sender_log)
+
+    def _start(self, row, tool, load, stem, server, extra_s=0.0):
+        """A run's receiver and wiretap, ready; None (and a note in row) if
+        either did not start. extra_s: more capture time, for a sender
+        started only after other runs' receivers and wiretaps."""
         sig, data = port_pair()
         rlog, slog, cap, script = stem + ".recv.log", stem + ".send.log", stem + ".cap", stem + ".flows"
         for p in (rlog, slog, cap):
@@ -235,14 +305,14 @@ class Bench:
         # the log server's folder, with the run's other files.
         cwd = server.folder if server else None
         margin = tool.tap_margin_s + (0.02 * load.flows if load.flows > 1 else 0.0)
-        tap_s = load.seconds + margin
+        tap_s = load.seconds + margin + extra_s
         life_s = tap_s + tool.sender_grace_s + 30
         recv = Proc(tool.receiver_argv(sig, data, rlog, load, life_s), stem + ".recv.out", life_s + 30, cwd)
         wait_until(lambda: recv.poll() is not None or tool.receiver_ready(recv, sig, data), 10)
         if recv.poll() is not None or not tool.receiver_ready(recv, sig, data):
             recv.stop(tool.stop_signal, 2)
             row["note"] = "receiver did not start: " + recv.tail()
-            return
+            return None
         tap_wall0 = time.time()
         tap = Proc([self.wiretap, "lo", data, f"{tap_s:.3f}", cap], stem + ".tap.out", tap_s + 15)
         wait_until(lambda: "ready" in tap.output() or tap.poll() is not None, 5)
@@ -250,9 +320,24 @@ class Bench:
             tap.stop()
             tool.stop_receiver(recv)
             row["note"] = "wiretap did not start: " + tap.tail()
-            return
-        send = Proc(tool.sender_argv(sig, data, slog, load, script), stem + ".send.out",
-                    load.seconds + tool.sender_grace_s, cwd)
+            return None
+        return types.SimpleNamespace(row=row, tool=tool, load=load, stem=stem, server=server, cwd=cwd,
+                                     sig=sig, data=data, rlog=rlog, slog=slog, cap=cap, script=script,
+                                     recv=recv, tap=tap, tap_wall0=tap_wall0, tap_s=tap_s, send=None)
+
+    @staticmethod
+    def _send(live):
+        """Starts a run's sender."""
+        live.send = Proc(live.tool.sender_argv(live.sig, live.data, live.slog, live.load, live.script),
+                         live.stem + ".send.out", live.load.seconds + live.tool.sender_grace_s, live.cwd)
+
+    def _finish(self, live, law, analyse, keep, sender_log):
+        """Waits for a run's sender and wiretap, stops its receiver and
+        fills its row from what they saw."""
+        row, tool, load, server = live.row, live.tool, live.load, live.server
+        recv, tap, send, cap, tap_s = live.recv, live.tap, live.send, live.cap, live.tap_s
+        rlog, slog = live.rlog, live.slog
+        notes = []
         stopped = send.wait() is None
         if stopped:
             send.stop(tool.stop_signal, 2)
@@ -266,7 +351,7 @@ class Bench:
         # Packets sent after the capture ended reach the receiver's log but
         # not the capture: if traffic still flowed at its end, the wire count
         # is a prefix and the loss cannot be known.
-        cut = last_departure(cap) > tap_wall0 + tap_s - 0.25
+        cut = last_departure(cap) > live.tap_wall0 + tap_s - 0.25
         if cut:
             notes.append(f"traffic still flowing when the {tap_s:.1f} s capture ended: loss unknown")
         tool.stop_receiver(recv)
@@ -369,6 +454,13 @@ class Bench:
                     for tool in (four if k % 2 else four[::-1]):
                         add(WAIT_SECTION, tool, load, f"{rate} round {k}",
                             analyse=lambda cap, rate=rate: idt_errors(cap, rate))
+        if want(SIDE_SECTION) and self.has(self.bare) and self.has(self.libitg):
+            for rate in WAIT_RATES:
+                load = Load(["-C", str(rate)], rate, SIDE_SECONDS)
+                for k in range(1, (SIDE_ROUNDS_QUICK if q else SIDE_ROUNDS_FULL) + 1):
+                    pair = (self.bare, self.libitg) if k % 2 else (self.libitg, self.bare)
+                    items.append((SIDE_SECTION, SideBySide(pair), load, f"{rate} round {k}",
+                                  {"analyse": lambda cap, rate=rate: idt_errors(cap, rate)}))
         if want("size1024"):
             load = Load(big, None, 2 if q else 3, size=1024)
             for tool in (self.ditg, self.bare, self.libitg, self.blaster32):
@@ -539,13 +631,10 @@ def wait_table(rows):
                "law rate err %"])
     cols = ("burst", "law", "again")
     names = ("bare loop", "libitg-burst", "libitg", "bare loop again")
-    by_rate, pooled = {}, {}
+    by_rate = {}
     for label in dict.fromkeys(r["label"] for r in rr):
         rate, _, rnd = label.partition(" round ")
         runs = [find(rr, name, label) for name in names]
-        for name, x in zip(names, runs):
-            if x and x.get("idt_errs_us") is not None:
-                pooled.setdefault((rate, name), []).append(x["idt_errs_us"])
         p99 = [x.get("idt_err_p99_us") if x else None for x in runs]
         cpu = [num(x.get("sender_cpu_pct") if x else None, ".1f") for x in runs[:3]]
         for k, col in enumerate(cols, 1):
@@ -558,8 +647,7 @@ def wait_table(rows):
         for name, pick in (("median", np.median), ("worst", max)):
             got = [f"{float(pick(by_rate[(rate, c)])):.2f}" if (rate, c) in by_rate else "-" for c in cols]
             t.add([rate, name, "", "", got[0], "", got[1], got[2], "", ""])
-        p99 = [float(np.percentile(np.concatenate(pooled[(rate, n)]), 99)) if (rate, n) in pooled else None
-               for n in names]
+        p99 = [pooled_p99(rr, rate, n) for n in names]
         t.add([rate, "all rounds", num(p99[0], ".1f"), num(p99[1], ".1f"), ratio(p99[1], p99[0], ".2f"),
                num(p99[2], ".1f"), ratio(p99[2], p99[0], ".2f"), ratio(p99[3], p99[0], ".2f"), "", ""])
     t.note = ("Each round runs four senders for 2 s at the same rate, in turn: the bare loop, libitg with "
@@ -574,6 +662,41 @@ def wait_table(rows):
               "\"all rounds\" pools each sender's gaps over the run's rounds, one p99 a sender and a ratio "
               "a run: at 1 000 pkt/s a round's p99 is the 20th largest of 2 000 gaps, which two of the "
               "host's hold-ups can decide.")
+    return [t]
+
+
+def side_table(rows):
+    """The bare loop and libitg's default sent side by side, round by
+    round: each one's inter-departure error p99 on the wire, their ratio,
+    the gaps more than 50 us off; per rate the median and the worst ratio
+    and the p99s of all rounds pooled."""
+    rr = section_rows(rows, SIDE_SECTION)
+    if not rr:
+        return []
+    t = Table("The default wait against a plain absolute sleep (the bare loop), side by side",
+              ["rate", "round", "bare idt p99 us", "libitg p99 us", "libitg / bare", "gaps off > 50 us bare / libitg",
+               "cpu % bare / libitg"])
+    by_rate = {}
+    for label in dict.fromkeys(r["label"] for r in rr):
+        rate, _, rnd = label.partition(" round ")
+        runs = [find(rr, name, label) for name in ("bare loop", "libitg")]
+        p99 = [x.get("idt_err_p99_us") if x else None for x in runs]
+        off = [str(int((x["idt_errs_us"] > 50).sum())) if x and x.get("idt_errs_us") is not None else "-"
+               for x in runs]
+        if p99[0] and p99[1]:
+            by_rate.setdefault(rate, []).append(p99[1] / p99[0])
+        t.add([rate, rnd, num(p99[0], ".1f"), num(p99[1], ".1f"), ratio(p99[1], p99[0], ".2f"), " / ".join(off),
+               " / ".join(num(x.get("sender_cpu_pct") if x else None, ".1f") for x in runs)])
+    for rate, got in by_rate.items():
+        t.add([rate, "median", "", "", f"{float(np.median(got)):.2f}", "", ""])
+        t.add([rate, "worst", "", "", f"{max(got):.2f}", "", ""])
+        p99 = [pooled_p99(rr, rate, n) for n in ("bare loop", "libitg")]
+        t.add([rate, "all rounds", num(p99[0], ".1f"), num(p99[1], ".1f"), ratio(p99[1], p99[0], ".2f"), "", ""])
+    t.note = (f"Each round runs the bare loop and libitg (its default wait and catch-up) for {SIDE_SECONDS} s at "
+              "the same time, each to its own receiver under its own wiretap, the one started first alternating: "
+              "both meet the same hold-ups of the machine, which in the wait section's rounds, taken in turn, "
+              "decide the ratios. Both share the machine's two CPUs with their receivers and wiretaps, a busier "
+              "machine than one sender alone. Below 1 libitg is the more exact.")
     return [t]
 
 
@@ -683,7 +806,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="a subset that takes about five minutes")
     ap.add_argument("--build", default=str(here.parent.parent / "build"), help="the build directory")
-    ap.add_argument("--sections", help="comma-separated subset of: rates,ceiling,wait,size1024,flows,laws,"
+    ap.add_argument("--sections", help="comma-separated subset of: rates,ceiling,wait,side,size1024,flows,laws,"
                                        "sweep_D,sweep_c,sweep_C,logging,mpi,receiver")
     ap.add_argument("--tools", help="comma-separated subset of: ditg,bare,libitg (every variant),"
                                     "libitg-sleep,libitg-burst,blaster32,blaster1,mpi,receiver")
@@ -706,7 +829,7 @@ def main():
         procs.stop_all()
     after = report.machine()
     log_section.annotate(bench.rows)
-    tables = (rates_tables(bench.rows) + ceiling_table(bench.rows) + wait_table(bench.rows)
+    tables = (rates_tables(bench.rows) + ceiling_table(bench.rows) + wait_table(bench.rows) + side_table(bench.rows)
               + other_tables(bench.rows)
               + log_section.tables(bench.rows) + log_section.cpu_table(bench.rows)
               + mpi_section.tables(bench.rows) + recv_section.tables(bench.rows))
