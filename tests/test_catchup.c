@@ -197,19 +197,24 @@ static void test_law_small_lateness(void **state) {
     assert_true(r.t[k] >= r.law[k] && r.t[k] <= r.law[k] + 30 * US);
 }
 
+/* 3 000 departures of LAW at a 1 ms IDT, each woken late_ns late. */
+static void steady_late(int64_t late_ns, run *r) {
+  static int64_t idt[N], late[N];
+  constant_ns(idt, MS);
+  constant_ns(late, late_ns);
+  simulate(ITG_CATCHUP_LAW, idt, 3000, INT64_MAX / 2, 0, late, r);
+  assert_int_equal(r->n, 3000);
+}
+
 /* LAW on a machine whose every wake-up is 140 us late, past the slack:
  * lateness that each departure brings again is the machine's, not a
  * debt. The departures stay that far behind their instants, the gaps keep
  * the IDT, and nothing piles up into a debt paid at the factor's pace. */
 static void test_law_steady_lateness(void **state) {
-  static int64_t idt[N], late[N];
   static run r;
   int k;
   (void)state;
-  constant_ns(idt, MS);
-  constant_ns(late, 140 * US);
-  simulate(ITG_CATCHUP_LAW, idt, 3000, INT64_MAX / 2, 0, late, &r);
-  assert_int_equal(r.n, 3000);
+  steady_late(140 * US, &r);
   /* The first wake-ups teach the flow how late this machine wakes. */
   for (k = 1; k < r.n; k++) {
     assert_true(r.t[k] - r.law[k] <= MS);
@@ -254,15 +259,11 @@ static int short_gaps(const run *r, int64_t idt_ns, int64_t by) {
  * comes and the departures stay within 0.5 ms of their instants, instead
  * of falling 5 ms behind. */
 static void test_law_lateness_past_allowance(void **state) {
-  static int64_t idt[N], late[N];
   static run r;
   int64_t worst = 0;
   int k;
   (void)state;
-  constant_ns(idt, MS);
-  constant_ns(late, 300 * US);
-  simulate(ITG_CATCHUP_LAW, idt, 3000, INT64_MAX / 2, 0, late, &r);
-  assert_int_equal(r.n, 3000);
+  steady_late(300 * US, &r);
   for (k = 200; k < r.n; k++)
     if (r.t[k] - r.law[k] > worst)
       worst = r.t[k] - r.law[k];
