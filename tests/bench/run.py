@@ -7,6 +7,8 @@ timestamp of each packet as it enters the loopback device, in the sender's
 own context), runs the sender for a fixed time, then reads the capture
 with wirestats.py and counts what the receiver logged. Nothing the senders
 say about themselves is used, except the CPU time the kernel charged them.
+The side section runs two such runs at the same time, each with its own
+receiver and wiretap.
 
     python3 tests/bench/run.py [--quick] [--build build]
 
@@ -136,7 +138,7 @@ def per_flow(path, each_pps):
 
 def idt_errors(path, rate):
     """The absolute inter-departure errors (us) of a capture of one flow
-    at rate, kept with the run's row so that the wait table can pool the
+    at rate, kept with the run's row so that a table can pool the
     rounds of a run."""
     ts = np.sort(cap_records(path)["ts"].astype(np.int64))
     return {"idt_errs_us": np.abs(np.diff(ts) / 1e3 - 1e6 / rate)}
