@@ -786,7 +786,7 @@ static void test_same_instant_order(void **state) {
  * once the second flow's schedule runs (past the first flow's lead at
  * the start), they leave turn about. The flows start together: spread,
  * the sender sleeps the 10 us between their starts, and under wine that
- * sleep overran by 2.7 to 4.9 ms, so the first flow owed hundreds of
+ * sleep overran by 1.9 to 4.9 ms, so the first flow owed hundreds of
  * departures due before any of the second's, which rightly left in a
  * row, past the window checked here. */
 static void test_merged_departures(void **state) {

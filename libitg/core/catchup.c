@@ -92,11 +92,12 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
    * more than the gentle step while the debt (how far this departure
    * counts as behind its law instant) is small. Where the tracked
    * lateness passes what the ordinary allowance may take (a fifth of the
-   * IDT, at least the slack), the step grows by the difference: that much of most wake-ups'
-   * lateness is debt, and a step smaller than it would let the debt grow.
-   * Not by more: past the 90th percentile, a debt is a rare hold-up's,
-   * which the gentle step pays under the timer's own noise, where a
-   * larger one would shorten many gaps by more than that noise. */
+   * IDT, at least the slack), the step grows by the difference: that much
+   * of most wake-ups' lateness is debt, and a step smaller than it would
+   * let the debt grow. Not by more: past the 90th percentile, a debt is a
+   * rare hold-up's, which the gentle step pays under the timer's own
+   * noise, where a larger one would shorten many gaps by more than that
+   * noise. */
   shortfall = idt_ns - idt_ns * ITG_CATCHUP_FACTOR_DEN / ITG_CATCHUP_FACTOR_NUM;
   gentle = ITG_CATCHUP_GENTLE_STEP_NS +
            (c->noise_ns > ordinary ? c->noise_ns - ordinary : 0);
