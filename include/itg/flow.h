@@ -283,15 +283,18 @@ typedef enum itg_peer {
  *   LAW (default)  catches up no faster than 1.25 times the
  *                  flow's own pace: each owed departure follows the one
  *                  before it by its drawn IDT divided by 1.25 (a
- *                  departure less late than ITG_CATCHUP_SLACK_NS, or than
- *                  the machine's ordinary lateness, still goes at once;
- *                  the last ITG_CATCHUP_GENTLE_NS of a debt are paid no
- *                  more than ITG_CATCHUP_GENTLE_STEP_NS a gap), until
- *                  the schedule is met again. The ordinary lateness is
- *                  the 90th percentile of the flow's wake-ups' lateness,
- *                  at most a fifth of the IDT: lateness that every
- *                  wake-up brings again cannot be paid back, so it is no
- *                  debt; where the tracked lateness passes that fifth,
+ *                  departure less late than the machine's ordinary
+ *                  lateness still goes at once; the last
+ *                  ITG_CATCHUP_GENTLE_NS of a debt are paid no more than
+ *                  ITG_CATCHUP_GENTLE_STEP_NS a gap), until the schedule
+ *                  is met again. The ordinary lateness is the 90th
+ *                  percentile of the flow's wake-ups' lateness
+ *                  (ITG_CATCHUP_SLACK_NS until they teach it), at most a
+ *                  fifth of the IDT, at least ITG_CATCHUP_SLACK_NS less
+ *                  the IDT: lateness that every wake-up brings again
+ *                  cannot be paid back, so it is no debt, but what goes
+ *                  as on time is taken whole from the next gap; where
+ *                  the tracked lateness passes that fifth,
  *                  the gentle step grows by the difference. The gaps keep
  *                  the shape of the IDT law, scaled by 1/1.25 for a while,
  *                  and the mean rate comes back once the debt is paid. A
@@ -322,9 +325,10 @@ typedef enum itg_catchup {
  * its lowest percentile gains a quarter of a percent while catching up. */
 #define ITG_CATCHUP_FACTOR_NUM 5
 #define ITG_CATCHUP_FACTOR_DEN 4
-/* LAW: lateness below this goes at once, as if on time: a wake-up that late
- * is the timer's, and sending a batch of datagrams in one system call (a
- * flow asking more than the machine sends) must not wait between them. */
+/* LAW: the lateness a flow counts as the timer's until its own wake-ups
+ * teach it; and, less the IDT, the least it lets go at once where the IDT
+ * is shorter: a batch of datagrams sent in one system call (a flow asking
+ * more than the machine sends) must not wait between them. */
 #define ITG_CATCHUP_SLACK_NS 50000
 /* LAW: a debt no larger than ITG_CATCHUP_GENTLE_NS, what a busy machine's
  * hold-ups of a few milliseconds leave, is paid at most

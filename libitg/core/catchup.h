@@ -19,7 +19,7 @@ typedef struct itg__catchup {
                       (at least the slack) */
   int64_t woke_ns; /* LAW: when the sender last woke for this flow */
   int64_t noise_ns; /* LAW: the flow's ordinary wake-up lateness, tracked
-                       at its 90th percentile */
+                       at its 90th percentile from the slack */
 } itg__catchup;
 
 /* What became of the departure at hand. */
