@@ -132,8 +132,8 @@ static void test_law_constant(void **state) {
 /* LAW after a hold-up of a few milliseconds, a busy machine's: the debt
  * is paid no more than the gentle step a gap, so that no gap after the
  * hold-up is further from its IDT than the timer's noise (the first also
- * counts the slack the late departure was allowed), and the schedule is
- * met again. The factor alone would make them 0.2 ms short. */
+ * counts what the late departure was let go as ordinary), and the
+ * schedule is met again. The factor alone would make them 0.2 ms short. */
 static void test_law_small_debt(void **state) {
   static int64_t idt[N];
   static run r;
@@ -150,8 +150,8 @@ static void test_law_small_debt(void **state) {
                            ITG_CATCHUP_GENTLE_STEP_NS);
     after++;
   }
-  /* Left at 102.5 ms for 101 ms: 1.45 ms owed past the slack, paid
-   * 0.025 ms a departure. */
+  /* Left at 102.5 ms for 101 ms: 1.5 ms owed (wake-ups all on time have
+   * taught the flow no lateness to let go), paid 0.025 ms a departure. */
   assert_int_equal(r.fates[ITG__CATCHUP_SHIFTED], moved(&r));
   assert_in_range(r.fates[ITG__CATCHUP_SHIFTED], 55, 60);
   assert_true(r.t[r.n - 1] == r.law[r.n - 1]);

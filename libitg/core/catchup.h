@@ -16,7 +16,7 @@ typedef struct itg__catchup {
   int64_t pace_ns; /* LAW: the catch-up clock, which moves by each IDT
                       divided by the factor and never lags the sender's
                       last wake-up by more than the ordinary lateness
-                      (at least the slack) */
+                      (ordinary_ns in catchup.c) */
   int64_t woke_ns; /* LAW: when the sender last woke for this flow */
   int64_t noise_ns; /* LAW: the flow's ordinary wake-up lateness, tracked
                        at its 90th percentile from the slack */
