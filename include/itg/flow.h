@@ -290,11 +290,12 @@ typedef enum itg_peer {
  *                  is met again. The ordinary lateness is the 90th
  *                  percentile of the flow's wake-ups' lateness
  *                  (ITG_CATCHUP_SLACK_NS until they teach it), at most a
- *                  fifth of the IDT, at least ITG_CATCHUP_SLACK_NS less
- *                  the IDT: lateness that every wake-up brings again
+ *                  fifth of the IDT or their mean lateness if that is
+ *                  more, at least ITG_CATCHUP_SLACK_NS less the IDT:
+ *                  lateness that every wake-up brings again
  *                  cannot be paid back, so it is no debt, but what goes
  *                  as on time is taken whole from the next gap; where
- *                  the tracked lateness passes that fifth,
+ *                  the tracked lateness passes that bound,
  *                  the gentle step grows by the difference. The gaps keep
  *                  the shape of the IDT law, scaled by 1/1.25 for a while,
  *                  and the mean rate comes back once the debt is paid. A

@@ -20,6 +20,8 @@ typedef struct itg__catchup {
   int64_t woke_ns; /* LAW: when the sender last woke for this flow */
   int64_t noise_ns; /* LAW: the flow's ordinary wake-up lateness, tracked
                        at its 90th percentile from the slack */
+  int64_t mean_ns;  /* LAW: its mean, each wake-up's counted up to
+                       noise_ns (past that, a hold-up is a debt) */
 } itg__catchup;
 
 /* What became of the departure at hand. */
