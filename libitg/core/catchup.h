@@ -50,7 +50,7 @@ void itg__catchup_delay(itg__catchup *c, int64_t shift_ns);
  * decided: the time the sender then spends sending (this flow's batch,
  * other flows due at the same instant) is its own work, not lateness.
  * A new wake-up's lateness past the departure's due instant also feeds
- * the flow's ordinary lateness (noise_ns). */
+ * the flow's ordinary lateness (noise_ns, mean_ns). */
 void itg__catchup_woke(itg__catchup *c, int64_t woke_ns);
 
 /* Takes the departure at hand, decided at now_ns (at or after its due
