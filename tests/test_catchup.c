@@ -89,6 +89,17 @@ static void exp_ns(int64_t *d, int64_t mean_ns, uint64_t seed) {
   }
 }
 
+/* N wake-up lateness values: base_ns plus an exponential time of mean
+ * mean_ns, from a fixed seed (a machine late by some floor, then by
+ * chance). */
+static void late_exp_ns(int64_t *d, int64_t base_ns, int64_t mean_ns,
+                        uint64_t seed) {
+  int k;
+  exp_ns(d, mean_ns, seed);
+  for (k = 0; k < N; k++)
+    d[k] += base_ns;
+}
+
 /* The departures LAW moved: those that left after their law instant,
  * but for the one that the stall itself made late (it was due at its
  * instant; the policy moved nothing). */
@@ -238,9 +249,7 @@ static void test_law_mean_lateness(void **state) {
   int k;
   (void)state;
   constant_ns(idt, 100 * US);
-  exp_ns(late, 15 * US, 11);
-  for (k = 0; k < N; k++)
-    late[k] += 30 * US;
+  late_exp_ns(late, 30 * US, 15 * US, 11);
   simulate(ITG_CATCHUP_LAW, idt, N, INT64_MAX / 2, 0, late, &r);
   assert_int_equal(r.n, N);
   for (k = 100; k < r.n; k++)
@@ -334,9 +343,7 @@ static void test_law_noisy_holdup(void **state) {
   int k;
   (void)state;
   constant_ns(idt, MS);
-  exp_ns(late, 15 * US, 5);
-  for (k = 0; k < N; k++)
-    late[k] += 60 * US;
+  late_exp_ns(late, 60 * US, 15 * US, 5);
   simulate(ITG_CATCHUP_LAW, idt, 2000, 1000 * MS + MS / 2, 3 * MS, late,
            &held);
   simulate(ITG_CATCHUP_LAW, idt, 2000, INT64_MAX / 2, 0, late, &calm);

@@ -48,8 +48,8 @@ void itg__catchup_delay(itg__catchup *c, int64_t shift_ns) {
 void itg__catchup_woke(itg__catchup *c, int64_t woke_ns) {
   if (woke_ns != c->woke_ns) {
     int64_t late = woke_ns - c->due_ns;
-    int64_t ordinary = late < 0 ? 0 : late < c->noise_ns ? late : c->noise_ns;
-    c->mean_ns += (ordinary - c->mean_ns) / MEAN_WEIGHT;
+    int64_t counted = late < 0 ? 0 : late < c->noise_ns ? late : c->noise_ns;
+    c->mean_ns += (counted - c->mean_ns) / MEAN_WEIGHT;
     if (late > c->noise_ns)
       c->noise_ns += NOISE_UP_NS;
     else if (c->noise_ns > 0)
@@ -107,13 +107,12 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
   /* What the next gap may be short of its IDT: the factor's share, and no
    * more than the gentle step while the debt (how far this departure
    * counts as behind its law instant) is small. Where the tracked
-   * lateness passes what the ordinary allowance may take (a fifth of the
-   * IDT, at least the slack), the step grows by the difference: that much
-   * of most wake-ups' lateness is debt, and a step smaller than it would
-   * let the debt grow. Not by more: past the 90th percentile, a debt is a
-   * rare hold-up's, which the gentle step pays under the timer's own
-   * noise, where a larger one would shorten many gaps by more than that
-   * noise. */
+   * lateness passes what the ordinary allowance may take (ordinary_ns),
+   * the step grows by the difference: that much of most wake-ups'
+   * lateness is debt, and a step smaller than it would let the debt grow.
+   * Not by more: past the 90th percentile, a debt is a rare hold-up's,
+   * which the gentle step pays under the timer's own noise, where a larger
+   * one would shorten many gaps by more than that noise. */
   shortfall = idt_ns - idt_ns * ITG_CATCHUP_FACTOR_DEN / ITG_CATCHUP_FACTOR_NUM;
   gentle = ITG_CATCHUP_GENTLE_STEP_NS +
            (c->noise_ns > ordinary ? c->noise_ns - ordinary : 0);
