@@ -54,7 +54,7 @@ static void simulate_to(itg_catchup policy, const int64_t *idt, int count,
       woke = 1;
     }
     if (woke)
-      itg__catchup_woke(&c, now);
+      itg__catchup_woke(&c, now, now - c.due_ns);
     fate = itg__catchup_take(&c, now, c.law_ns + idt[k], idt[k], k > 0,
                              end_ns);
     r->fates[fate]++;
@@ -340,7 +340,6 @@ static void test_law_lateness_past_allowance(void **state) {
 static void test_law_noisy_holdup(void **state) {
   static int64_t idt[N], late[N];
   static run held, calm;
-  int k;
   (void)state;
   constant_ns(idt, MS);
   late_exp_ns(late, 60 * US, 15 * US, 5);
@@ -438,18 +437,47 @@ static void test_turn_not_lateness(void **state) {
   itg__catchup c;
   (void)state;
   itg__catchup_init(&c, ITG_CATCHUP_LAW, 0);
-  itg__catchup_woke(&c, 0);
+  itg__catchup_woke(&c, 0, 0);
   assert_int_equal(itg__catchup_take(&c, 400 * US, MS, MS, 1, INT64_MAX),
                    ITG__CATCHUP_ON_TIME);
   assert_true(c.due_ns == MS);
   itg__catchup_init(&c, ITG_CATCHUP_LAW, 0);
-  itg__catchup_woke(&c, 400 * US);
+  itg__catchup_woke(&c, 400 * US, 400 * US);
   assert_int_equal(itg__catchup_take(&c, 400 * US, MS, MS, 1, INT64_MAX),
                    ITG__CATCHUP_ON_TIME);
   assert_true(c.noise_ns > ITG_CATCHUP_SLACK_NS &&
               c.noise_ns < 400 * US);
   assert_true(c.due_ns ==
               MS + 400 * US - c.noise_ns - ITG_CATCHUP_GENTLE_STEP_NS);
+}
+
+/* Two flows of 1 000 pkt/s, the second half a period after the first,
+ * and a sender held up 3 ms while waiting for the first: both are served
+ * after that one wake-up, the second 7 us after the first (one send).
+ * Each counts as late by the wake-up's lateness from its own due instant,
+ * so their schedules keep their half period apart while they pay the
+ * debt, and both meet their law instants again. Paced from the wake-up
+ * itself, both would be due at one instant until the debt was paid. */
+static void test_holdup_keeps_phase(void **state) {
+  itg__catchup a, b;
+  int64_t woke = 4 * MS, late = woke - MS;
+  int k;
+  (void)state;
+  itg__catchup_init(&a, ITG_CATCHUP_LAW, MS);
+  itg__catchup_init(&b, ITG_CATCHUP_LAW, MS + 500 * US);
+  itg__catchup_woke(&a, woke, late);
+  itg__catchup_take(&a, woke, a.law_ns + MS, MS, 1, INT64_MAX);
+  itg__catchup_woke(&b, woke, late);
+  itg__catchup_take(&b, woke + 7 * US, b.law_ns + MS, MS, 1, INT64_MAX);
+  assert_true(a.due_ns > a.law_ns);
+  for (k = 0; k < 400; k++) {
+    assert_true(b.due_ns - a.due_ns == 500 * US);
+    itg__catchup_woke(&a, a.due_ns, 0);
+    itg__catchup_take(&a, a.due_ns, a.law_ns + MS, MS, 1, INT64_MAX);
+    itg__catchup_woke(&b, b.due_ns, 0);
+    itg__catchup_take(&b, b.due_ns, b.law_ns + MS, MS, 1, INT64_MAX);
+  }
+  assert_true(a.due_ns == a.law_ns && b.due_ns == b.law_ns);
 }
 
 /* Delaying the schedule moves its instants alike, and forgives what a
@@ -466,7 +494,7 @@ static void test_delay(void **state) {
    * move the next (law 8.1 ms) to 8.3 - 0.02 + 0.08 ms (a fifth of the
    * IDT let go). */
   itg__catchup_init(&c, ITG_CATCHUP_LAW, 8 * MS);
-  itg__catchup_woke(&c, 8 * MS + 300 * US);
+  itg__catchup_woke(&c, 8 * MS + 300 * US, 300 * US);
   assert_int_equal(itg__catchup_take(&c, 8 * MS + 300 * US, 8 * MS + 100 * US,
                                      100 * US, 0, INT64_MAX),
                    ITG__CATCHUP_ON_TIME);
@@ -495,6 +523,7 @@ int main(void) {
       cmocka_unit_test(test_skip),
       cmocka_unit_test(test_skip_refused),
       cmocka_unit_test(test_turn_not_lateness),
+      cmocka_unit_test(test_holdup_keeps_phase),
       cmocka_unit_test(test_delay),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -296,7 +296,11 @@ typedef enum itg_peer {
  *                  cannot be paid back, so it is no debt, but what goes
  *                  as on time is taken whole from the next gap; where
  *                  the tracked lateness passes that bound,
- *                  the gentle step grows by the difference. The gaps keep
+ *                  the gentle step grows by the difference. Each flow
+ *                  the sender serves after one wake-up counts as late by
+ *                  that wake-up's lateness from its own instant, so
+ *                  flows spread over their period keep their phases
+ *                  while they pay. The gaps keep
  *                  the shape of the IDT law, scaled by 1/1.25 for a while,
  *                  and the mean rate comes back once the debt is paid. A
  *                  debt still owed at the flow's end (duration_ns) is sent

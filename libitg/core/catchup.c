@@ -33,6 +33,7 @@ void itg__catchup_init(itg__catchup *c, itg_catchup policy,
   c->due_ns = start_ns;
   c->pace_ns = start_ns;
   c->woke_ns = start_ns;
+  c->held_ns = start_ns;
   c->noise_ns = ITG_CATCHUP_SLACK_NS;
   c->mean_ns = 0;
 }
@@ -45,17 +46,17 @@ void itg__catchup_delay(itg__catchup *c, int64_t shift_ns) {
   c->due_ns = c->law_ns;
 }
 
-void itg__catchup_woke(itg__catchup *c, int64_t woke_ns) {
+void itg__catchup_woke(itg__catchup *c, int64_t woke_ns, int64_t late_ns) {
   if (woke_ns != c->woke_ns) {
-    int64_t late = woke_ns - c->due_ns;
-    int64_t counted = late < 0 ? 0 : late < c->noise_ns ? late : c->noise_ns;
+    int64_t counted = late_ns < c->noise_ns ? late_ns : c->noise_ns;
     c->mean_ns += (counted - c->mean_ns) / MEAN_WEIGHT;
-    if (late > c->noise_ns)
+    if (late_ns > c->noise_ns)
       c->noise_ns += NOISE_UP_NS;
     else if (c->noise_ns > 0)
       c->noise_ns -= NOISE_DOWN_NS;
     if (c->noise_ns > NOISE_MAX_NS)
       c->noise_ns = NOISE_MAX_NS;
+    c->held_ns = c->due_ns + late_ns;
   }
   c->woke_ns = woke_ns;
 }
@@ -95,15 +96,16 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
     return fate;
   }
   /* The catch-up clock holds the instant this departure counts as having
-   * left: its own pace, or the ordinary lateness before the wake-up if it
-   * fell further behind (a hold-up), so that the debt is paid from then on
+   * left: its own pace, or the ordinary lateness before where the
+   * wake-up's lateness put it (held_ns) if it fell further behind (a
+   * hold-up), so that the debt is paid from then on
    * at the factor's pace instead of all at once. On time, it stays at or
    * before the law's instants and moves nothing. Lateness the machine
    * gives every wake-up is no debt: counted as one, each departure would
    * add it again and the debt would grow however it is paid. */
   ordinary = ordinary_ns(c, idt_ns);
-  pace = c->pace_ns > c->woke_ns - ordinary ? c->pace_ns
-                                            : c->woke_ns - ordinary;
+  pace = c->pace_ns > c->held_ns - ordinary ? c->pace_ns
+                                            : c->held_ns - ordinary;
   /* What the next gap may be short of its IDT: the factor's share, and no
    * more than the gentle step while the debt (how far this departure
    * counts as behind its law instant) is small. Where the tracked

@@ -14,10 +14,12 @@ typedef struct itg__catchup {
   int64_t law_ns;  /* the law's instant of the departure at hand */
   int64_t due_ns;  /* when it may leave: law_ns, later while LAW catches up */
   int64_t pace_ns; /* LAW: the catch-up clock, which moves by each IDT
-                      divided by the factor and never lags the sender's
-                      last wake-up by more than the ordinary lateness
-                      (ordinary_ns in catchup.c) */
+                      divided by the factor and never lags held_ns by
+                      more than the ordinary lateness (ordinary_ns in
+                      catchup.c) */
   int64_t woke_ns; /* LAW: when the sender last woke for this flow */
+  int64_t held_ns; /* LAW: where that wake-up's lateness put the departure
+                      then at hand: its due instant plus the lateness */
   int64_t noise_ns; /* LAW: the flow's ordinary wake-up lateness, tracked
                        at its 90th percentile from the slack */
   int64_t mean_ns;  /* LAW: its mean, each wake-up's counted up to
@@ -44,14 +46,18 @@ void itg__catchup_init(itg__catchup *c, itg_catchup policy, int64_t start_ns);
  * instant. */
 void itg__catchup_delay(itg__catchup *c, int64_t shift_ns);
 
-/* Tells the schedule the sender woke at woke_ns, from its last wait, and
- * is about to decide the departure at hand and those due with it. LAW
- * measures a hold-up from there, not from when each departure is
- * decided: the time the sender then spends sending (this flow's batch,
- * other flows due at the same instant) is its own work, not lateness.
- * A new wake-up's lateness past the departure's due instant also feeds
- * the flow's ordinary lateness (noise_ns, mean_ns). */
-void itg__catchup_woke(itg__catchup *c, int64_t woke_ns);
+/* Tells the schedule the sender woke at woke_ns from its last wait,
+ * late_ns (>= 0) after the instant it waited for, and is about to decide
+ * the departure at hand and those due with it. LAW counts every flow the
+ * sender serves after one wake-up as late by that wake-up's lateness,
+ * from its own due instant: a hold-up delays flows due at different
+ * instants alike, and their schedules keep their phases (timed from the
+ * wake-up, flows spread over a period would all be paced from one
+ * instant, bunched until their debts were paid). The time the sender
+ * then spends sending (this flow's batch, other flows due with it) is its
+ * own work, not lateness. A new wake-up's lateness also feeds the flow's
+ * ordinary lateness (noise_ns, mean_ns). */
+void itg__catchup_woke(itg__catchup *c, int64_t woke_ns, int64_t late_ns);
 
 /* Takes the departure at hand, decided at now_ns (at or after its due
  * instant and the last wake-up), and moves on to the next one, whose law

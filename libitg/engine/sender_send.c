@@ -18,6 +18,13 @@ typedef struct planned {
   size_t payload_off; /* in the flow's payload file, if it has one */
 } planned;
 
+/* The sending thread's last wake-up from a wait: when, and how long
+ * after the instant it waited for. */
+typedef struct wakeup {
+  int64_t at_ns;
+  int64_t late_ns;
+} wakeup;
+
 /* ---- the heap of next departures ------------------------------------ */
 
 typedef struct heap {
@@ -143,17 +150,17 @@ static size_t draw_size(itg__tx_flow *f) {
 
 /* Decides the packets due by `now` (at least the first), at most max,
  * under the flow's catch-up policy (core/catchup.h), counting the
- * departures it moves or drops; `woke` is when the sending thread's last
- * wait ended. A departure due after the turn of `rival`, the flow whose
+ * departures it moves or drops; `woke` is the sending thread's last
+ * wake-up from a wait. A departure due after the turn of `rival`, the flow whose
  * turn comes next (NULL if none), waits for it: a flow that owes several
  * departures after a hold-up sends them in one batch only while no other
  * flow's falls due among them, so departures keep the order of their
  * instants. */
-static int plan(itg__tx_flow *f, int64_t now, int64_t woke,
+static int plan(itg__tx_flow *f, int64_t now, const wakeup *woke,
                 const itg__tx_flow *rival, planned *p, int max) {
   uint64_t skipped = 0, shifted = 0;
   int k = 0;
-  itg__catchup_woke(&f->cu, woke);
+  itg__catchup_woke(&f->cu, woke->at_ns, woke->late_ns);
   while (k < max && !flow_over(f, now) &&
          (k == 0 || (f->cu.due_ns <= now &&
                      (rival == NULL || first(f, f->cu.due_ns, rival))))) {
@@ -385,9 +392,9 @@ static void finish(itg__tx_flow *f) {
 }
 
 /* Sends the departures of f that are due by `now` and before rival's
- * turn (plan), the sending thread having last woken at `woke`. Returns 1
+ * turn (plan), `woke` being the sending thread's last wake-up. Returns 1
  * if f is over; otherwise f's next turn is set. */
-static int depart(itg__tx_flow *f, int64_t now, int64_t woke,
+static int depart(itg__tx_flow *f, int64_t now, const wakeup *woke,
                   const itg__tx_flow *rival) {
   planned p[ITG__TX_BATCH];
   int k = plan(f, now, woke, rival, p, ITG__TX_BATCH);
@@ -437,10 +444,11 @@ void itg__tx_send_main(void *arg) {
   itg_pacer pacer;
   heap h;
   size_t i;
-  int64_t t0, woke = 0;
+  int64_t t0, waited_for;
   /* The flows due at one wake-up are sent one after another; the time
-   * that takes is the sender's own work, so the catch-up measures each
-   * flow's lateness from the wake-up, not from its turn. */
+   * that takes is the sender's own work, so the catch-up counts each flow
+   * late by the wake-up's lateness, not by how long its turn took. */
+  wakeup woke = {0, 0};
   int waited = 1;
   itg__platform_init();
   if (s->cfg.cpu >= 0)
@@ -494,20 +502,23 @@ void itg__tx_send_main(void *arg) {
     h.v[h.n++] = f;
     heap_up(&h, h.n - 1);
   }
+  waited_for = t0;
   while (h.n > 0) {
     itg__tx_flow *f = h.v[0];
     int64_t now = (int64_t)uv_hrtime();
     if (waited) {
-      woke = now;
+      woke.at_ns = now;
+      woke.late_ns = now > waited_for ? now - waited_for : 0;
       waited = 0;
     }
     if (atomic_load(&s->stop) || atomic_load(&f->abort) || flow_over(f, now)) {
       heap_pop(&h);
       finish(f);
     } else if (f->cu.due_ns > now) {
-      wait_for(s, &pacer, f->cu.due_ns);
+      waited_for = f->cu.due_ns;
+      wait_for(s, &pacer, waited_for);
       waited = 1;
-    } else if (depart(f, now, woke, heap_second(&h))) {
+    } else if (depart(f, now, &woke, heap_second(&h))) {
       heap_pop(&h);
       finish(f);
     } else {
