@@ -15,12 +15,8 @@ two_flows() {
 EOF
   exec "$BIN/itg-send" -F "$WORK/flows.txt"
 }
-start_recv "$WORK/recv.log"
-stop_send 0.3 "$WORK/recv.log" "$WORK/slow.cap" "$WORK/send.out" two_flows
-st=$?
-[ "$st" -eq 0 ] || die "itg-send: $(cat "$WORK/send.out")"
-stop_recv || die "itg-recv did not exit 0"
-sed 's/^/  /' "$WORK/send.out"
+send_stopped slow 0.3 two_flows
+sed 's/^/  /' "$WORK/slow.out"
 # The slow flow on the wire: packets, the largest gap (ms).
 PYTHONPATH="$TOOLS" python3 -c 'import sys
 import numpy as np
@@ -30,7 +26,7 @@ print(len(ts), np.diff(ts).max() / 1e6)' "$WORK/slow.cap" >"$WORK/wire.txt" ||
   die "wirestats"
 read -r n gap <"$WORK/wire.txt"
 echo "  slow flow on the wire: $n packets, largest gap $gap ms"
-sent=$(sed -n 's/^flow 2: \([0-9]*\) packets.*/\1/p' "$WORK/send.out")
+sent=$(sed -n 's/^flow 2: \([0-9]*\) packets.*/\1/p' "$WORK/slow.out")
 check "3000 packets of the slow flow on the wire" [ "$n" -eq 3000 ]
 check "the slow flow's summary counts 3000 sent (${sent:-none})" [ "${sent:-0}" -eq 3000 ]
 check "the stop shows on the wire (a gap of 250 ms or more)" \

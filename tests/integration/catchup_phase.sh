@@ -18,19 +18,10 @@ BUILD=$1
 
 # flows PORT: the 20 flows to data port PORT, 1 000 packets each.
 flows() {
-  i=0
-  : >"$WORK/flows.txt"
-  while [ $i -lt 20 ]; do
-    echo "-a 127.0.0.1 -Sdp $RECV_PORT -rp $1 -C 500 -c 64 -z 1000" >>"$WORK/flows.txt"
-    i=$((i + 1))
-  done
+  script_of 20 "$WORK/flows.txt" "-a 127.0.0.1 -Sdp $RECV_PORT -rp $1 -C 500 -c 64 -z 1000"
   exec "$BIN/itg-send" -F "$WORK/flows.txt"
 }
-start_recv "$WORK/recv.log"
-stop_send 0.2 "$WORK/recv.log" "$WORK/send.cap" "$WORK/send.out" flows
-st=$?
-[ "$st" -eq 0 ] || die "itg-send: $(tail -n 3 "$WORK/send.out")"
-stop_recv || die "itg-recv did not exit 0"
+send_stopped phase 0.2 flows
 
 # The capture's packets, its largest gap (ms, the stop), and the share
 # (%) of gaps between departures of 50 us or longer over the 200 ms
@@ -46,7 +37,7 @@ def apart(a, b):
     w = ts[(ts >= a) & (ts < b)]
     return 100.0 * float(np.mean(np.diff(w) >= 50000))
 print(len(ts), g[i] / 1e6, apart(stop - 200000000, stop),
-      apart(resumed + 20000000, resumed + 100000000))' "$WORK/send.cap" \
+      apart(resumed + 20000000, resumed + 100000000))' "$WORK/phase.cap" \
   >"$WORK/wire.txt" || die "wirestats"
 read -r n stop_ms before after <"$WORK/wire.txt"
 echo "  $n packets; stop $stop_ms ms; gaps of 50 us or more: $before % before, $after % after"
@@ -55,5 +46,5 @@ check "20 000 packets on the wire" [ "$n" -eq 20000 ]
 check "the stop shows on the wire (a gap of 150 ms or more)" at_least "$stop_ms" 150
 check "spread before the stop ($before % of gaps 50 us or longer, at least 15 %)" at_least "$before" 15
 check "still spread while the debt is paid ($after % of gaps 50 us or longer, at least 15 %)" at_least "$after" 15
-check "the moved departures counted" grep -q "catch-up shifted [1-9]" "$WORK/send.out"
+check "the moved departures counted" grep -q "catch-up shifted [1-9]" "$WORK/phase.out"
 finish

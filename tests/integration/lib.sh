@@ -244,6 +244,17 @@ tap_send() {
 # its flows are sending.
 log_has_records() { [ "$(wc -c <"$1")" -gt 68 ]; }
 
+# script_of N FILE LINE: writes FILE, a script of N flows alike (itg-send
+# -F), each the line LINE.
+script_of() {
+  : >"$2"
+  i=0
+  while [ "$i" -lt "$1" ]; do
+    echo "$3" >>"$2"
+    i=$((i + 1))
+  done
+}
+
 # stop_send STOP LOG CAPTURE OUT SENDER: runs the function SENDER with a
 # data port TAP_PORT from free_udp_port as its argument, in the background
 # (output in OUT), captured by wiretap into CAPTURE; SENDER ends with
@@ -273,6 +284,17 @@ stop_send() {
     tries=$((tries + 1))
     [ "$st" -ne 0 ] && [ "$tries" -lt 5 ] && data_port_taken "$4" || return "$st"
   done
+}
+
+# send_stopped NAME STOP SENDER: a receiver logging to $WORK/NAME.log,
+# and SENDER run by stop_send (stopped STOP seconds once it is sending),
+# its capture in $WORK/NAME.cap and its output in $WORK/NAME.out; the
+# receiver stopped after it. Dies if either fails.
+send_stopped() {
+  start_recv "$WORK/$1.log"
+  stop_send "$2" "$WORK/$1.log" "$WORK/$1.cap" "$WORK/$1.out" "$3" ||
+    die "itg-send ($1): $(tail -n 3 "$WORK/$1.out")"
+  stop_recv || die "itg-recv ($1) did not exit 0"
 }
 
 # tap_count FILE [SIZE]: packets in a wiretap capture (16 bytes a record),

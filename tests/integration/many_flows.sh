@@ -14,12 +14,7 @@ up_or_ended() { all_up || ! kill -0 "$SEND_PID" 2>/dev/null; }
 tries=0
 while :; do
   port=$(free_udp_port)
-  i=0
-  : >"$WORK/flows.txt"
-  while [ $i -lt 100 ]; do
-    echo "-a 127.0.0.1 -Sdp $RECV_PORT -rp $port -C 100 -c 64 -z 300" >>"$WORK/flows.txt"
-    i=$((i + 1))
-  done
+  script_of 100 "$WORK/flows.txt" "-a 127.0.0.1 -Sdp $RECV_PORT -rp $port -C 100 -c 64 -z 300"
   "$BIN/itg-send" -F "$WORK/flows.txt" >"$WORK/send.out" 2>&1 &
   SEND_PID=$!
   PIDS="$PIDS $SEND_PID"
