@@ -151,11 +151,11 @@ static size_t draw_size(itg__tx_flow *f) {
 /* Decides the packets due by `now` (at least the first), at most max,
  * under the flow's catch-up policy (core/catchup.h), counting the
  * departures it moves or drops; `woke` is the sending thread's last
- * wake-up from a wait. A departure due after the turn of `rival`, the flow whose
- * turn comes next (NULL if none), waits for it: a flow that owes several
- * departures after a hold-up sends them in one batch only while no other
- * flow's falls due among them, so departures keep the order of their
- * instants. */
+ * wake-up from a wait. A departure due after the turn of `rival`, the
+ * flow whose turn comes next (NULL if none), waits for it: a flow that
+ * owes several departures after a hold-up sends them in one batch only
+ * while no other flow's falls due among them, so departures keep the
+ * order of their instants. */
 static int plan(itg__tx_flow *f, int64_t now, const wakeup *woke,
                 const itg__tx_flow *rival, planned *p, int max) {
   uint64_t skipped = 0, shifted = 0;
