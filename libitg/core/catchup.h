@@ -63,9 +63,10 @@ void itg__catchup_woke(itg__catchup *c, int64_t woke_ns, int64_t late_ns);
  * instant and the last wake-up), and moves on to the next one, whose law
  * instant is next_law_ns, idt_ns (>= 0) after the one at hand unless an
  * off period moved it further. may_skip 0 keeps SKIP from dropping this
- * departure (a flow's first, or its last before its end). LAW moves no departure
- * past end_ns, the flow's end (INT64_MAX: none): a debt still owed then
- * is sent at once, as the flow's duration asks. Returns its fate. */
+ * departure (a flow's first, or its last before its end). LAW moves no
+ * departure past end_ns, the flow's end (INT64_MAX: none): a debt still
+ * owed then is sent at once, as the flow's duration asks. Returns its
+ * fate. */
 itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
                                     int64_t next_law_ns, int64_t idt_ns,
                                     int may_skip, int64_t end_ns);
