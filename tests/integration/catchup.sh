@@ -74,7 +74,7 @@ EOF
 # burst's ~150 owed packets back to back are far beyond.
 bound=$(python3 -c 'import math,sys; b=max(45,int(sys.argv[1])); print(int(b+4*math.sqrt(b)+10))' "$q_c")
 short_ok() { [ "$1" -le "$bound" ]; }
-stalled() { python3 -c 'import sys; sys.exit(not float(sys.argv[1]) >= 250)' "$1"; }
+stalled() { at_least "$1" 250; }
 check "4500 packets on the wire in each run" eval \
   '[ "$n_c" -eq 4500 ] && [ "$n_l" -eq 4500 ] && [ "$n_b" -eq 4500 ] && [ "$n_s" -eq 4500 ]'
 check "the stop shows on the wire (a gap of 250 ms or more)" \
@@ -99,7 +99,7 @@ field() {
 if [ "$(field 1 calm)" -le 300 ]; then
   check "law: gaps below the 1st percentile $q_l <= $bound" short_ok "$q_l"
   check "law: the gaps pass KS against the law (p $p_l >= 0.01)" \
-    python3 -c 'import sys; sys.exit(not float(sys.argv[1]) >= 0.01)' "$p_l"
+    at_least "$p_l" 0.01
   check "law: the last packet leaves as without a stop (span within 0.1 %)" \
     python3 -c 'import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); sys.exit(not abs(a - b) <= b / 1000)' "$span_l" "$span_c"
 else

@@ -41,7 +41,6 @@ print(len(ts), g[i] / 1e6, apart(stop - 200000000, stop),
   >"$WORK/wire.txt" || die "wirestats"
 read -r n stop_ms before after <"$WORK/wire.txt"
 echo "  $n packets; stop $stop_ms ms; gaps of 50 us or more: $before % before, $after % after"
-at_least() { python3 -c 'import sys; sys.exit(not float(sys.argv[1]) >= float(sys.argv[2]))' "$1" "$2"; }
 check "20 000 packets on the wire" [ "$n" -eq 20000 ]
 check "the stop shows on the wire (a gap of 150 ms or more)" at_least "$stop_ms" 150
 check "spread before the stop ($before % of gaps 50 us or longer, at least 12 %)" at_least "$before" 12

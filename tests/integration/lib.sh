@@ -244,6 +244,10 @@ tap_send() {
 # its flows are sending.
 log_has_records() { [ "$(wc -c <"$1")" -gt 68 ]; }
 
+# at_least X BOUND: whether the number X (a decimal fraction or not) is
+# BOUND or more.
+at_least() { python3 -c 'import sys; sys.exit(not float(sys.argv[1]) >= float(sys.argv[2]))' "$1" "$2"; }
+
 # script_of N FILE LINE: writes FILE, a script of N flows alike (itg-send
 # -F), each the line LINE.
 script_of() {
