@@ -300,7 +300,9 @@ typedef enum itg_peer {
  *                  the sender serves after one wake-up counts as late by
  *                  that wake-up's lateness from its own instant, so
  *                  flows spread over their period keep their phases
- *                  while they pay. The gaps keep
+ *                  while they pay. A hold-up while the sender works
+ *                  (preempted in a send, waiting for room in its log)
+ *                  counts as a wake-up that late. The gaps keep
  *                  the shape of the IDT law, scaled by 1/1.25 for a while,
  *                  and the mean rate comes back once the debt is paid. A
  *                  debt still owed at the flow's end (duration_ns) is sent

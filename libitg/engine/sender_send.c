@@ -392,12 +392,14 @@ static void finish(itg__tx_flow *f) {
 }
 
 /* Sends the departures of f that are due by `now` and before rival's
- * turn (plan), `woke` being the sending thread's last wake-up. Returns 1
- * if f is over; otherwise f's next turn is set. */
+ * turn (plan), `woke` being the sending thread's last wake-up, and sets
+ * *sent to how many it planned. Returns 1 if f is over; otherwise f's
+ * next turn is set. */
 static int depart(itg__tx_flow *f, int64_t now, const wakeup *woke,
-                  const itg__tx_flow *rival) {
+                  const itg__tx_flow *rival, int *sent) {
   planned p[ITG__TX_BATCH];
   int k = plan(f, now, woke, rival, p, ITG__TX_BATCH);
+  *sent = k;
   if (k > 0 && f->cfg.proto != ITG_PROTO_TCP) {
     send_udp(f, p, k);
   } else if (k > 0) {
@@ -449,7 +451,8 @@ void itg__tx_send_main(void *arg) {
    * that takes is the sender's own work, so the catch-up counts each flow
    * late by the wake-up's lateness, not by how long its turn took. */
   wakeup woke = {0, 0};
-  int waited = 1;
+  int waited = 1, sent = 0;
+  int64_t last_ns; /* the loop's last clock reading */
   itg__platform_init();
   if (s->cfg.cpu >= 0)
     itg__thread_pin(s->cfg.cpu);
@@ -503,6 +506,7 @@ void itg__tx_send_main(void *arg) {
     heap_up(&h, h.n - 1);
   }
   waited_for = t0;
+  last_ns = t0;
   while (h.n > 0) {
     itg__tx_flow *f = h.v[0];
     int64_t now = (int64_t)uv_hrtime();
@@ -510,7 +514,20 @@ void itg__tx_send_main(void *arg) {
       woke.at_ns = now;
       woke.late_ns = now > waited_for ? now - waited_for : 0;
       waited = 0;
+    } else if (now - last_ns > ITG__TX_STALL_NS +
+                                   sent * ITG__TX_STALL_DGRAM_NS &&
+               f->cu.due_ns < now) {
+      /* The last turn took far longer than its sends do: the thread was
+       * held up while it worked (preempted, a send that blocked), and
+       * resumes as from a wake-up that late for the departure at hand.
+       * Counted as the sender's own work, every departure the hold-up
+       * delayed would leave at once and the next of each flow at its law
+       * instant, short of its IDT by the hold-up. */
+      woke.at_ns = now;
+      woke.late_ns = now - f->cu.due_ns;
     }
+    last_ns = now;
+    sent = 0;
     if (atomic_load(&s->stop) || atomic_load(&f->abort) || flow_over(f, now)) {
       heap_pop(&h);
       finish(f);
@@ -518,7 +535,7 @@ void itg__tx_send_main(void *arg) {
       waited_for = f->cu.due_ns;
       wait_for(s, &pacer, waited_for);
       waited = 1;
-    } else if (depart(f, now, &woke, heap_second(&h))) {
+    } else if (depart(f, now, &woke, heap_second(&h), &sent)) {
       heap_pop(&h);
       finish(f);
     } else {
