@@ -282,12 +282,12 @@ typedef enum itg_peer {
  * once.
  *   LAW (default)  catches up no faster than 1.25 times the
  *                  flow's own pace: each owed departure follows the one
- *                  before it by its drawn IDT divided by 1.25 (a
+ *                  before it by its drawn IDT divided by 1.25 or more (a
  *                  departure less late than the machine's ordinary
- *                  lateness still goes at once; the last
- *                  ITG_CATCHUP_GENTLE_NS of a debt are paid no more than
- *                  ITG_CATCHUP_GENTLE_STEP_NS a gap), until the schedule
- *                  is met again. The ordinary lateness is the 90th
+ *                  lateness still goes at once; a hold-up's debt is paid
+ *                  in even steps over 200 gaps, each at least
+ *                  ITG_CATCHUP_GENTLE_STEP_NS), until the schedule is met
+ *                  again. The ordinary lateness is the 90th
  *                  percentile of the flow's wake-ups' lateness
  *                  (ITG_CATCHUP_SLACK_NS until they teach it), at most a
  *                  fifth of the IDT or their mean lateness if that is
@@ -337,14 +337,18 @@ typedef enum itg_catchup {
  * is shorter: a batch of datagrams sent in one system call (a flow asking
  * more than the machine sends) must not wait between them. */
 #define ITG_CATCHUP_SLACK_NS 50000
-/* LAW: a debt no larger than ITG_CATCHUP_GENTLE_NS, what a busy machine's
- * hold-ups of a few milliseconds leave, is paid at most
- * ITG_CATCHUP_GENTLE_STEP_NS a gap, so that no gap moves further from the
- * law than a plain sleep's own noise moves it (its gaps' error p90 is 15
- * to 45 us on a busy virtual machine; at 1 000 pkt/s the factor alone
- * would make each gap 200 us short, 5 times as many gaps as the hold-up's
- * in error). A larger debt, a sender stopped or starved, is paid at the
- * factor's pace until that much is left: within 200 gaps more. */
+/* LAW: a hold-up's debt is paid in even steps over
+ * ITG_CATCHUP_GENTLE_NS / ITG_CATCHUP_GENTLE_STEP_NS gaps (200), each at
+ * least ITG_CATCHUP_GENTLE_STEP_NS and at most the factor's share of the
+ * IDT. A debt up to ITG_CATCHUP_GENTLE_NS, what a busy machine's hold-ups
+ * of a few milliseconds leave, is so paid at most the gentle step a gap,
+ * so that no gap moves further from the law than a plain sleep's own
+ * noise moves it (its gaps' error p90 is 15 to 45 us on a busy virtual
+ * machine; at 1 000 pkt/s the factor alone would make each gap 200 us
+ * short, 5 times as many gaps as the hold-up's in error). A debt of a
+ * few times that, a cluster of hold-ups, is spread as thin as 200 gaps
+ * allow; a sender stopped or starved owes more than 200 gaps can take at
+ * the factor's pace, and is paid at that pace. */
 #define ITG_CATCHUP_GENTLE_NS 5000000
 #define ITG_CATCHUP_GENTLE_STEP_NS 25000
 

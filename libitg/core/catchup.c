@@ -13,6 +13,9 @@
 #define NOISE_MAX_NS 1000000
 /* The mean ordinary lateness is averaged over about this many wake-ups. */
 #define MEAN_WEIGHT 16
+/* LAW pays a hold-up's debt over this many gaps: ITG_CATCHUP_GENTLE_NS at
+ * the gentle step. */
+#define GENTLE_GAPS (ITG_CATCHUP_GENTLE_NS / ITG_CATCHUP_GENTLE_STEP_NS)
 
 const char *itg__catchup_name(itg_catchup policy) {
   switch (policy) {
@@ -36,6 +39,7 @@ void itg__catchup_init(itg__catchup *c, itg_catchup policy,
   c->held_ns = start_ns;
   c->noise_ns = ITG_CATCHUP_SLACK_NS;
   c->mean_ns = 0;
+  c->step_ns = 0;
 }
 
 void itg__catchup_delay(itg__catchup *c, int64_t shift_ns) {
@@ -104,21 +108,28 @@ itg__catchup_fate itg__catchup_take(itg__catchup *c, int64_t now_ns,
    * gives every wake-up is no debt: counted as one, each departure would
    * add it again and the debt would grow however it is paid. */
   ordinary = ordinary_ns(c, idt_ns);
-  pace = c->pace_ns > c->held_ns - ordinary ? c->pace_ns
-                                            : c->held_ns - ordinary;
-  /* What the next gap may be short of its IDT: the factor's share, and no
-   * more than the gentle step while the debt (how far this departure
-   * counts as behind its law instant) is small. Where the tracked
-   * lateness passes what the ordinary allowance may take (ordinary_ns),
-   * the step grows by the difference: that much of most wake-ups'
-   * lateness is debt, and a step smaller than it would let the debt grow.
-   * Not by more: past the 90th percentile, a debt is a rare hold-up's,
-   * which the gentle step pays under the timer's own noise, where a larger
-   * one would shorten many gaps by more than that noise. */
+  pace = c->pace_ns;
+  if (c->held_ns - ordinary > pace) {
+    /* A hold-up: what is then owed (how far this departure counts as
+     * behind its law instant) is paid in even steps over GENTLE_GAPS. */
+    pace = c->held_ns - ordinary;
+    c->step_ns = (pace - law_ns) / GENTLE_GAPS;
+  }
+  /* What the next gap may be short of its IDT: the hold-up's even step,
+   * but at least the gentle step and at most the factor's share. Where
+   * the tracked lateness passes what the ordinary allowance may take
+   * (ordinary_ns), the gentle step grows by the difference: that much of
+   * most wake-ups' lateness is debt, and a step smaller than it would let
+   * the debt grow. Not by more: past the 90th percentile, a debt is a
+   * rare hold-up's, which the gentle step pays under the timer's own
+   * noise, where a larger one would shorten many gaps by more than that
+   * noise. */
   shortfall = idt_ns - idt_ns * ITG_CATCHUP_FACTOR_DEN / ITG_CATCHUP_FACTOR_NUM;
   gentle = ITG_CATCHUP_GENTLE_STEP_NS +
            (c->noise_ns > ordinary ? c->noise_ns - ordinary : 0);
-  if (pace - law_ns <= ITG_CATCHUP_GENTLE_NS && shortfall > gentle)
+  if (gentle < c->step_ns)
+    gentle = c->step_ns;
+  if (shortfall > gentle)
     shortfall = gentle;
   c->pace_ns = pace + idt_ns - shortfall;
   c->due_ns = c->pace_ns > next_law_ns ? c->pace_ns : next_law_ns;

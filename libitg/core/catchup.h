@@ -24,6 +24,8 @@ typedef struct itg__catchup {
                        at its 90th percentile from the slack */
   int64_t mean_ns;  /* LAW: its mean, each wake-up's counted up to
                        noise_ns (past that, a hold-up is a debt) */
+  int64_t step_ns;  /* LAW: the last hold-up's debt over the gaps it is
+                       paid in (catchup.c, GENTLE_GAPS) */
 } itg__catchup;
 
 /* What became of the departure at hand. */
