@@ -110,6 +110,31 @@ static int moved(const run *r) {
   return m;
 }
 
+/* A flow of 1 000 pkt/s under LAW, stalled stall_ns from 100.5 ms, for
+ * `count` departures: each gap after the stall at most `step` short of the
+ * IDT (the first also by the slack it let go as ordinary), lo to hi
+ * departures moved, and the last at its law instant. */
+static void check_holdup_paid(int64_t stall_ns, int count, int64_t step,
+                              int lo, int hi) {
+  static int64_t idt[N];
+  static run r;
+  int k, after = 0;
+  constant_ns(idt, MS);
+  simulate(ITG_CATCHUP_LAW, idt, count, 100 * MS + MS / 2, stall_ns, NULL,
+           &r);
+  assert_int_equal(r.n, count);
+  for (k = 1; k < r.n; k++) {
+    if (r.t[k - 1] < r.resumed)
+      continue;
+    assert_true(r.t[k] - r.t[k - 1] >=
+                MS - (after == 0 ? ITG_CATCHUP_SLACK_NS : 0) - step);
+    after++;
+  }
+  assert_int_equal(r.fates[ITG__CATCHUP_SHIFTED], moved(&r));
+  assert_in_range(r.fates[ITG__CATCHUP_SHIFTED], lo, hi);
+  assert_true(r.t[r.n - 1] == r.law[r.n - 1]);
+}
+
 /* LAW after a stall of 300 periods: no gap below 0.8 of its IDT (less the
  * slack), every departure sent, the schedule met again within five times
  * the stall, and the counter says which departures were moved. */
@@ -146,55 +171,23 @@ static void test_law_constant(void **state) {
  * counts what the late departure was let go as ordinary), and the
  * schedule is met again. The factor alone would make them 0.2 ms short. */
 static void test_law_small_debt(void **state) {
-  static int64_t idt[N];
-  static run r;
-  int k, after = 0;
   (void)state;
-  constant_ns(idt, MS);
-  simulate(ITG_CATCHUP_LAW, idt, 300, 100 * MS + MS / 2, 2 * MS, NULL, &r);
-  assert_int_equal(r.n, 300);
-  for (k = 1; k < r.n; k++) {
-    int64_t gap = r.t[k] - r.t[k - 1];
-    if (r.t[k - 1] < r.resumed)
-      continue;
-    assert_true(gap >= MS - (after == 0 ? ITG_CATCHUP_SLACK_NS : 0) -
-                           ITG_CATCHUP_GENTLE_STEP_NS);
-    after++;
-  }
   /* Left at 102.5 ms for 101 ms: 1.5 ms owed (wake-ups all on time have
    * taught the flow no lateness to let go), paid 0.025 ms a departure. */
-  assert_int_equal(r.fates[ITG__CATCHUP_SHIFTED], moved(&r));
-  assert_in_range(r.fates[ITG__CATCHUP_SHIFTED], 55, 60);
-  assert_true(r.t[r.n - 1] == r.law[r.n - 1]);
+  check_holdup_paid(2 * MS, 300, ITG_CATCHUP_GENTLE_STEP_NS, 55, 60);
 }
 
 /* LAW after a hold-up of 9 ms, more than the gentle step pays in its 200
- * gaps: the debt is paid in even steps over 200 gaps, each 45 us short
- * of its IDT (the first also by what it let go as ordinary), and the
- * schedule is met again after them. Paid at the factor's 0.2 ms a gap
+ * gaps: the debt is paid in even steps over 200 gaps, each at most 45 us
+ * short of its IDT (the first also by what it let go as ordinary), and
+ * the schedule is met again after them. Paid at the factor's 0.2 ms a gap
  * down to 5 ms, as it was, 20 gaps were 0.2 ms short, enough to set a
  * flow's p99 over 2 000 gaps. */
 static void test_law_medium_debt(void **state) {
-  static int64_t idt[N];
-  static run r;
-  int k, after = 0;
-  int64_t step = 9 * MS / 200;
   (void)state;
-  constant_ns(idt, MS);
-  simulate(ITG_CATCHUP_LAW, idt, 600, 100 * MS + MS / 2, 9 * MS, NULL, &r);
-  assert_int_equal(r.n, 600);
-  for (k = 1; k < r.n; k++) {
-    int64_t gap = r.t[k] - r.t[k - 1];
-    if (r.t[k - 1] < r.resumed)
-      continue;
-    assert_true(gap >= MS - (after == 0 ? ITG_CATCHUP_SLACK_NS : 0) - step);
-    after++;
-  }
   /* The departure due at 101 ms left at 109.5 ms: 8.45 ms owed (less
    * the slack let go as ordinary), paid in 200 steps of 42 us. */
-  assert_int_equal(r.fates[ITG__CATCHUP_SHIFTED], moved(&r));
-  assert_in_range(r.fates[ITG__CATCHUP_SHIFTED], 185, 200);
-  assert_true(r.t[r.n - 1] == r.law[r.n - 1]);
+  check_holdup_paid(9 * MS, 600, 9 * MS / 200, 185, 200);
 }
 
 /* LAW with an exponential law: each owed gap is its drawn IDT times 0.8

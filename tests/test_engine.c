@@ -14,6 +14,7 @@
 
 #include "engine/receiver_internal.h"
 #include "engine/sender_setup.h"
+#include "helpers/logread.h"
 #include "helpers/rng.h"
 #include "helpers/stall_logserver.h"
 #include "itg/receiver.h"
@@ -237,26 +238,10 @@ static int departure(const itg_logrec *rec) {
 /* Reads a whole log file (malloc'd records). */
 static itg_logrec *read_log(const char *base, size_t *n) {
   char path[ITG_PATH_MAX];
-  itg_logreader *lr;
-  itg_logrec *v = NULL;
-  size_t cap = 0;
-  int rc;
+  itg_logrec *v;
   path_in_tmp(path, sizeof path, base);
-  assert_int_equal(itg_logreader_open(path, &lr), 0);
-  *n = 0;
-  for (;;) {
-    if (*n == cap) {
-      cap = cap ? cap * 2 : 1024;
-      v = realloc(v, cap * sizeof *v);
-      assert_non_null(v);
-    }
-    rc = itg_logreader_next(lr, &v[*n]);
-    if (rc != 1)
-      break;
-    (*n)++;
-  }
-  assert_int_equal(rc, 0);
-  itg_logreader_close(lr);
+  v = logread_all(path, n);
+  assert_non_null(v);
   return v;
 }
 

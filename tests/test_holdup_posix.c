@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "helpers/logread.h"
 #include "helpers/tmpdir.h"
 #include "itg/log.h"
 #include "itg/receiver.h"
@@ -84,17 +85,14 @@ static void wait_ring_full(itg_logger *l) {
 
 /* The departures' send times from a log file, in the order they left. */
 static size_t departures(const char *path, int64_t *tx, size_t max) {
-  itg_logreader *lr;
-  itg_logrec rec;
-  size_t n = 0;
-  int rc;
-  assert_int_equal(itg_logreader_open(path, &lr), 0);
-  while ((rc = itg_logreader_next(lr, &rec)) == 1)
-    if ((rec.flags & ITG_REC_TX) && !(rec.flags & ITG_REC_FLOW_END) &&
+  size_t all, i, n = 0;
+  itg_logrec *v = logread_all(path, &all);
+  assert_non_null(v);
+  for (i = 0; i < all; i++)
+    if ((v[i].flags & ITG_REC_TX) && !(v[i].flags & ITG_REC_FLOW_END) &&
         n < max)
-      tx[n++] = rec.tx_ns;
-  assert_int_equal(rc, 0);
-  itg_logreader_close(lr);
+      tx[n++] = v[i].tx_ns;
+  free(v);
   return n;
 }
 
