@@ -38,7 +38,7 @@
 
 #define ITG__TX_BATCH 32                 /* due datagrams sent per call */
 #define ITG__TX_STOP_NS 5000000          /* longest wait between stop checks */
-#define ITG__TX_STALL_NS 50000           /* a turn longer: held up, see send */
+#define ITG__TX_STALL_NS 50000           /* a turn longer was held up */
 #define ITG__TX_STALL_DGRAM_NS 10000     /* ... and this per datagram sent */
 #define ITG__TX_GRACE_MAX_NS 1000000000LL /* lateness allowed past the end */
 #define ITG__TX_WARM_STACK 32768         /* stack touched before the schedule */
