@@ -191,7 +191,7 @@ static void test_old_flow_cfg(void **state) {
 static void test_old_flow_cfg_refuses_newer_option(void **state) {
   OLD(flow_cfg_v0, itg_flow_cfg) old;
   flow_cfg_v0 before;
-  const char *argv[] = {"-C", "20", "-X", "127.0.0.1:9001"};
+  const char *argv[] = {"-C", "20", "-X", "127.0.0.1:45001"};
   char err[256] = "";
   (void)state;
 

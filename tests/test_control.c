@@ -35,7 +35,7 @@ static int sample(int i, itg__ctl_msg *m) {
     m->proto = ITG_PROTO_TCP;
     m->meter = ITG_METER_RTT;
     m->wire = ITG_WIRE_DITG;
-    m->port = 8999;
+    m->port = 45000;
     m->src_port = 40001;
     m->tos = 184;
     m->ttl = 64;
@@ -118,13 +118,13 @@ static void test_layout(void **state) {
   static const uint8_t open_body[] = {
       0,   0,   0,    9,    /* flow id */
       0,   0,   1,    0,    /* user-set id, UDP, rtt, native */
-      0x23, 0x27, 0x9C, 0x41, /* port 8999, src port 40001 */
+      0xAF, 0xC8, 0x9C, 0x41, /* port 45000, src port 40001 */
       0xFF, 0xFF, 0,  1,    /* tos -1, ttl 1 */
       0,   1,   'x'};       /* text */
   static const uint8_t ack_body[] = {
       0,    0,    0,    0,    /* status */
       0,    0,    0,    9,    /* flow id */
-      0x23, 0x27,             /* port 8999 */
+      0xAF, 0xC8,             /* port 45000 */
       0,    0,                /* text "" */
       0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08}; /* token */
   itg__ctl_msg m;
@@ -141,7 +141,7 @@ static void test_layout(void **state) {
   itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
   m.flow_id = 9;
   m.meter = ITG_METER_RTT;
-  m.port = 8999;
+  m.port = 45000;
   m.src_port = 40001;
   m.ttl = 1;
   strcpy(m.text, "x");
@@ -153,7 +153,7 @@ static void test_layout(void **state) {
 
   itg__ctl_init(&m, ITG__CTL_FLOW_OPEN_ACK);
   m.flow_id = 9;
-  m.port = 8999;
+  m.port = 45000;
   m.token = 0x0102030405060708ull;
   n = itg__ctl_encode(&m, buf, sizeof buf);
   assert_int_equal(n, 8 + (int)sizeof ack_body);
@@ -168,11 +168,11 @@ static void test_open_log_server(void **state) {
   static const uint8_t body[] = {
       0,   0,   0,    9,    /* flow id */
       0,   0,   0,    0,    /* user-set id, UDP, owd, native */
-      0x23, 0x27, 0,  0,    /* port 8999, src port 0 */
+      0xAF, 0xC8, 0,  0,    /* port 45000, src port 0 */
       0xFF, 0xFF, 0xFF, 0xFF, /* tos -1, ttl -1 */
       0,   1,   'x',        /* log name */
       0,                    /* TCP */
-      0x23, 0x29,           /* port 9001 */
+      0xAF, 0xC9,           /* port 45001 */
       0,   3,   'l', 'o', 'g'}; /* server */
   uint8_t buf[64], frame[64];
   itg__ctl_msg m, d;
@@ -180,10 +180,10 @@ static void test_open_log_server(void **state) {
   (void)state;
   itg__ctl_init(&m, ITG__CTL_FLOW_OPEN);
   m.flow_id = 9;
-  m.port = 8999;
+  m.port = 45000;
   strcpy(m.text, "x");
   strcpy(m.log_host, "log");
-  m.log_port = 9001;
+  m.log_port = 45001;
   m.log_transport = ITG_LOG_TCP;
   n = itg__ctl_encode(&m, buf, sizeof buf);
   assert_int_equal(n, 8 + (int)sizeof body);

@@ -111,7 +111,7 @@ static itg__ditg_rec test_rec(uint32_t flow, uint32_t seq) {
   r.flow_id = flow;
   r.seq = seq;
   r.src_port = 40000;
-  r.dst_port = 8999;
+  r.dst_port = 45000;
   r.size = 100 + seq % 900;
   r.tx_tod_ns = (int64_t)(13 * 3600 + seq) * SEC + 250000 * 1000LL;
   r.rx_tod_ns = r.tx_tod_ns + 1500000; /* 1.5 ms later, whole us */

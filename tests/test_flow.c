@@ -568,7 +568,7 @@ static void test_recv_log_server(void **state) {
   assert_non_null(strstr(desc, " recv-log-server 127.0.0.1:9200 TCP"));
   assert_int_equal(parse(&c, err, sizeof err, W("-X", "h:0")), ITG_EINVAL);
   assert_non_null(strstr(err, "-X"));
-  assert_int_equal(parse(&c, err, sizeof err, W("-X", ":9001")), ITG_EINVAL);
+  assert_int_equal(parse(&c, err, sizeof err, W("-X", ":45001")), ITG_EINVAL);
   assert_int_equal(parse(&c, err, sizeof err, W("-X", "[::1")), ITG_EINVAL);
   assert_int_equal(parse(&c, err, sizeof err, W("-X")), ITG_EINVAL);
   itg_flow_cfg_init(&c);
