@@ -112,8 +112,10 @@ static int file_exists(const char *path) {
   return rc == 0;
 }
 
-static void ship(const fixture *f, itg_log_transport t, const char *name,
-                 uint32_t flow, uint64_t n, itg_logger_stats *st) {
+/* Logs n records of flow to the fixture's server as name. Returns what
+ * closing the logger returned. */
+static int ship(const fixture *f, itg_log_transport t, const char *name,
+                uint32_t flow, uint64_t n, itg_logger_stats *st) {
   itg_logger_cfg lc;
   itg_logger *l = NULL;
   char spill[1200], spill_name[64];
@@ -137,7 +139,7 @@ static void ship(const fixture *f, itg_log_transport t, const char *name,
     itg_logrec r = test_rec(flow, i);
     assert_int_equal(itg_logger_push(l, 0, &r), 0);
   }
-  assert_int_equal(itg_logger_close_stats(l, st), 0);
+  return itg_logger_close_stats(l, st);
 }
 
 static void tcp_session_complete(void **state) {
@@ -146,7 +148,7 @@ static void tcp_session_complete(void **state) {
   itg_logserver_stats ss;
   char path[1200];
   start_server(f, NULL);
-  ship(f, ITG_LOG_TCP, "tcp.log", 7, 50000, &st);
+  assert_int_equal(ship(f, ITG_LOG_TCP, "tcp.log", 7, 50000, &st), 0);
   assert_int_equal(st.records, 50000);
   assert_int_equal(st.spilled, 0);
   in_dir(f, "tcp.log", path, sizeof path);
@@ -157,7 +159,7 @@ static void tcp_session_complete(void **state) {
   assert_int_equal(ss.incomplete, 0);
   assert_int_equal(ss.records, 50000);
   /* The same name again never overwrites: the second session gets .1. */
-  ship(f, ITG_LOG_TCP, "tcp.log", 7, 10, &st);
+  assert_int_equal(ship(f, ITG_LOG_TCP, "tcp.log", 7, 10, &st), 0);
   in_dir(f, "tcp.log.1", path, sizeof path);
   assert_int_equal(read_log(path, 7, NULL), 10);
 }
@@ -168,7 +170,7 @@ static void udp_session_without_loss(void **state) {
   char path[1200];
   uint64_t gaps;
   start_server(f, NULL);
-  ship(f, ITG_LOG_UDP, "udp.log", 3, 5000, &st);
+  assert_int_equal(ship(f, ITG_LOG_UDP, "udp.log", 3, 5000, &st), 0);
   assert_int_equal(st.missing, 0);
   in_dir(f, "udp.log", path, sizeof path);
   assert_int_equal(read_log(path, 3, &gaps), 5000);
@@ -484,23 +486,42 @@ static void unreachable_server_spills(void **state) {
 }
 
 #define STALL_RECS 60000u
-#define STALL_PUSH_MAX_NS 500000000LL
+#define STALL_MAX_RECS (8 * STALL_RECS)
+#define STALL_SLICE 64
+#define STALL_SLICE_WAIT_NS 5000000u
+#define STALL_RESUME_MAX_NS 30000000000LL
+/* Half the time after which a logger gives a server up: a push that
+ * waited for the stalled server took all of it. */
+#define STALL_PUSH_MAX_NS 2500000000LL
 
 /* Marks record seq as found; each may be found once only. */
 static void found_once(uint8_t *seen, const itg_logrec *r) {
-  assert_true(r->seq < 2 * STALL_RECS);
+  assert_true(r->seq < STALL_MAX_RECS);
   assert_int_equal(seen[r->seq], 0);
   seen[r->seq] = 1;
 }
 
-/* The server registers the logger and then reads nothing while half the
+/* Pushes record i of flow, keeping in *worst the longest push. */
+static void timed_push(itg_logger *l, uint32_t flow, uint64_t i,
+                       int64_t *worst) {
+  itg_logrec r = test_rec(flow, i);
+  int64_t t0 = (int64_t)uv_hrtime();
+  assert_int_equal(itg_logger_push(l, 0, &r), 0);
+  if ((int64_t)uv_hrtime() - t0 > *worst)
+    *worst = (int64_t)uv_hrtime() - t0;
+}
+
+/* The server registers the logger and then reads nothing while STALL_RECS
  * records are pushed, then reads again. No push waits for it (a push that
  * did waited seconds before: the ring filled behind a window the server
  * never acknowledged); what it could not take is in the spill file;
- * shipping went on once it read; each record is in exactly one place. */
+ * shipping goes on once it reads: records go on being pushed, a slice at a
+ * time with a wait for the server between slices, until the server took
+ * one pushed after it resumed (within bounds of count and time); each
+ * record is in exactly one place. */
 static void stalled_server_spills(void **state) {
   fixture *f = *state;
-  uint8_t *seen = calloc(2 * STALL_RECS, 1);
+  uint8_t *seen = calloc(STALL_MAX_RECS, 1);
   itg_logger_cfg lc;
   itg_logger *l = NULL;
   itg_logger_stats st;
@@ -509,7 +530,7 @@ static void stalled_server_spills(void **state) {
   stall_logserver *srv;
   char spill[1200];
   uint64_t i, shipped_late = 0, in_spill = 0;
-  int64_t worst = 0;
+  int64_t worst = 0, give_up;
   size_t n, k;
   uint32_t flow = 6;
   uint16_t port;
@@ -526,15 +547,16 @@ static void stalled_server_spills(void **state) {
   lc.flow_ids = &flow;
   lc.n_flow_ids = 1;
   assert_int_equal(itg_logger_new(&lc, &l), 0);
-  for (i = 0; i < 2 * STALL_RECS; i++) {
-    itg_logrec r = test_rec(flow, i);
-    int64_t t0;
-    if (i == STALL_RECS)
-      stall_logserver_resume(srv);
-    t0 = (int64_t)uv_hrtime();
-    assert_int_equal(itg_logger_push(l, 0, &r), 0);
-    if ((int64_t)uv_hrtime() - t0 > worst)
-      worst = (int64_t)uv_hrtime() - t0;
+  for (i = 0; i < STALL_RECS; i++)
+    timed_push(l, flow, i, &worst);
+  stall_logserver_resume(srv);
+  give_up = (int64_t)uv_hrtime() + STALL_RESUME_MAX_NS;
+  while (i < STALL_MAX_RECS && (int64_t)uv_hrtime() < give_up) {
+    uint64_t end = i + STALL_SLICE;
+    for (; i < end && i < STALL_MAX_RECS; i++)
+      timed_push(l, flow, i, &worst);
+    if (stall_logserver_wait_seq(srv, STALL_RECS, STALL_SLICE_WAIT_NS))
+      break;
   }
   assert_int_equal(itg_logger_close_stats(l, &st), 0);
   got = stall_logserver_stop(srv, &n);
@@ -557,16 +579,18 @@ static void stalled_server_spills(void **state) {
   assert_int_equal(rc, 0);
   itg_logreader_close(rd);
   assert_int_equal(in_spill, st.spilled);
-  assert_int_equal(n + in_spill, 2 * STALL_RECS);
+  assert_int_equal(n + in_spill, i);
   free(got);
   free(seen);
 }
 
 /* Reads the records of flow `flow` in path (test_rec(flow, seq) each, in
- * any order), marking each seq in seen (once only). A file cut short in a
- * record is read up to there. Returns the count. */
+ * any order), marking each seq in seen: once only unless `again` (a record
+ * may then be in this file and in one read before). Gap records add their
+ * count to *gaps, and none may be there if gaps is NULL. A file cut short
+ * in a record is read up to there. Returns the count of the others. */
 static uint64_t mark_records(const char *path, uint32_t flow, uint8_t *seen,
-                             uint64_t max) {
+                             uint64_t max, int again, uint64_t *gaps) {
   itg_logreader *rd = NULL;
   itg_logrec rec;
   uint64_t n = 0;
@@ -574,9 +598,14 @@ static uint64_t mark_records(const char *path, uint32_t flow, uint8_t *seen,
   assert_int_equal(itg_logreader_open(path, &rd), 0);
   while ((rc = itg_logreader_next(rd, &rec)) == 1) {
     itg_logrec want = test_rec(flow, rec.seq);
+    if (rec.flags & ITG_REC_GAP) {
+      assert_non_null(gaps);
+      *gaps += rec.seq;
+      continue;
+    }
     assert_true(rec.seq < max);
     assert_memory_equal(&rec, &want, sizeof want);
-    assert_int_equal(seen[rec.seq], 0);
+    assert_true(again || seen[rec.seq] == 0);
     seen[rec.seq] = 1;
     n++;
   }
@@ -639,8 +668,8 @@ static void full_disk_session(void **state) {
   assert_true(st.spilled > 0);
   assert_int_equal(ss.incomplete, 1);
   in_dir(f, "full.log.incomplete", path, sizeof path);
-  in_file = mark_records(path, 8, seen, FULL_RECS);
-  in_spill = mark_records(spill, 8, seen, FULL_RECS);
+  in_file = mark_records(path, 8, seen, FULL_RECS, 0, NULL);
+  in_spill = mark_records(spill, 8, seen, FULL_RECS, 0, NULL);
   assert_true(in_file > 0);
   assert_int_equal(ss.records, in_file);
   assert_int_equal(in_spill, st.spilled);
@@ -658,10 +687,12 @@ static void full_disk_session(void **state) {
 }
 
 #define MANY 64
+#define MANY_RECS 2000u
 
 typedef struct many_arg {
   const fixture *f;
   uint32_t id;
+  int rc;
   itg_logger_stats st;
 } many_arg;
 
@@ -669,16 +700,52 @@ static void many_main(void *p) {
   many_arg *a = p;
   char name[32];
   snprintf(name, sizeof name, "c%02u.log", (unsigned)a->id);
-  ship(a->f, a->id % 2 ? ITG_LOG_UDP : ITG_LOG_TCP, name, a->id, 2000, &a->st);
+  a->rc = ship(a->f, a->id % 2 ? ITG_LOG_UDP : ITG_LOG_TCP, name, a->id,
+               MANY_RECS, &a->st);
 }
 
+/* Marks in seen the records client id left in the test's directory: in
+ * its sessions' files (NAME, or NAME.incomplete) and in its spill file
+ * (NAME.spill); a record may be in two (one the server wrote but had not
+ * acknowledged when the client gave it up). Gap records' counts go to
+ * *gaps. Returns how many records the spill file holds. */
+static uint64_t mark_client(const fixture *f, uint32_t id, uint8_t *seen,
+                            uint64_t *gaps) {
+  uv_fs_t req;
+  uv_dirent_t ent;
+  char name[32], spill_name[40], path[1200];
+  uint64_t in_spill = 0;
+  snprintf(name, sizeof name, "c%02u.log", (unsigned)id);
+  snprintf(spill_name, sizeof spill_name, "%s.spill", name);
+  assert_true(uv_fs_scandir(NULL, &req, f->dir, 0, NULL) >= 0);
+  while (uv_fs_scandir_next(&req, &ent) != UV_EOF) {
+    uint64_t n;
+    if (strncmp(ent.name, name, strlen(name)) != 0)
+      continue;
+    in_dir(f, ent.name, path, sizeof path);
+    n = mark_records(path, id, seen, MANY_RECS, 1, gaps);
+    if (strcmp(ent.name, spill_name) == 0)
+      in_spill = n;
+  }
+  uv_fs_req_cleanup(&req);
+  return in_spill;
+}
+
+/* 64 clients at once, half over TCP, half over UDP: every record is
+ * written, counted missing or spilled. A loaded machine (sanitizers, an
+ * emulator) may keep the server from answering in time: a client that
+ * waited a second for its registration spills its records (the session,
+ * if it opens late, ends incomplete); one that waited seconds for the end
+ * of its session spills what was not acknowledged, and its session ends
+ * incomplete. Over UDP nothing is acknowledged: there, the datagrams of a
+ * session that ended so which did not arrive are counted nowhere. */
 static void sixty_four_clients(void **state) {
   fixture *f = *state;
   uv_thread_t th[MANY];
   many_arg args[MANY];
   itg_logserver_stats ss;
+  uint32_t i, spilled_clients = 0, unconfirmed = 0;
   char path[1200];
-  uint32_t i, spilled_clients = 0;
   start_server(f, NULL);
   for (i = 0; i < MANY; i++) {
     args[i].f = f;
@@ -688,26 +755,29 @@ static void sixty_four_clients(void **state) {
   for (i = 0; i < MANY; i++)
     assert_int_equal(uv_thread_join(&th[i]), 0);
   for (i = 0; i < MANY; i++) {
-    uint64_t gaps = 0, taken = 0;
+    uint8_t seen[MANY_RECS];
+    uint64_t gaps = 0, found = 0, k;
     char name[32];
     snprintf(name, sizeof name, "c%02u.log", (unsigned)i);
     in_dir(f, name, path, sizeof path);
-    /* UDP on loopback may lose datagrams under load: then they are
-     * counted. A server too busy to answer a registration within the
-     * logger's wait (64 at once on a loaded machine, an emulator) has
-     * that client's records spilled, and its session, if it opens late,
-     * ends incomplete. What is written, counted and spilled is
-     * everything. */
-    if (file_exists(path))
-      taken = read_log(path, -1, &gaps);
-    assert_int_equal(taken + gaps + args[i].st.spilled, 2000);
+    assert_int_equal(args[i].rc, 0);
+    memset(seen, 0, sizeof seen);
+    assert_int_equal(mark_client(f, i, seen, &gaps), args[i].st.spilled);
+    for (k = 0; k < MANY_RECS; k++)
+      found += seen[k];
+    if (i % 2 == 0 || file_exists(path)) {
+      assert_int_equal(found + gaps, MANY_RECS);
+    } else {
+      assert_true(found + gaps <= MANY_RECS);
+      unconfirmed += found + gaps < MANY_RECS;
+    }
     spilled_clients += args[i].st.spilled > 0;
   }
   itg_logserver_get_stats(f->srv, &ss);
-  if (spilled_clients > 0)
-    print_message("%u of %u clients spilled\n", spilled_clients, MANY);
+  if (spilled_clients + unconfirmed > 0)
+    print_message("%u of %u clients spilled, %u lost datagrams uncounted\n",
+                  spilled_clients, MANY, unconfirmed);
   assert_true(ss.sessions_total + spilled_clients >= MANY);
-  assert_true(ss.incomplete <= spilled_clients);
 }
 
 int main(void) {

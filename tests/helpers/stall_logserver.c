@@ -29,10 +29,12 @@ struct stall_logserver {
   uv_async_t wake;
   uv_thread_t thread;
   uv_mutex_t mu;
+  uv_cond_t took;   /* signalled when records are taken */
   int reading;      /* under mu */
   int greet;        /* under mu */
   int stopping;     /* under mu */
   unsigned registered; /* under mu */
+  uint64_t top;     /* under mu: 1 + the highest seq taken, 0 if none */
   client *clients;
   itg_logrec *recs;
   size_t n, cap;
@@ -74,8 +76,15 @@ static void keep(stall_logserver *s, const uint8_t *p, uint32_t n) {
     s->recs = v;
     s->cap = cap;
   }
-  for (i = 0; i < n; i++)
-    itg_logrec_decode(p + (size_t)i * ITG_LOG_RECORD_LEN, &s->recs[s->n++]);
+  uv_mutex_lock(&s->mu);
+  for (i = 0; i < n; i++) {
+    itg_logrec *r = &s->recs[s->n++];
+    itg_logrec_decode(p + (size_t)i * ITG_LOG_RECORD_LEN, r);
+    if (r->seq >= s->top)
+      s->top = r->seq + 1;
+  }
+  uv_cond_broadcast(&s->took);
+  uv_mutex_unlock(&s->mu);
 }
 
 /* Handles the frames waiting in c->buf; after a registration, only while
@@ -197,6 +206,8 @@ stall_logserver *stall_logserver_start(uint16_t *port) {
   if (rc == 0)
     rc = uv_mutex_init(&s->mu);
   if (rc == 0)
+    rc = uv_cond_init(&s->took);
+  if (rc == 0)
     rc = uv_tcp_init(&s->loop, &s->listener);
   if (rc == 0)
     rc = uv_async_init(&s->loop, &s->wake, on_wake);
@@ -239,6 +250,18 @@ void stall_logserver_resume(stall_logserver *s) {
   uv_async_send(&s->wake);
 }
 
+int stall_logserver_wait_seq(stall_logserver *s, uint64_t seq,
+                             uint64_t timeout_ns) {
+  uint64_t end = uv_hrtime() + timeout_ns, now;
+  int got;
+  uv_mutex_lock(&s->mu);
+  while (s->top <= seq && (now = uv_hrtime()) < end)
+    (void)uv_cond_timedwait(&s->took, &s->mu, end - now);
+  got = s->top > seq;
+  uv_mutex_unlock(&s->mu);
+  return got;
+}
+
 unsigned stall_logserver_registered(stall_logserver *s) {
   unsigned n;
   uv_mutex_lock(&s->mu);
@@ -255,6 +278,7 @@ itg_logrec *stall_logserver_stop(stall_logserver *s, size_t *n) {
   uv_async_send(&s->wake);
   uv_thread_join(&s->thread);
   uv_loop_close(&s->loop);
+  uv_cond_destroy(&s->took);
   uv_mutex_destroy(&s->mu);
   recs = s->recs;
   *n = s->n;

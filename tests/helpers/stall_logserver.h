@@ -25,6 +25,11 @@ void stall_logserver_greet(stall_logserver *s);
 /* Makes the server read its clients again (from any thread). */
 void stall_logserver_resume(stall_logserver *s);
 
+/* Waits at most timeout_ns until the server has taken a record whose seq
+ * is seq or more (from any thread). Returns 1 if it has, 0 if not. */
+int stall_logserver_wait_seq(stall_logserver *s, uint64_t seq,
+                             uint64_t timeout_ns);
+
 /* Returns how many clients have registered so far (from any thread). */
 unsigned stall_logserver_registered(stall_logserver *s);
 
