@@ -182,13 +182,22 @@ def have_matplotlib():
     return importlib.util.find_spec("matplotlib") is not None
 
 
-def timer_noise(path):
-    """The machine's own timekeeping, measured without any sender
-    (tests/accept/timer_noise.c): one sentence, or None if it cannot run."""
+def timer_noise_sample(path, seconds):
+    """Runs timer_noise (tests/accept/timer_noise.c) for seconds of sleeps
+    and as many of spinning: its figures, or None if it cannot run."""
     try:
-        out = subprocess.run([str(path), "2"], capture_output=True, text=True, timeout=30)
-        n = json.loads(out.stdout)
+        out = subprocess.run([str(path), str(seconds)], capture_output=True, text=True,
+                             timeout=30 + 2 * seconds)
+        return json.loads(out.stdout)
     except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+
+
+def timer_noise(path):
+    """The machine's own timekeeping, measured without any sender: one
+    sentence, or None if it cannot run."""
+    n = timer_noise_sample(path, 2)
+    if n is None:
         return None
     return (f"This machine's timer, without any sender: 1 ms sleeps woke late by "
             f"p50 {n['sleep_1ms_late_p50_us']:.1f} us, p99 {n['sleep_1ms_late_p99_us']:.1f} us, and "
