@@ -764,8 +764,9 @@ def other_tables(rows):
                   "here): it is measured only one way. A ratio below 1: libitg the more exact in the same "
                   f"round. The last column is the machine just before the run ({NOISE_SAMPLE_S} s of "
                   "timer_noise): the share of a spinning thread's milliseconds in which it lost the CPU for "
-                  "over 50 us. Above 1 %, every flow sending through such a millisecond leaves that late "
-                  "in more than 1 % of its gaps, whatever the sender does. " + flows_goal_text(rr))
+                  "over 50 us. A sender loses as much in them, and a flow due in the lost time leaves that "
+                  "late: a flow's p99 stays within 50 us only if under 1 % of its departures are so held "
+                  "up. " + flows_goal_text(rr))
         out.append(t)
     rr = section_rows(rows, "laws")
     if rr:
