@@ -15,7 +15,7 @@ FIELDS = ["section", "tool", "label", "requested_pps", "size", "log_batch", "flo
           "idt_mean_us", "ks_stat", "ks_p", "logged", "loss", "loss_pct",
           "sender_cpu_s", "sender_cpu_pct", "recv_cpu_s", "logsrv_cpu_s", "sender_rc", "tap_drops",
           "flows_seen", "agg_pps", "agg_err_pct", "worst_flow_err_pct",
-          "flow_idt_p99_median_us", "flow_idt_p99_max_us", "law", "log", "sender_logged", "send_log_lost",
+          "flow_idt_p99_median_us", "flow_idt_p99_max_us", "machine_stalled_ms_pct", "machine_sleep_p99_us", "law", "log", "sender_logged", "send_log_lost",
           "recv_pps", "gen_err_pct", "cost_pct",
           # the MPI section's
           "ranks", "all_cpu_s", "spilled", "log_lost", "start_skew_us", "skew_unc_us", "wire_spread_us",
