@@ -325,6 +325,11 @@ typedef struct itg_logger_stats {
                           missing (known after close) */
   int connected;       /* remote sink: 1 while registered with its server
                           (0 while spilling, and after close) */
+  uint64_t unconfirmed; /* remote sink over UDP: sessions that ended
+                           without the server's count (it stopped
+                           answering, or went away, after datagrams were
+                           sent): what it missed of them is in no count,
+                           and its file is NAME.incomplete */
 } itg_logger_stats;
 
 /* Fills cfg with the defaults and cfg->struct_size with `size`:

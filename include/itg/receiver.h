@@ -142,6 +142,11 @@ typedef struct itg_flow_event {
                                   NAME.1, NAME.2, ... when NAME existed
                                   ("" for the default log and a log
                                   server) */
+  uint64_t log_unconfirmed; /* ENDED: over UDP, sessions of the flow's
+                               log that ended without the log server's
+                               count, as itg_logger_stats.unconfirmed
+                               (known at the end of the last flow sharing
+                               the log) */
 } itg_flow_event;
 
 /* Called when a flow is set up, refused or ended (on the receiver's

@@ -55,6 +55,7 @@ static void note_counts(const itg__rx_log *lg, const itg_logger_stats *st,
     return;
   ev->log_spilled = st->spilled;
   ev->log_missing = st->missing;
+  ev->log_unconfirmed = st->unconfirmed;
   if (st->spilled > 0)
     snprintf(ev->log_spill, sizeof ev->log_spill, "%s", lg->spill);
 }

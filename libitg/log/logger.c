@@ -49,6 +49,7 @@ struct itg_logger {
   _Atomic uint64_t spilled;
   _Atomic uint64_t reconnects;
   _Atomic uint64_t missing;
+  _Atomic uint64_t unconfirmed;
   _Atomic int connected;
   _Atomic uint64_t lost;
   itg_log_error_cb on_error;
@@ -78,6 +79,8 @@ static void sink_counters(itg_logger *l, const itg__log_sink_stats *st) {
   atomic_store_explicit(&l->lost, st->lost, memory_order_relaxed);
   atomic_store_explicit(&l->reconnects, st->reconnects, memory_order_relaxed);
   atomic_store_explicit(&l->missing, st->missing, memory_order_relaxed);
+  atomic_store_explicit(&l->unconfirmed, st->unconfirmed,
+                        memory_order_relaxed);
   atomic_store_explicit(&l->connected, st->connected, memory_order_relaxed);
 }
 
@@ -253,6 +256,7 @@ int itg__logger_new_sink(const itg_logger_cfg *cfg,
   atomic_init(&l->spilled, 0);
   atomic_init(&l->reconnects, 0);
   atomic_init(&l->missing, 0);
+  atomic_init(&l->unconfirmed, 0);
   atomic_init(&l->connected, 0);
   atomic_init(&l->lost, 0);
   rc = ITG_ENOMEM;
@@ -358,6 +362,8 @@ int itg_logger_get_stats_size(itg_logger *l, itg_logger_stats *dst,
   out->spilled = atomic_load_explicit(&l->spilled, memory_order_relaxed);
   out->reconnects = atomic_load_explicit(&l->reconnects, memory_order_relaxed);
   out->missing = atomic_load_explicit(&l->missing, memory_order_relaxed);
+  out->unconfirmed =
+      atomic_load_explicit(&l->unconfirmed, memory_order_relaxed);
   out->connected = atomic_load_explicit(&l->connected, memory_order_relaxed);
   out->lost = atomic_load_explicit(&l->lost, memory_order_relaxed);
   return itg__struct_out(dst, size, out, sizeof *out);

@@ -94,10 +94,14 @@ static int spill_records(itg__ship *s, const itg_logrec *recs, size_t n) {
   return spill_failed(s, rc);
 }
 
-/* The connection failed: its unacknowledged records go to the spill file. */
+/* The connection failed: its unacknowledged records go to the spill file.
+ * Over UDP nothing is kept: a session that sent datagrams ends with their
+ * count unconfirmed. */
 static int fail_over(itg__ship *s) {
   int rc, rc2;
   size_t first = s->keep_n;
+  if (s->cfg.transport == ITG_LOG_UDP && s->shipped > 0 && !s->left)
+    s->st.unconfirmed++;
   if (first > s->keep_cap - s->keep_head)
     first = s->keep_cap - s->keep_head;
   rc = spill_records(s, s->keep + s->keep_head, first);

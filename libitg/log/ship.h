@@ -32,6 +32,9 @@ typedef struct itg__ship_stats {
   uint64_t lost;      /* neither shipped nor spilled: the spill file failed */
   uint64_t reconnects;
   uint64_t missing;
+  uint64_t unconfirmed; /* UDP sessions that ended without LEAVE_ACK after
+                           datagrams were sent: the ones the server missed
+                           are not in `missing` */
   int spill_error;    /* the spill file's first error, 0 if none */
   int connected; /* registered with the server now */
 } itg__ship_stats;

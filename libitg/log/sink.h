@@ -14,6 +14,7 @@ typedef struct itg__log_sink_stats {
   uint64_t lost;       /* given to the sink and written nowhere */
   uint64_t reconnects;
   uint64_t missing;    /* counted lost by a log server */
+  uint64_t unconfirmed; /* sessions whose losses no log server counted */
   int connected;       /* reaching a log server now */
 } itg__log_sink_stats;
 

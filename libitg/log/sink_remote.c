@@ -42,6 +42,7 @@ static void copy_stats(const itg__ship_stats *st, itg__log_sink_stats *out) {
   out->lost = st->lost;
   out->reconnects = st->reconnects;
   out->missing = st->missing;
+  out->unconfirmed = st->unconfirmed;
   out->connected = st->connected;
 }
 

@@ -408,6 +408,11 @@ static void on_flow(const itg_flow_event *ev, void *user) {
       fprintf(stderr, "%s: flow %u: receiver log: %llu records lost on the "
               "way to the log server (UDP)\n", prog, ev->flow_id,
               (unsigned long long)ev->log_missing);
+    if (ev->log_unconfirmed > 0)
+      fprintf(stderr, "%s: flow %u: receiver log: the log server did not "
+              "confirm the end of %llu session(s) (UDP): records it missed "
+              "there are not counted\n", prog, ev->flow_id,
+              (unsigned long long)ev->log_unconfirmed);
     if (ev->log_lost > 0)
       fprintf(stderr, "%s: flow %u: receiver log: %llu records lost so far "
               "(the log could not be written)\n", prog, ev->flow_id,

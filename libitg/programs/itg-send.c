@@ -468,7 +468,8 @@ static void print_result(const itg_flow_result *r, int text) {
 }
 
 /* Says on stderr what of the sender log did not reach the log server:
- * records in the spill file (and its name), records lost over UDP; and
+ * records in the spill file (and its name), records lost over UDP, UDP
+ * sessions whose losses went uncounted; and
  * the records lost when the log (or the spill file) could not be written.
  * Returns 0, or -1 if the log failed. */
 static int report_log(const options *o, const itg_sender *s) {
@@ -487,6 +488,10 @@ static int report_log(const options *o, const itg_sender *s) {
   if (st.missing > 0)
     fprintf(stderr, "%s: sender log: %llu records lost on the way to the "
             "log server (UDP)\n", prog, (unsigned long long)st.missing);
+  if (st.unconfirmed > 0)
+    fprintf(stderr, "%s: sender log: the log server did not confirm the end "
+            "of %llu session(s) (UDP): records it missed there are not "
+            "counted\n", prog, (unsigned long long)st.unconfirmed);
   return st.error != 0 ? -1 : 0;
 }
 
