@@ -107,10 +107,10 @@ static void test_defaults(void **state) {
   itg_flow_cfg_init(&c);
   assert_int_equal(c.flow_id, 0);
   assert_string_equal(c.dst_host, "127.0.0.1");
-  assert_int_equal(c.dst_port, 8999);
+  assert_int_equal(c.dst_port, 8999); /* fixed port: the default */
   assert_string_equal(c.src_host, "");
   assert_int_equal(c.src_port, 0);
-  assert_int_equal(c.sig_port, 9000);
+  assert_int_equal(c.sig_port, 9000); /* fixed port: the default */
   assert_int_equal(c.proto, ITG_PROTO_UDP);
   assert_int_equal(c.nodelay, 0);
   assert_int_equal(c.meter, ITG_METER_OWD);
@@ -543,7 +543,7 @@ static void test_recv_log_server(void **state) {
   assert_int_equal(c.recv_log_transport, ITG_LOG_TCP);
   c = ok(W("-X", "10.0.0.2", "-x", "r.log"));
   assert_string_equal(c.recv_log_server, "10.0.0.2");
-  assert_int_equal(c.recv_log_port, 9001);
+  assert_int_equal(c.recv_log_port, 9001); /* fixed port: the default */
   assert_int_equal(c.recv_log_transport, ITG_LOG_TCP);
   assert_string_equal(c.recv_log, "r.log");
   c = ok(W("-X", "logs:9100", "udp", "-t", "100"));
@@ -556,7 +556,7 @@ static void test_recv_log_server(void **state) {
   assert_int_equal(c.recv_log_port, 9102);
   c = ok(W("-X", "fe80::1"));
   assert_string_equal(c.recv_log_server, "fe80::1");
-  assert_int_equal(c.recv_log_port, 9001);
+  assert_int_equal(c.recv_log_port, 9001); /* fixed port: the default */
   /* Inside a VoIP preset -x is the codec; -X is still the log server. */
   c = ok(W("VoIP", "-x", "G.711.1", "-X", "127.0.0.1:9200"));
   assert_spec(&c.size, ITG_DIST_CONSTANT, 92, 0, 1.0);
@@ -1249,9 +1249,9 @@ static void test_describe(void **state) {
   (void)state;
   itg_flow_cfg_init(&c);
   itg_flow_describe(&c, buf, sizeof buf);
-  assert_string_equal(
-      buf, "UDP 127.0.0.1:8999 IDT constant(0.001 s) size constant(512 B) for "
-           "10 s");
+  assert_string_equal(buf, "UDP 127.0.0.1:8999 " /* fixed port: the default */
+                           "IDT constant(0.001 s) size constant(512 B) for "
+                           "10 s");
   c = ok(W("-a", "::1", "-rp", "9", "-T", "TCP", "-D", "-N", "10", "2", "-u",
            "64", "128", "-t", "0", "-z", "100", "-k", "2", "-m", "rttm",
            "--wire", "ditg", "-s", "7"));
@@ -1260,22 +1260,22 @@ static void test_describe(void **state) {
                            "uniform(64, 128 B) for 100 pkts or 2048 B "
                            "nodelay round-trip wire ditg seed 7");
   c = ok(W("-O", "500", "-d", "1500", "-sa", "10.0.0.1", "-b", "46", "-f", "3",
-           "-x", "r.log", "-Sdp", "9100"));
+           "-x", "r.log", "-Sdp", "9100", "-rp", "45000"));
   c.flow_id = 4;
   itg_flow_describe(&c, buf, sizeof buf);
-  assert_string_equal(buf, "UDP 127.0.0.1:8999 IDT poisson(2000 us) size "
+  assert_string_equal(buf, "UDP 127.0.0.1:45000 IDT poisson(2000 us) size "
                            "constant(512 B) for 10 s after 1.5 s flow 4 from "
                            "10.0.0.1:0 sig 9100 tos 46 ttl 3 recv-log r.log");
-  c = ok(W("Telnet"));
+  c = ok(W("Telnet", "-rp", "45000"));
   itg_flow_describe(&c, buf, sizeof buf);
-  assert_string_equal(buf, "TCP 127.0.0.1:8999 IDT pareto(0.95, 1.1 ms) size "
+  assert_string_equal(buf, "TCP 127.0.0.1:45000 IDT pareto(0.95, 1.1 ms) size "
                            "telnet(B) for 10 s; size: every draw of "
                            "telnet(B) falls below the 36-byte native header: "
                            "the flow is refused; --wire ditg (D-ITG's 20-byte "
                            "header) lowers that to 0 %");
-  c = ok(W("CSa"));
+  c = ok(W("CSa", "-rp", "45000"));
   itg_flow_describe(&c, buf, sizeof buf);
-  assert_non_null(strstr(buf, "UDP 127.0.0.1:8999 IDT student(41.6994, "
+  assert_non_null(strstr(buf, "UDP 127.0.0.1:45000 IDT student(41.6994, "
                               "0.104821, 0.704073 ms) size cs-active(B) for "
                               "10 s; size: 22.6 % of the draws"));
 }
@@ -1290,8 +1290,9 @@ static void test_describe_edges(void **state) {
   c.idt.scale = 1e-3;
   strcpy(c.idt.file, "t.txt");
   c.size.scale = 2;
+  c.dst_port = 45000;
   itg_flow_describe(&c, buf, sizeof buf);
-  assert_string_equal(buf, "UDP 127.0.0.1:8999 IDT trace(t.txt, ms) size "
+  assert_string_equal(buf, "UDP 127.0.0.1:45000 IDT trace(t.txt, ms) size "
                            "constant(512 x2 B) without end");
   itg_flow_describe(&c, small, sizeof small);
   assert_string_equal(small, "UDP 127.0");
