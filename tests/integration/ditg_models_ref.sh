@@ -145,7 +145,7 @@ for codec in G.711.1 G.711.2 G.729.2 G.729.3 G.723.1; do
 done
 stop_recv
 
-if ditg 6 "$WORK/csi.bin" "$WORK/csi.out" -z 100 CSi; then
+if ditg 6 "$WORK/csi.bin" "$WORK/csi.out" -s 0.25 -z 100 CSi; then
   check "ITGSend's CSi sizes follow D-ITG's table, as itg-send's" \
     python3 "$LAWS" sizes "$WORK/csi.bin" cs-idle
 else
