@@ -127,7 +127,9 @@ typedef struct ended_flow {
   uint16_t port;
   int sent_known;
   uint64_t packets, bytes, sent;
+  uint64_t log_lost, log_spilled, log_missing, log_unconfirmed;
   char peer[ITG_HOST_MAX];
+  char *log_spill; /* the spill file's name if log_spilled, else NULL */
 } ended_flow;
 
 #define ENDED_MAX 65536 /* flows JSON's end lists; more are counted */
@@ -173,7 +175,14 @@ static void note_ended(const itg_flow_event *ev) {
   e->packets = ev->packets;
   e->bytes = ev->bytes;
   e->sent = ev->sent;
+  e->log_lost = ev->log_lost;
+  e->log_spilled = ev->log_spilled;
+  e->log_missing = ev->log_missing;
+  e->log_unconfirmed = ev->log_unconfirmed;
   memcpy(e->peer, ev->peer, sizeof e->peer);
+  /* Held only where records were spilled: most flows have none, and up
+   * to ENDED_MAX flows are kept. */
+  e->log_spill = ev->log_spilled > 0 ? strdup(ev->log_spill) : NULL;
 }
 
 /* What arrived in one interval, of a flow or of all. */
@@ -344,6 +353,12 @@ static void json_end(const itg_receiver_stats *st) {
       itg__json_u64(j, "lost", e->sent > e->packets ? e->sent - e->packets
                                                     : 0);
     }
+    itg__json_u64(j, "log_lost", e->log_lost);
+    itg__json_u64(j, "log_spilled", e->log_spilled);
+    if (e->log_spill != NULL)
+      itg__json_str(j, "log_spill_file", e->log_spill);
+    itg__json_u64(j, "log_missing", e->log_missing);
+    itg__json_u64(j, "log_unconfirmed", e->log_unconfirmed);
     itg__json_close(j);
   }
   itg__json_close(j);
@@ -661,6 +676,8 @@ int main(int argc, char **argv) {
   rep.t0 = rep.last = itg_clock_mono_ns();
   status = itg__cli_daemon_main(&steps, &cfg);
   free(rep.live);
+  for (size_t i = 0; i < rep.nended; i++)
+    free(rep.ended[i].log_spill);
   free(rep.ended);
   return status;
 }

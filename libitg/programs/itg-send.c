@@ -467,31 +467,46 @@ static void print_result(const itg_flow_result *r, int text) {
             itg_err_name(r->status));
 }
 
-/* Says on stderr what of the sender log did not reach the log server:
- * records in the spill file (and its name), records lost over UDP, UDP
- * sessions whose losses went uncounted; and
- * the records lost when the log (or the spill file) could not be written.
- * Returns 0, or -1 if the log failed. */
-static int report_log(const options *o, const itg_sender *s) {
+/* Says msg on stderr, and in the JSON report's errors. */
+static void say_error(itg__json_run *json, const char *msg) {
+  itg__cli_error(prog, msg);
+  itg__json_run_error(json, msg);
+}
+
+/* Says on stderr, and in the JSON document's errors, what of the sender
+ * log did not reach the log server: records in the spill file (and its
+ * name), records lost over UDP, UDP sessions whose losses went uncounted;
+ * and the records lost when the log (or the spill file) could not be
+ * written. Returns 0, or -1 if the log failed. */
+static int report_log(const options *o, const itg_sender *s,
+                      itg__json_run *json) {
   itg_logger_stats st;
-  char spill[ITG_PATH_MAX];
+  char spill[ITG_PATH_MAX], msg[ITG_PATH_MAX + 160];
   if (itg_sender_log_stats(s, &st, spill, sizeof spill) != 0)
     return 0;
-  if (st.error != 0)
-    fprintf(stderr, "%s: sender log %s: %llu records lost: %s\n", prog,
-            o->cfg.log_server[0] != '\0' ? spill : o->cfg.log_path,
-            (unsigned long long)st.lost, itg_strerror(st.error));
-  if (st.spilled > 0)
-    fprintf(stderr, "%s: sender log: %llu records went to the spill file "
-            "%s (the log server could not take them)\n", prog,
-            (unsigned long long)st.spilled, spill);
-  if (st.missing > 0)
-    fprintf(stderr, "%s: sender log: %llu records lost on the way to the "
-            "log server (UDP)\n", prog, (unsigned long long)st.missing);
-  if (st.unconfirmed > 0)
-    fprintf(stderr, "%s: sender log: the log server did not confirm the end "
-            "of %llu session(s) (UDP): records it missed there are not "
-            "counted\n", prog, (unsigned long long)st.unconfirmed);
+  if (st.error != 0) {
+    snprintf(msg, sizeof msg, "sender log %s: %llu records lost: %s",
+             o->cfg.log_server[0] != '\0' ? spill : o->cfg.log_path,
+             (unsigned long long)st.lost, itg_strerror(st.error));
+    say_error(json, msg);
+  }
+  if (st.spilled > 0) {
+    snprintf(msg, sizeof msg, "sender log: %llu records went to the spill "
+             "file %s (the log server could not take them)",
+             (unsigned long long)st.spilled, spill);
+    say_error(json, msg);
+  }
+  if (st.missing > 0) {
+    snprintf(msg, sizeof msg, "sender log: %llu records lost on the way to "
+             "the log server (UDP)", (unsigned long long)st.missing);
+    say_error(json, msg);
+  }
+  if (st.unconfirmed > 0) {
+    snprintf(msg, sizeof msg, "sender log: the log server did not confirm "
+             "the end of %llu session(s) (UDP): records it missed there are "
+             "not counted", (unsigned long long)st.unconfirmed);
+    say_error(json, msg);
+  }
   return st.error != 0 ? -1 : 0;
 }
 
@@ -658,8 +673,37 @@ static int wait_reporting(reporter *rp) {
   return rc;
 }
 
-/* The end event: each flow's result and the total. */
-static void report_end(reporter *rp) {
+/* The end event's "log", for a run with a sender log: what reached the
+ * file or the log server, and what did not (report_log says the same on
+ * stderr). */
+static void json_log(itg__json *j, const itg_sender *s,
+                     const itg_sender_cfg *cfg) {
+  itg_logger_stats st;
+  char spill[ITG_PATH_MAX];
+  if (itg_sender_log_stats(s, &st, spill, sizeof spill) != 0)
+    return;
+  itg__json_open(j, "log", '{');
+  itg__json_str(j, "path", cfg->log_path);
+  if (cfg->log_server[0] != '\0') {
+    itg__json_str(j, "server", cfg->log_server);
+    itg__json_u64(j, "server_port", cfg->log_server_port);
+    itg__json_str(j, "transport",
+                  cfg->log_transport == ITG_LOG_UDP ? "udp" : "tcp");
+  }
+  itg__json_u64(j, "records", st.records);
+  itg__json_u64(j, "lost", st.lost);
+  if (st.error != 0)
+    itg__json_str(j, "error", itg_err_name(st.error));
+  itg__json_u64(j, "spilled", st.spilled);
+  if (st.spilled > 0)
+    itg__json_str(j, "spill_file", spill);
+  itg__json_u64(j, "missing", st.missing);
+  itg__json_u64(j, "unconfirmed", st.unconfirmed);
+  itg__json_close(j);
+}
+
+/* The end event: each flow's result, the total, and the sender log. */
+static void report_end(reporter *rp, const itg_sender_cfg *cfg) {
   itg__json *j;
   uint64_t packets = 0, bytes = 0, late = 0, errors = 0, received = 0;
   unsigned failed = 0;
@@ -711,6 +755,7 @@ static void report_end(reporter *rp) {
   itg__json_u64(j, "send_errors", errors);
   itg__json_u64(j, "received", received);
   itg__json_close(j);
+  json_log(j, rp->s, cfg);
   itg__json_event_end(&rp->json);
 }
 
@@ -782,8 +827,7 @@ static int send_all(const options *o, const flows *fl) {
                o->cfg.log_path, itg_strerror(rc));
     else
       snprintf(msg, sizeof msg, "cannot start: %s", itg_strerror(rc));
-    itg__cli_error(prog, msg);
-    itg__json_run_error(&rp.json, msg);
+    say_error(&rp.json, msg);
     status = ITG__CLI_EXIT_FAIL;
   }
   if (watching)
@@ -800,8 +844,8 @@ static int send_all(const options *o, const flows *fl) {
       failed = 1;
     }
   }
-  report_end(&rp);
-  if (report_log(o, s) != 0 || failed)
+  report_end(&rp, &o->cfg);
+  if (report_log(o, s, &rp.json) != 0 || failed)
     status = ITG__CLI_EXIT_FAIL;
   itg_sender_free(s);
   /* A run cut short by a signal did not send what was asked: the shell's

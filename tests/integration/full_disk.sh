@@ -45,7 +45,7 @@ start_recv "$WORK/recv.log"
 
 # 1. The sender log on the full disk: told while the flow runs.
 "$BIN/itg-send" -a 127.0.0.1 -Sdp "$RECV_PORT" -rp 0 -C 20000 -c 100 -t 4000 \
-  -l "$FULL/send.log" >"$WORK/send1.out" 2>"$WORK/send1.err" &
+  -l "$FULL/send.log" --json >"$WORK/send1.json" 2>"$WORK/send1.err" &
 SEND_PID=$!
 PIDS="$PIDS $SEND_PID"
 wait_until 10 said "cannot write the sender log" "$WORK/send1.err"
@@ -57,11 +57,18 @@ check "the message names the file and the cause" \
   said "cannot write the sender log $FULL/send.log: no space left on device: [0-9]* records lost so far" "$WORK/send1.err"
 lost=$(sed -n 's/.*sender log .*: \([0-9]*\) records lost: no space left on device/\1/p' "$WORK/send1.err")
 set -- $(records "$FULL/send.log")
-sent=$(sed -n 's/.*flow [0-9]*: \([0-9]*\) packets.*/\1/p' "$WORK/send1.out")
+sent=$(json_field "$WORK/send1.json" 'r["flows"][0]["packets"]')
 echo "sent $sent; the file holds $3 records, $lost lost"
 check "the flow itself went on" [ "$sent" -eq 80000 ]
 check "records in the file plus records lost are every record" \
   [ $(($3 + lost)) -ge "$sent" ] && [ "$3" -gt 0 ]
+check "the JSON report's log: the failure and the records lost" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+log = d["end"]["log"]
+sys.exit(not (log["error"] == "ENOSPC" and log["lost"] == int(sys.argv[2]) and
+              any("records lost: no space left on device" in e for e in d["errors"])))' \
+  "$WORK/send1.json" "$lost"
 rm -f "$FULL"/*
 
 # 2. itg-log with its directory on the full disk: what it acknowledged is
