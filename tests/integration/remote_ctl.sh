@@ -18,10 +18,31 @@
 #     received) and every flow of A is reported; it ends within BOUND s;
 #   - a wrong token: both agents refuse it, itg-ctl names both, says why,
 #     exits 1 and no flow runs.
+# The root namespace may hold other 10.x addresses (another run of this
+# test at the same time, or one killed before it could clean up): the
+# links take a 10.N.0.0/16 that no address or route of this namespace
+# touches, and the test checks that its routes are the ones used.
 # needs: root (network namespaces, packet capture: wiretap)
 BUILD=$1
 . "$(dirname "$0")/lib.sh"
 BOUND=25
+
+# pick_net: NET=10.N, the first N from 200 + PID % 50 on (wrapping in
+# 200..254) whose 10.N.0.0/16 no address or route of this namespace
+# touches.
+pick_net() {
+  used=$(ip -4 route show table all | grep -o '10\.[0-9]*\.' | sort -u)
+  n=$((200 + $$ % 50))
+  tries=0
+  while echo "$used" | grep -qx "10\.$n\."; do
+    n=$((n < 254 ? n + 1 : 200))
+    tries=$((tries + 1))
+    [ "$tries" -le 55 ] || die "no free 10.N.0.0/16: $(ip -4 route show table all)"
+  done
+  NET=10.$n
+}
+pick_net
+echo "links in $NET.0.0/16"
 
 NS_A="itg-ca-$$"
 NS_B="itg-cb-$$"
@@ -36,18 +57,25 @@ veth() {
   ip link set "$1" up || die "up $1"
   nsx "$2" ip link set "$3" up || die "up $3"
 }
-veth "ica$$" "$NS_A" vra 10.214.1.1 10.214.1.2
-veth "icb$$" "$NS_B" vrb 10.214.2.1 10.214.2.2
+veth "ica$$" "$NS_A" vra "$NET.1.1" "$NET.1.2"
+veth "icb$$" "$NS_B" vrb "$NET.2.1" "$NET.2.2"
 ip link add vab netns "$NS_A" type veth peer name vba netns "$NS_B" ||
   die "veth A - B"
-nsx "$NS_A" ip addr add 10.214.3.1/24 dev vab || die "address 10.214.3.1"
-nsx "$NS_B" ip addr add 10.214.3.2/24 dev vba || die "address 10.214.3.2"
+nsx "$NS_A" ip addr add "$NET.3.1/24" dev vab || die "address $NET.3.1"
+nsx "$NS_B" ip addr add "$NET.3.2/24" dev vba || die "address $NET.3.2"
 nsx "$NS_A" ip link set vab up || die "up vab"
 nsx "$NS_B" ip link set vba up || die "up vba"
 # Each agent's address is its control address: the other namespace
 # reaches it over the A - B link.
-nsx "$NS_A" ip route add 10.214.2.2/32 via 10.214.3.2 || die "route in A"
-nsx "$NS_B" ip route add 10.214.1.2/32 via 10.214.3.1 || die "route in B"
+nsx "$NS_A" ip route add "$NET.2.2/32" via "$NET.3.2" || die "route in A"
+nsx "$NS_B" ip route add "$NET.1.2/32" via "$NET.3.1" || die "route in B"
+# routed ADDR DEV: this namespace reaches ADDR over DEV.
+routed() {
+  ip -4 route get "$1" | grep -q " dev $2 " ||
+    die "$1 is not reached over $2: $(ip -4 route get "$1")"
+}
+routed "$NET.1.2" "ica$$"
+routed "$NET.2.2" "icb$$"
 
 printf 'the token of remote_ctl.sh, 32 bytes or more\n' >"$WORK/token"
 printf 'another token entirely, as long as the first\n' >"$WORK/wrong"
@@ -57,7 +85,7 @@ printf 'another token entirely, as long as the first\n' >"$WORK/wrong"
 start_agent() {
   mkdir -p "$WORK/$2"
   ip netns exec "$1" "$BIN/itg-agent" --listen 0.0.0.0:0 -Sp 0 \
-    --token-file "$WORK/token" --allow 10.214.0.0/16 --log-dir "$WORK/$2" \
+    --token-file "$WORK/token" --allow "$NET.0.0/16" --log-dir "$WORK/$2" \
     >"$WORK/$2.out" 2>&1 &
   AGENT_PID=$!
   PIDS="$PIDS $AGENT_PID"
@@ -67,10 +95,10 @@ start_agent() {
 }
 start_agent "$NS_A" A
 PID_A=$AGENT_PID
-AGENTS="--agent A=10.214.1.2:$AGENT_PORT"
+AGENTS="--agent A=$NET.1.2:$AGENT_PORT"
 start_agent "$NS_B" B
 PID_B=$AGENT_PID
-AGENTS="$AGENTS --agent B=10.214.2.2:$AGENT_PORT"
+AGENTS="$AGENTS --agent B=$NET.2.2:$AGENT_PORT"
 
 # ---- both ways, on the wire -------------------------------------------------
 
@@ -159,8 +187,8 @@ timeout -k 5 60 "$BIN/itg-ctl" --token-file "$WORK/wrong" $AGENTS --json \
 st=$?
 sed 's/^/    /' "$WORK/wrong.txt"
 check "a wrong token: itg-ctl exits 1" [ "$st" -eq 1 ]
-check "a wrong token: agent A named, refused" grep -q "agent 0 (A).*refused" "$WORK/wrong.txt"
-check "a wrong token: agent B named, refused" grep -q "agent 1 (B).*refused" "$WORK/wrong.txt"
+check "a wrong token: agent A named, refused" grep -q "agent 0 (A).*refused: wrong token" "$WORK/wrong.txt"
+check "a wrong token: agent B named, refused" grep -q "agent 1 (B).*refused: wrong token" "$WORK/wrong.txt"
 check "a wrong token: no flow sent a packet" \
   python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
