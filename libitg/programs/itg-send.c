@@ -473,41 +473,45 @@ static void say_error(itg__json_run *json, const char *msg) {
   itg__json_run_error(json, msg);
 }
 
+/* What became of the sender log, read once at the end for both reports. */
+typedef struct log_end {
+  itg_logger_stats st;
+  char spill[ITG_PATH_MAX]; /* the spill file's name */
+} log_end;
+
 /* Says on stderr, and in the JSON document's errors, what of the sender
- * log did not reach the log server: records in the spill file (and its
+ * log lg did not reach the log server: records in the spill file (and its
  * name), records lost over UDP, UDP sessions whose losses went uncounted;
  * and the records lost when the log (or the spill file) could not be
  * written. Returns 0, or -1 if the log failed. */
-static int report_log(const options *o, const itg_sender *s,
+static int report_log(const options *o, const log_end *lg,
                       itg__json_run *json) {
-  itg_logger_stats st;
-  char spill[ITG_PATH_MAX], msg[ITG_PATH_MAX + 160];
-  if (itg_sender_log_stats(s, &st, spill, sizeof spill) != 0)
-    return 0;
-  if (st.error != 0) {
+  const itg_logger_stats *st = &lg->st;
+  char msg[ITG_PATH_MAX + 160];
+  if (st->error != 0) {
     snprintf(msg, sizeof msg, "sender log %s: %llu records lost: %s",
-             o->cfg.log_server[0] != '\0' ? spill : o->cfg.log_path,
-             (unsigned long long)st.lost, itg_strerror(st.error));
+             o->cfg.log_server[0] != '\0' ? lg->spill : o->cfg.log_path,
+             (unsigned long long)st->lost, itg_strerror(st->error));
     say_error(json, msg);
   }
-  if (st.spilled > 0) {
+  if (st->spilled > 0) {
     snprintf(msg, sizeof msg, "sender log: %llu records went to the spill "
              "file %s (the log server could not take them)",
-             (unsigned long long)st.spilled, spill);
+             (unsigned long long)st->spilled, lg->spill);
     say_error(json, msg);
   }
-  if (st.missing > 0) {
+  if (st->missing > 0) {
     snprintf(msg, sizeof msg, "sender log: %llu records lost on the way to "
-             "the log server (UDP)", (unsigned long long)st.missing);
+             "the log server (UDP)", (unsigned long long)st->missing);
     say_error(json, msg);
   }
-  if (st.unconfirmed > 0) {
+  if (st->unconfirmed > 0) {
     snprintf(msg, sizeof msg, "sender log: the log server did not confirm "
              "the end of %llu session(s) (UDP): records it missed there are "
-             "not counted", (unsigned long long)st.unconfirmed);
+             "not counted", (unsigned long long)st->unconfirmed);
     say_error(json, msg);
   }
-  return st.error != 0 ? -1 : 0;
+  return st->error != 0 ? -1 : 0;
 }
 
 /* The run's reports besides the summary: interval lines on stdout, or
@@ -673,15 +677,12 @@ static int wait_reporting(reporter *rp) {
   return rc;
 }
 
-/* The end event's "log", for a run with a sender log: what reached the
- * file or the log server, and what did not (report_log says the same on
- * stderr). */
-static void json_log(itg__json *j, const itg_sender *s,
+/* The end event's "log", for a run with a sender log lg: what reached
+ * the file or the log server, and what did not (report_log says the same
+ * on stderr). */
+static void json_log(itg__json *j, const log_end *lg,
                      const itg_sender_cfg *cfg) {
-  itg_logger_stats st;
-  char spill[ITG_PATH_MAX];
-  if (itg_sender_log_stats(s, &st, spill, sizeof spill) != 0)
-    return;
+  const itg_logger_stats *st = &lg->st;
   itg__json_open(j, "log", '{');
   itg__json_str(j, "path", cfg->log_path);
   if (cfg->log_server[0] != '\0') {
@@ -690,20 +691,22 @@ static void json_log(itg__json *j, const itg_sender *s,
     itg__json_str(j, "transport",
                   cfg->log_transport == ITG_LOG_UDP ? "udp" : "tcp");
   }
-  itg__json_u64(j, "records", st.records);
-  itg__json_u64(j, "lost", st.lost);
-  if (st.error != 0)
-    itg__json_str(j, "error", itg_err_name(st.error));
-  itg__json_u64(j, "spilled", st.spilled);
-  if (st.spilled > 0)
-    itg__json_str(j, "spill_file", spill);
-  itg__json_u64(j, "missing", st.missing);
-  itg__json_u64(j, "unconfirmed", st.unconfirmed);
+  itg__json_u64(j, "records", st->records);
+  itg__json_u64(j, "lost", st->lost);
+  if (st->error != 0)
+    itg__json_str(j, "error", itg_err_name(st->error));
+  itg__json_u64(j, "spilled", st->spilled);
+  if (st->spilled > 0)
+    itg__json_str(j, "spill_file", lg->spill);
+  itg__json_u64(j, "missing", st->missing);
+  itg__json_u64(j, "unconfirmed", st->unconfirmed);
   itg__json_close(j);
 }
 
-/* The end event: each flow's result, the total, and the sender log. */
-static void report_end(reporter *rp, const itg_sender_cfg *cfg) {
+/* The end event: each flow's result, the total, and the sender log lg
+ * (NULL: the run had none). */
+static void report_end(reporter *rp, const itg_sender_cfg *cfg,
+                       const log_end *lg) {
   itg__json *j;
   uint64_t packets = 0, bytes = 0, late = 0, errors = 0, received = 0;
   unsigned failed = 0;
@@ -755,7 +758,8 @@ static void report_end(reporter *rp, const itg_sender_cfg *cfg) {
   itg__json_u64(j, "send_errors", errors);
   itg__json_u64(j, "received", received);
   itg__json_close(j);
-  json_log(j, rp->s, cfg);
+  if (lg != NULL)
+    json_log(j, lg, cfg);
   itg__json_event_end(&rp->json);
 }
 
@@ -779,10 +783,11 @@ static int send_all(const options *o, const flows *fl) {
   itg__cli_sigwatch w;
   stop_watch sw = {NULL, 0};
   reporter rp;
+  log_end lg;
   itg_sender *s;
   char msg[256], err[200];
   size_t i;
-  int rc, status = ITG__CLI_EXIT_OK, watching, failed = 0;
+  int rc, status = ITG__CLI_EXIT_OK, watching, failed = 0, has_log;
   rc = itg_sender_new(&o->cfg, &s);
   if (rc < 0) {
     snprintf(msg, sizeof msg, "cannot create the sender: %s", itg_strerror(rc));
@@ -844,8 +849,9 @@ static int send_all(const options *o, const flows *fl) {
       failed = 1;
     }
   }
-  report_end(&rp, &o->cfg);
-  if (report_log(o, s, &rp.json) != 0 || failed)
+  has_log = itg_sender_log_stats(s, &lg.st, lg.spill, sizeof lg.spill) == 0;
+  report_end(&rp, &o->cfg, has_log ? &lg : NULL);
+  if ((has_log && report_log(o, &lg, &rp.json) != 0) || failed)
     status = ITG__CLI_EXIT_FAIL;
   itg_sender_free(s);
   /* A run cut short by a signal did not send what was asked: the shell's
