@@ -12,9 +12,18 @@
  * do, so a capture tells them apart. The sink counts what arrives, so
  * that packets have somewhere to go and loss can be read.
  *
+ * spin is the other reference for many flows: what the machine lets a
+ * sender with no library do. Flow i of FLOWS is due i / FLOWS of a period
+ * after the first, and each departure waits for its own instant by
+ * reading the clock in a loop (no sleep, no wake-up), so it leaves late
+ * only when the machine stops the loop; what it then owes leaves at once.
+ *
  *   bare_loop send PORT RATE SECONDS [SIZE [FLOWS]]
  *                                   RATE in pkt/s (each flow's), 0 = no
  *                                   pacing; sends for SECONDS, not a count
+ *   bare_loop spin PORT RATE SECONDS [SIZE [FLOWS]]
+ *                                   RATE above 0: flows spread over the
+ *                                   period, each departure spun for
  *   bare_loop sink PORT SECONDS     ends early on SIGINT/SIGTERM
  *
  * Traffic goes to 127.0.0.1 only. Each mode prints one line of results. */
@@ -90,8 +99,9 @@ static void stamp(unsigned char *buf, size_t size, uint32_t flow,
   }
 }
 
+/* Sends FLOWS flows of RATE each for SECONDS (send and spin above). */
 static int run_send(uint16_t port, double rate, double seconds, size_t size,
-                    int flows) {
+                    int flows, int spin) {
   static unsigned char buf[MAX_SIZE];
   static int fds[MAX_FLOWS];
   struct sockaddr_in dst = loopback(port);
@@ -116,12 +126,19 @@ static int run_send(uint16_t port, double rate, double seconds, size_t size,
        * packets still owed then are not sent. */
       if (due >= stop || now_ns() >= stop)
         break;
-      while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+      while (!spin &&
+             clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
         ;
     } else if (now_ns() >= stop) {
       break;
     }
     for (int i = 0; i < flows; i++) {
+      if (spin) {
+        int64_t at = start + (int64_t)(((double)k + (double)i / flows) *
+                                       (double)NS_PER_S / rate);
+        while (now_ns() < at)
+          ;
+      }
       stamp(buf, size, flows > 1 ? (uint32_t)i + 1 : 0, k + 1);
       if (sendto(fds[i], buf, size, 0, (const struct sockaddr *)&dst,
                  sizeof dst) == (ssize_t)size)
@@ -201,6 +218,7 @@ static int run_sink(uint16_t port, double seconds) {
 
 static int usage(void) {
   fputs("usage: bare_loop send PORT RATE SECONDS [SIZE [FLOWS]]\n"
+        "       bare_loop spin PORT RATE SECONDS [SIZE [FLOWS]]\n"
         "       bare_loop sink PORT SECONDS\n",
         stderr);
   return 2;
@@ -208,6 +226,7 @@ static int usage(void) {
 
 int main(int argc, char **argv) {
   double port, rate, seconds, size = 64, flows = 1;
+  int spin;
   if (argc < 4)
     return usage();
   if (parse_num(argv[2], 1, 65535, 1, &port) != 0)
@@ -217,12 +236,14 @@ int main(int argc, char **argv) {
       return 2;
     return run_sink((uint16_t)port, seconds);
   }
-  if (strcmp(argv[1], "send") != 0 || argc < 5 || argc > 7)
+  spin = strcmp(argv[1], "spin") == 0;
+  if ((!spin && strcmp(argv[1], "send") != 0) || argc < 5 || argc > 7)
     return usage();
-  if (parse_num(argv[3], 0, 1e9, 0, &rate) != 0 ||
+  if (parse_num(argv[3], spin ? 0.001 : 0, 1e9, 0, &rate) != 0 ||
       parse_num(argv[4], 0.001, 86400, 0, &seconds) != 0 ||
       (argc >= 6 && parse_num(argv[5], 1, MAX_SIZE, 1, &size) != 0) ||
       (argc == 7 && parse_num(argv[6], 1, MAX_FLOWS, 1, &flows) != 0))
     return 2;
-  return run_send((uint16_t)port, rate, seconds, (size_t)size, (int)flows);
+  return run_send((uint16_t)port, rate, seconds, (size_t)size, (int)flows,
+                  spin);
 }

@@ -285,6 +285,25 @@ class Bare(Tool):
         return _last_int(r"received (\d+)", recv_proc.output())
 
 
+class Spin(Bare):
+    """tests/bench/bare_loop.c spin: many flows spread over their period,
+    each departure spun for, no log; what the machine lets a sender with
+    no library do."""
+    key = "spin"
+    name = "spin loop"
+
+    def version(self):
+        return "bare_loop spin (tests/bench/bare_loop.c)"
+
+    def unsupported(self, load):
+        if load.rate is None:
+            return "the spin loop sends at a rate"
+        return super().unsupported(load)
+
+    def sender_argv(self, sig, data, log, load, script):
+        return [self.path, "spin", data, load.rate, load.seconds, load.size, load.flows]
+
+
 class Blaster(Tool):
     """tests/tools/blaster.c: the machine's ceiling, send() or sendmmsg."""
     tap_margin_s = 0.7
