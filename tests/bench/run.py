@@ -860,7 +860,7 @@ def main():
     ap.add_argument("--build", default=str(here.parent.parent / "build"), help="the build directory")
     ap.add_argument("--sections", help="comma-separated subset of: rates,ceiling,wait,side,size1024,flows,laws,"
                                        "sweep_D,sweep_c,sweep_C,logging,mpi,receiver")
-    ap.add_argument("--tools", help="comma-separated subset of: ditg,bare,libitg (every variant),"
+    ap.add_argument("--tools", help="comma-separated subset of: ditg,bare,spin,libitg (every variant),"
                                     "libitg-sleep,libitg-burst,blaster32,blaster1,mpi,receiver")
     ap.add_argument("--keep", action="store_true", help="keep logs and captures in BUILD/bench/work")
     args = ap.parse_args()
