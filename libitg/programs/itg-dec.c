@@ -171,8 +171,7 @@ static itg__json_run json_doc;
   do {                                                                         \
     char msg_[4352];                                                           \
     snprintf(msg_, sizeof msg_, __VA_ARGS__);                                  \
-    itg__cli_error(PROG, msg_);                                                \
-    itg__json_run_error(&json_doc, msg_);                                      \
+    itg__json_run_say(&json_doc, PROG, msg_);                                  \
   } while (0)
 
 /* Reports a wrong command line word with the usage. Returns

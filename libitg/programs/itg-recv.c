@@ -628,17 +628,12 @@ static int summary(void *server, int stop_rc) {
   if (stop_rc < 0)
     snprintf(msg, sizeof msg, "writing a log failed: %s",
              itg_strerror(stop_rc));
-  if (rep.json.mode != ITG__JSON_OFF) {
+  if (rep.json.mode != ITG__JSON_OFF)
     json_end(&st);
-    if (stop_rc < 0)
-      itg__json_run_error(&rep.json, msg);
-    itg__json_run_finish(&rep.json);
-  }
-  if (stop_rc < 0) {
-    itg__cli_error(prog, msg);
-    return ITG__CLI_EXIT_FAIL;
-  }
-  return ITG__CLI_EXIT_OK;
+  if (stop_rc < 0)
+    itg__json_run_say(&rep.json, prog, msg);
+  itg__json_run_finish(&rep.json);
+  return stop_rc < 0 ? ITG__CLI_EXIT_FAIL : ITG__CLI_EXIT_OK;
 }
 
 int main(int argc, char **argv) {

@@ -467,12 +467,6 @@ static void print_result(const itg_flow_result *r, int text) {
             itg_err_name(r->status));
 }
 
-/* Says msg on stderr, and in the JSON report's errors. */
-static void say_error(itg__json_run *json, const char *msg) {
-  itg__cli_error(prog, msg);
-  itg__json_run_error(json, msg);
-}
-
 /* What became of the sender log, read once at the end for both reports. */
 typedef struct log_end {
   itg_logger_stats st;
@@ -492,24 +486,24 @@ static int report_log(const options *o, const log_end *lg,
     snprintf(msg, sizeof msg, "sender log %s: %llu records lost: %s",
              o->cfg.log_server[0] != '\0' ? lg->spill : o->cfg.log_path,
              (unsigned long long)st->lost, itg_strerror(st->error));
-    say_error(json, msg);
+    itg__json_run_say(json, prog, msg);
   }
   if (st->spilled > 0) {
     snprintf(msg, sizeof msg, "sender log: %llu records went to the spill "
              "file %s (the log server could not take them)",
              (unsigned long long)st->spilled, lg->spill);
-    say_error(json, msg);
+    itg__json_run_say(json, prog, msg);
   }
   if (st->missing > 0) {
     snprintf(msg, sizeof msg, "sender log: %llu records lost on the way to "
              "the log server (UDP)", (unsigned long long)st->missing);
-    say_error(json, msg);
+    itg__json_run_say(json, prog, msg);
   }
   if (st->unconfirmed > 0) {
     snprintf(msg, sizeof msg, "sender log: the log server did not confirm "
              "the end of %llu session(s) (UDP): records it missed there are "
              "not counted", (unsigned long long)st->unconfirmed);
-    say_error(json, msg);
+    itg__json_run_say(json, prog, msg);
   }
   return st->error != 0 ? -1 : 0;
 }
@@ -832,7 +826,7 @@ static int send_all(const options *o, const flows *fl) {
                o->cfg.log_path, itg_strerror(rc));
     else
       snprintf(msg, sizeof msg, "cannot start: %s", itg_strerror(rc));
-    say_error(&rp.json, msg);
+    itg__json_run_say(&rp.json, prog, msg);
     status = ITG__CLI_EXIT_FAIL;
   }
   if (watching)

@@ -7,6 +7,7 @@
 #include <uv.h>
 
 #include "itg.h"
+#include "programs/cli.h"
 
 void itg__json_init(itg__json *j, FILE *out, int pretty) {
   memset(j, 0, sizeof *j);
@@ -264,6 +265,11 @@ void itg__json_run_error(itg__json_run *r, const char *msg) {
     r->nerrors++;
   else
     r->errors_more++;
+}
+
+void itg__json_run_say(itg__json_run *r, const char *prog, const char *msg) {
+  itg__cli_error(prog, msg);
+  itg__json_run_error(r, msg);
 }
 
 void itg__json_run_finish(itg__json_run *r) {

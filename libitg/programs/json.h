@@ -79,6 +79,10 @@ void itg__json_event_text(itg__json_run *r, const char *event,
  * in a document. */
 void itg__json_run_error(itg__json_run *r, const char *msg);
 
+/* An error of the run said both ways: "PROG: msg" on stderr
+ * (itg__cli_error) and itg__json_run_error. */
+void itg__json_run_say(itg__json_run *r, const char *prog, const char *msg);
+
 /* Ends a document begun (after the end event): "error" (the first),
  * "errors", and the closing brace; frees what the run holds. A run that
  * wrote nothing writes nothing (a failure before the start: stderr says
