@@ -567,9 +567,8 @@ def flows_goal_text(rr):
     text = f"libitg's worst flow within {FLOWS_GOAL_US} us: {count('libitg')}."
     spun = [r for r in rr if r["tool"] == "spin loop" and r.get("flow_idt_p99_max_us") is not None]
     if spun:
-        both = [(r, find(rr, "libitg", r["label"])) for r in spun
-                if r["flow_idt_p99_max_us"] <= FLOWS_GOAL_US]
-        both = [b for _, b in both if b is not None and b.get("flow_idt_p99_max_us") is not None]
+        both = [find(rr, "libitg", r["label"]) for r in spun if r["flow_idt_p99_max_us"] <= FLOWS_GOAL_US]
+        both = [b for b in both if b is not None and b.get("flow_idt_p99_max_us") is not None]
         text += (f" The spin loop's: {count('spin loop')}; in the {len(both)} rounds in which it was, "
                  f"libitg's was in {sum(b['flow_idt_p99_max_us'] <= FLOWS_GOAL_US for b in both)}.")
     return text
